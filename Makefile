@@ -1,0 +1,36 @@
+# Build, lint and test cdpkit. `make test` is what CI runs (see .ci/run).
+
+GO ?= go
+GOFMT ?= gofmt
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+BIN := bin/cdpkit
+
+.PHONY: build browser lint test demo bench clean
+
+build:
+	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
+
+# browser installs Chromium if none is present; it is a no-op otherwise.
+browser:
+	bash scripts/install-browser.sh
+
+lint:
+	@out="$$($(GOFMT) -l .)"; \
+	if [ -n "$$out" ]; then echo "gofmt -l: these files need formatting:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# test runs both tiers. CDPKIT_REQUIRE_BROWSER=1 turns a missing Chromium into
+# a failure instead of a skip. The race detector runs only on internal/cdp, the
+# concurrency core, to keep the whole run well inside CI's time budget.
+test: browser lint
+	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 ./internal/cdp/...
+	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m ./...
+
+demo: browser build
+	$(GO) run ./cmd/demo -cdpkit $(BIN)
+
+bench: browser build
+	$(GO) run ./cmd/bench -cdpkit $(BIN)
+
+clean:
+	rm -rf bin/
