@@ -1,0 +1,101 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// attach connects to a running browser named by o.BrowserURL, o.WSEndpoint
+// or o.AutoConnect. The context bounds discovery and the handshake.
+func attach(ctx context.Context, o *Options) (*cdp.Conn, error) {
+	endpoint, err := wsEndpoint(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	t, err := cdp.DialWebSocket(ctx, endpoint, o.WSHeaders)
+	if err != nil {
+		return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the browser is running with remote debugging enabled"}
+	}
+	conn := cdp.NewConn(t, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
+	if _, err := browserVersion(ctx, conn); err != nil {
+		conn.Close()
+		return nil, &NoBrowserError{Reason: "browser at " + endpoint + " did not answer: " + err.Error(), Hint: "check the endpoint"}
+	}
+	return conn, nil
+}
+
+func wsEndpoint(ctx context.Context, o *Options) (string, error) {
+	switch {
+	case o.WSEndpoint != "":
+		return o.WSEndpoint, nil
+	case o.BrowserURL != "":
+		return versionEndpoint(ctx, o.BrowserURL)
+	default:
+		return activePortEndpoint(o.AutoConnect)
+	}
+}
+
+// versionEndpoint asks http://host:port/json/version for the browser's
+// websocket URL.
+func versionEndpoint(ctx context.Context, browserURL string) (string, error) {
+	u, err := url.Parse(strings.TrimRight(browserURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", &NoBrowserError{Reason: fmt.Sprintf("--browser-url %q is not an http://host:port URL", browserURL), Hint: "use e.g. --browser-url http://127.0.0.1:9222"}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String()+"/json/version", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", &NoBrowserError{Reason: fmt.Sprintf("no browser answers at %s: %v", u.Host, err), Hint: "start Chrome with --remote-debugging-port, or check the address"}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return "", &NoBrowserError{Reason: fmt.Sprintf("%s/json/version answered %s", u.Host, resp.Status), Hint: "check that this is a DevTools endpoint"}
+	}
+	var v struct {
+		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || v.WebSocketDebuggerURL == "" {
+		return "", &NoBrowserError{Reason: u.Host + "/json/version has no webSocketDebuggerUrl", Hint: "check that this is a DevTools endpoint"}
+	}
+	return v.WebSocketDebuggerURL, nil
+}
+
+// activePortEndpoint reads the DevToolsActivePort file that Chrome writes
+// into its user-data-dir when remote debugging is on: the port on line 1,
+// the browser's websocket path on line 2.
+func activePortEndpoint(userDataDir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(userDataDir, "DevToolsActivePort"))
+	if err != nil {
+		return "", &NoBrowserError{
+			Reason: fmt.Sprintf("no DevToolsActivePort in %s", userDataDir),
+			Hint:   "enable remote debugging in that browser (chrome://inspect/#remote-debugging, or start it with --remote-debugging-port=0)",
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 {
+		return "", &NoBrowserError{Reason: "DevToolsActivePort is malformed", Hint: "restart the browser"}
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
+	if err != nil || port <= 0 || port > 65535 {
+		return "", &NoBrowserError{Reason: "DevToolsActivePort has no valid port", Hint: "restart the browser"}
+	}
+	path := strings.TrimSpace(lines[1])
+	if !strings.HasPrefix(path, "/devtools/browser/") {
+		return "", &NoBrowserError{Reason: "DevToolsActivePort has no browser path", Hint: "restart the browser"}
+	}
+	return "ws://127.0.0.1:" + strconv.Itoa(port) + path, nil
+}

@@ -1,0 +1,130 @@
+// Package browser owns a Chromium: launching or attaching, its tabs, the
+// one function that resolves a tab selector, navigation and screenshots. It
+// speaks CDP through internal/cdp and knows nothing of MCP.
+package browser
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// Browser is one connected browser.
+//
+// # Lifetime
+//
+// A Browser lives from [Start] until [Browser.Close], or until the
+// connection drops ([Browser.Done]). Close of a launched browser stops its
+// processes and removes its temporary profile; Close of an attached browser
+// only disconnects.
+//
+// All methods are safe for concurrent use. Contexts bound only the call
+// they are passed to, never the browser's life.
+type Browser struct {
+	conn *cdp.Conn
+	proc *process // nil when attached
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	order  map[target.ID]int  // guarded by mu; first-seen order of pages
+	next   int                // guarded by mu
+	active target.ID          // guarded by mu
+	tabs   map[target.ID]*Tab // guarded by mu; tabs we have handed out
+}
+
+// Start launches a browser, or attaches to one when o names an endpoint.
+// The context bounds only the start.
+func Start(ctx context.Context, o *Options) (*Browser, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.launchTimeout())
+	defer cancel()
+	b := &Browser{log: o.logger(), order: make(map[target.ID]int), tabs: make(map[target.ID]*Tab)}
+	var err error
+	if o.attaching() {
+		b.conn, err = attach(ctx, o)
+	} else {
+		b.proc, b.conn, err = launch(ctx, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Learn the tabs that exist now, so "active" means the first of them.
+	if _, err := b.Pages(ctx); err != nil {
+		b.Close()
+		return nil, &NoBrowserError{Reason: "listing tabs: " + err.Error(), Hint: "run `cdpkit doctor`"}
+	}
+	return b, nil
+}
+
+// Launched reports whether cdpkit started this browser (rather than
+// attaching to one).
+func (b *Browser) Launched() bool { return b.proc != nil }
+
+// PID returns the launched browser's process id, or 0 when attached.
+func (b *Browser) PID() int {
+	if b.proc == nil {
+		return 0
+	}
+	return b.proc.cmd.Process.Pid
+}
+
+// ProfileDir returns the launched browser's user-data-dir, or "".
+func (b *Browser) ProfileDir() string {
+	if b.proc == nil {
+		return ""
+	}
+	return b.proc.profile
+}
+
+// Conn returns the browser's CDP connection.
+func (b *Browser) Conn() *cdp.Conn { return b.conn }
+
+// Done is closed when the connection to the browser is gone.
+func (b *Browser) Done() <-chan struct{} { return b.conn.Done() }
+
+// Close disconnects, and stops a launched browser and removes its profile.
+// It returns when the processes are gone, bounded by a few seconds. It is
+// safe to call more than once.
+func (b *Browser) Close() error {
+	if b.proc == nil {
+		return b.conn.Close()
+	}
+	var conn *cdp.Conn
+	select {
+	case <-b.conn.Done():
+	default:
+		conn = b.conn
+	}
+	err := b.proc.close(conn)
+	b.conn.Close()
+	return err
+}
+
+// Version describes the browser.
+type Version struct {
+	Product   string `json:"product"`
+	Protocol  string `json:"protocol"`
+	UserAgent string `json:"userAgent"`
+	JS        string `json:"js"`
+}
+
+// Version asks the browser for its version.
+func (b *Browser) Version(ctx context.Context) (Version, error) {
+	return browserVersion(ctx, b.conn)
+}
+
+func browserVersion(ctx context.Context, conn *cdp.Conn) (Version, error) {
+	v, err := cdpapi.Call(ctx, conn.Browser(), cdpbrowser.GetVersion, cdpapi.Empty{})
+	if err != nil {
+		return Version{}, err
+	}
+	return Version{Product: v.Product, Protocol: v.ProtocolVersion, UserAgent: v.UserAgent, JS: v.JsVersion}, nil
+}

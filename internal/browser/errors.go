@@ -1,0 +1,57 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Front-ends map them to agent-facing codes.
+var (
+	// ErrNoBrowser means no browser could be found, launched or reached.
+	ErrNoBrowser = errors.New("browser: no browser")
+
+	// ErrTargetNotFound means a tab selector matched no open tab.
+	ErrTargetNotFound = errors.New("browser: no tab matches the selector")
+
+	// ErrInvalidSelector means a tab selector is malformed, such as "index:x".
+	ErrInvalidSelector = errors.New("browser: invalid tab selector")
+
+	// ErrNavigationFailed means the browser could not load a URL.
+	ErrNavigationFailed = errors.New("browser: navigation failed")
+
+	// ErrClosed means the Browser or Manager was closed.
+	ErrClosed = errors.New("browser: closed")
+)
+
+// NoBrowserError says why no browser is available. Hint is a command or
+// flag that fixes it.
+type NoBrowserError struct {
+	Reason string
+	Hint   string
+}
+
+func (e *NoBrowserError) Error() string { return "browser: " + e.Reason }
+func (e *NoBrowserError) Unwrap() error { return ErrNoBrowser }
+
+// TargetNotFoundError names the selector that matched nothing.
+type TargetNotFoundError struct {
+	Selector string
+	Open     int // how many tabs were open
+}
+
+func (e *TargetNotFoundError) Error() string {
+	return fmt.Sprintf("browser: no tab matches %q (%d open)", e.Selector, e.Open)
+}
+func (e *TargetNotFoundError) Unwrap() error { return ErrTargetNotFound }
+
+// NavigationError carries Chrome's error text, such as
+// "net::ERR_CONNECTION_REFUSED".
+type NavigationError struct {
+	URL  string
+	Text string
+}
+
+func (e *NavigationError) Error() string {
+	return fmt.Sprintf("browser: navigating to %s: %s", e.URL, e.Text)
+}
+func (e *NavigationError) Unwrap() error { return ErrNavigationFailed }

@@ -1,0 +1,209 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// quietFlags keep Chromium from reaching the network on its own and from
+// throttling tabs that are not in front.
+var quietFlags = []string{
+	"--no-first-run",
+	"--no-default-browser-check",
+	"--disable-background-networking",
+	"--disable-component-update",
+	"--disable-sync",
+	"--disable-default-apps",
+	"--disable-extensions",
+	"--disable-breakpad",
+	"--disable-client-side-phishing-detection",
+	"--disable-domain-reliability",
+	"--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions",
+	"--disable-background-timer-throttling",
+	"--disable-backgrounding-occluded-windows",
+	"--disable-renderer-backgrounding",
+	"--disable-dev-shm-usage",
+	"--disable-gpu",
+	"--metrics-recording-only",
+	"--password-store=basic",
+	"--use-mock-keychain",
+	"--mute-audio",
+	"--hide-scrollbars",
+	"--window-size=1280,720",
+}
+
+// process is a browser cdpkit launched: its own process group, a pipe for
+// CDP, and a temporary profile removed on close.
+type process struct {
+	cmd     *exec.Cmd
+	profile string // removed on close when ownProfile
+	own     bool
+	exited  chan struct{} // closed when the process has been reaped
+	stderr  *tailBuffer
+
+	closeOnce sync.Once
+}
+
+// launch starts the browser and returns its process and a CDP connection
+// over the pipe. The context bounds the start.
+func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
+	exe, err := FindExecutable(o.ExecPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	profile, err := newProfile()
+	if err != nil {
+		return nil, nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+	}
+
+	// The browser reads commands on fd 3 and writes replies on fd 4.
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		removeProfile(profile)
+		return nil, nil, fmt.Errorf("browser: pipe: %w", err)
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		cmdR.Close()
+		cmdW.Close()
+		removeProfile(profile)
+		return nil, nil, fmt.Errorf("browser: pipe: %w", err)
+	}
+
+	args := launchArgs(profile, o)
+	cmd := exec.Command(exe, args...)
+	cmd.ExtraFiles = []*os.File{cmdR, resW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: true, // so close can kill renderers and helpers too
+		// A backstop for when cdpkit dies without closing: the pipe closing
+		// already makes Chromium exit.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	p := &process{cmd: cmd, profile: profile, own: true, exited: make(chan struct{}), stderr: newTailBuffer(8 << 10)}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		cmdR.Close()
+		cmdW.Close()
+		resR.Close()
+		resW.Close()
+		removeProfile(profile)
+		return nil, nil, &NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
+	}
+	cmdR.Close()
+	resW.Close()
+	go func() {
+		cmd.Wait()
+		close(p.exited)
+	}()
+
+	conn := cdp.NewConn(cdp.NewPipeTransport(resR, cmdW), &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
+	go func() {
+		// A browser that exits on its own closes the pipe, but make sure.
+		<-p.exited
+		conn.Close()
+	}()
+	if _, err := browserVersion(ctx, conn); err != nil {
+		conn.Close()
+		p.close(nil)
+		reason := fmt.Sprintf("%s did not answer on the DevTools pipe: %v", exe, err)
+		if tail := p.stderr.lastLine(); tail != "" {
+			reason += "; last stderr line: " + tail
+		}
+		return nil, nil, &NoBrowserError{Reason: reason, Hint: "run `cdpkit doctor` to diagnose"}
+	}
+	return p, conn, nil
+}
+
+func launchArgs(profile string, o *Options) []string {
+	args := []string{"--remote-debugging-pipe", "--user-data-dir=" + profile}
+	if !o.Headful {
+		args = append(args, "--headless")
+	}
+	if needsNoSandbox() {
+		args = append(args, "--no-sandbox")
+	}
+	args = append(args, quietFlags...)
+	args = append(args, o.Args...)
+	return append(args, "about:blank")
+}
+
+// needsNoSandbox reports whether Chromium's sandbox cannot work here: as
+// root, or inside a container.
+func needsNoSandbox() bool {
+	if os.Geteuid() == 0 {
+		return true
+	}
+	for _, f := range []string{"/.dockerenv", "/run/.containerenv"} {
+		if _, err := os.Stat(f); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// close stops the browser: a polite Browser.close over conn when given,
+// then SIGKILL to the whole process group, then the profile is removed. It
+// returns once the process is reaped, bounded by a few seconds.
+func (p *process) close(conn *cdp.Conn) error {
+	var err error
+	p.closeOnce.Do(func() {
+		if conn != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			conn.Browser().Call(ctx, "Browser.close", nil, nil)
+			cancel()
+			select {
+			case <-p.exited:
+			case <-time.After(3 * time.Second):
+			}
+		}
+		// Kill the group even when the leader is gone: renderers and
+		// helpers share it.
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-p.exited:
+		case <-time.After(5 * time.Second):
+			err = errors.New("browser: process did not exit after SIGKILL")
+		}
+		if p.own {
+			if rerr := removeProfile(p.profile); rerr != nil && err == nil {
+				err = fmt.Errorf("browser: removing profile: %w", rerr)
+			}
+		}
+	})
+	return err
+}
+
+// tailBuffer keeps the last bytes written to it, for error messages.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

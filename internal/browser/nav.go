@@ -1,0 +1,83 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// NavResult is the outcome of a navigation.
+type NavResult struct {
+	URL    string `json:"url"` // after redirects
+	Title  string `json:"title"`
+	Status int    `json:"status,omitempty"` // the main document's HTTP status; 0 when none (about:, same-document)
+}
+
+// Navigate loads url in the tab and waits for its load event. The context
+// bounds the whole navigation; when it ends first the error wraps
+// context.DeadlineExceeded and the tab stays usable.
+func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Subscribe before navigating so no event is missed; one channel keeps
+	// the document's response ahead of its load.
+	events, stop := s.SubscribeEvents("Page.lifecycleEvent", "Network.responseReceived")
+	defer stop()
+
+	res, err := cdpapi.Call(ctx, s, page.Navigate, page.NavigateParams{URL: url})
+	if err != nil {
+		return nil, fmt.Errorf("browser: navigating: %w", err)
+	}
+	if res.ErrorText != "" {
+		return nil, &NavigationError{URL: url, Text: res.ErrorText}
+	}
+	var status int
+	if res.LoaderID != "" { // empty for a same-document navigation: no load follows
+		if status, err = waitLoad(ctx, s, events, res); err != nil {
+			return nil, fmt.Errorf("browser: waiting for %s to load: %w", url, err)
+		}
+	}
+	loc, err := t.Location(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+}
+
+// waitLoad waits for the load event of the navigation res started, and
+// returns the HTTP status of its document.
+func waitLoad(ctx context.Context, s *cdp.Session, events <-chan cdp.Event, res page.NavigateResult) (int, error) {
+	status := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case ev, ok := <-events:
+			if !ok {
+				return 0, cdp.ErrSessionClosed
+			}
+			switch ev.Method {
+			case "Network.responseReceived":
+				var r network.EventResponseReceived
+				if jsonv2.Unmarshal(ev.Params, &r) == nil && r.LoaderID == res.LoaderID &&
+					r.Type == network.ResourceTypeDocument && r.Response != nil {
+					status = int(r.Response.Status)
+				}
+			case "Page.lifecycleEvent":
+				var l page.EventLifecycleEvent
+				if jsonv2.Unmarshal(ev.Params, &l) == nil && l.LoaderID == res.LoaderID &&
+					l.FrameID == res.FrameID && l.Name == "load" {
+					return status, nil
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package browser
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Options say how to get a browser: launch one (the default) or attach to
+// a running one (BrowserURL, WSEndpoint or AutoConnect). Nil means defaults.
+type Options struct {
+	// ExecPath is the browser to launch; empty means search PATH.
+	ExecPath string
+	// Args are extra command-line flags for a launched browser.
+	Args []string
+	// Headful shows a window instead of running headless.
+	Headful bool
+
+	// BrowserURL attaches to http://host:port via /json/version.
+	BrowserURL string
+	// WSEndpoint attaches to a ws:// DevTools URL, sending WSHeaders.
+	WSEndpoint string
+	WSHeaders  http.Header
+	// AutoConnect attaches to the browser using this user-data-dir, via the
+	// DevToolsActivePort file it writes (Chrome 144+ remote debugging).
+	AutoConnect string
+
+	// CDPTimeout bounds CDP commands that have no other deadline; zero
+	// means cdp.DefaultTimeout.
+	CDPTimeout time.Duration
+	// LaunchTimeout bounds starting or reaching the browser; zero means 30s.
+	LaunchTimeout time.Duration
+
+	Logger *slog.Logger
+}
+
+func (o *Options) attaching() bool {
+	return o.BrowserURL != "" || o.WSEndpoint != "" || o.AutoConnect != ""
+}
+
+func (o *Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.Default()
+}
+
+func (o *Options) launchTimeout() time.Duration {
+	if o.LaunchTimeout > 0 {
+		return o.LaunchTimeout
+	}
+	return 30 * time.Second
+}

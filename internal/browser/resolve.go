@@ -1,0 +1,123 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+)
+
+// Page describes one open tab.
+type Page struct {
+	ID     target.ID `json:"id"`
+	Index  int       `json:"index"`
+	URL    string    `json:"url"`
+	Title  string    `json:"title"`
+	Active bool      `json:"active"`
+}
+
+// Pages lists the open tabs in the order cdpkit first saw them; that order
+// gives the numbers that "index:N" selectors use.
+func (b *Browser) Pages(ctx context.Context) ([]Page, error) {
+	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return nil, fmt.Errorf("browser: listing tabs: %w", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	live := make(map[target.ID]bool)
+	var pages []Page
+	for _, ti := range res.TargetInfos {
+		if ti.Type != "page" || ti.Subtype == "prerender" {
+			continue
+		}
+		live[ti.TargetID] = true
+		if _, ok := b.order[ti.TargetID]; !ok {
+			b.order[ti.TargetID] = b.next
+			b.next++
+		}
+		pages = append(pages, Page{ID: ti.TargetID, URL: ti.URL, Title: ti.Title})
+	}
+	for id := range b.order {
+		if !live[id] {
+			b.forgetLocked(id)
+		}
+	}
+	slices.SortFunc(pages, func(x, y Page) int { return b.order[x.ID] - b.order[y.ID] })
+	if !live[b.active] && len(pages) > 0 {
+		b.active = pages[len(pages)-1].ID
+	}
+	for i := range pages {
+		pages[i].Index = i
+		pages[i].Active = pages[i].ID == b.active
+	}
+	return pages, nil
+}
+
+// forgetLocked drops a tab that no longer exists. b.mu must be held.
+func (b *Browser) forgetLocked(id target.ID) {
+	delete(b.order, id)
+	delete(b.tabs, id)
+	if b.active == id {
+		b.active = ""
+	}
+}
+
+// Resolve returns the tab a selector names. It is the one place every tool
+// that acts on a tab goes through (ownership checks belong here).
+//
+// Selectors: "" or "active" (the current tab), "index:N" (0-based, in
+// [Browser.Pages] order), "url:SUBSTR" and "title:SUBSTR" (the first tab,
+// in that order, whose URL or title contains SUBSTR), or an exact target id.
+// A selector that matches nothing is a [*TargetNotFoundError]; another tab
+// is never substituted.
+func (b *Browser) Resolve(ctx context.Context, selector string) (*Tab, error) {
+	match, err := parseSelector(selector)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := b.Pages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range pages {
+		if match(i, p) {
+			return b.tab(p.ID), nil
+		}
+	}
+	return nil, &TargetNotFoundError{Selector: selector, Open: len(pages)}
+}
+
+// parseSelector turns a selector into a predicate over (index, page).
+func parseSelector(sel string) (func(int, Page) bool, error) {
+	kind, arg, hasArg := strings.Cut(sel, ":")
+	if !hasArg {
+		switch sel {
+		case "", "active":
+			return func(_ int, p Page) bool { return p.Active }, nil
+		}
+		id := target.ID(sel)
+		return func(_ int, p Page) bool { return p.ID == id }, nil
+	}
+	switch kind {
+	case "index":
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%w: %q: index must be a number ≥ 0", ErrInvalidSelector, sel)
+		}
+		return func(i int, _ Page) bool { return i == n }, nil
+	case "url", "title":
+		if arg == "" {
+			return nil, fmt.Errorf("%w: %q: empty %s substring", ErrInvalidSelector, sel, kind)
+		}
+		if kind == "url" {
+			return func(_ int, p Page) bool { return strings.Contains(p.URL, arg) }, nil
+		}
+		return func(_ int, p Page) bool { return strings.Contains(p.Title, arg) }, nil
+	}
+	return nil, fmt.Errorf("%w: %q: use active, index:N, url:SUBSTR, title:SUBSTR or a tab id", ErrInvalidSelector, sel)
+}

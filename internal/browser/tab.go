@@ -1,0 +1,80 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// Tab is one page target. Get one from [Browser.Resolve] or
+// [Browser.NewTab]. Methods are safe for concurrent use; each context bounds
+// only its call.
+type Tab struct {
+	b  *Browser
+	id target.ID
+
+	mu   sync.Mutex   // serializes attaching
+	sess *cdp.Session // guarded by mu; nil until first use or after detach
+}
+
+// ID returns the tab's target id.
+func (t *Tab) ID() target.ID { return t.id }
+
+// Session returns the tab's CDP session, attaching on first use (and again
+// after a detach) and enabling the domains cdpkit relies on.
+func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sess != nil {
+		select {
+		case <-t.sess.Done():
+		default:
+			return t.sess, nil
+		}
+	}
+	s, err := t.b.conn.Attach(ctx, t.id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cdpapi.Call(ctx, s, page.Enable, page.EnableParams{}); err != nil {
+		return nil, fmt.Errorf("browser: enabling page events: %w", err)
+	}
+	if _, err := cdpapi.Call(ctx, s, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+		return nil, fmt.Errorf("browser: enabling lifecycle events: %w", err)
+	}
+	if _, err := cdpapi.Call(ctx, s, network.Enable, network.EnableParams{}); err != nil {
+		return nil, fmt.Errorf("browser: enabling network events: %w", err)
+	}
+	t.sess = s
+	return s, nil
+}
+
+// Location is where a tab is.
+type Location struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+// Location returns the tab's current URL and title.
+func (t *Tab) Location(ctx context.Context) (Location, error) {
+	s, err := t.Session(ctx)
+	if err != nil {
+		return Location{}, err
+	}
+	h, err := cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
+	if err != nil {
+		return Location{}, fmt.Errorf("browser: reading location: %w", err)
+	}
+	if h.CurrentIndex < 0 || int(h.CurrentIndex) >= len(h.Entries) {
+		return Location{}, nil
+	}
+	e := h.Entries[h.CurrentIndex]
+	return Location{URL: e.URL, Title: e.Title}, nil
+}
