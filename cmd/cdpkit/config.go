@@ -1,0 +1,143 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/tools"
+)
+
+// config is everything the flags and environment say.
+type config struct {
+	browser     browser.Options
+	toolTimeout time.Duration
+	logFormat   string
+	logLevel    string
+}
+
+// envHelp documents the environment variables; flags win over them.
+const envHelp = `
+Environment:
+  CHROMIUM_PATH         browser executable (same as --executable-path)
+  CDPKIT_CDP_TIMEOUT    deadline for one CDP command without its own (default 15s)
+  CDPKIT_TOOL_TIMEOUT   deadline for one tool call (default 30s)
+`
+
+// parseConfig reads flags for a subcommand, with the environment as
+// defaults. It returns flag.ErrHelp after printing help.
+func parseConfig(name string, args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("cdpkit "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var headers headerFlag
+	fs.StringVar(&c.browser.ExecPath, "executable-path", os.Getenv("CHROMIUM_PATH"), "browser executable to launch (default: chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)")
+	fs.StringVar(&c.browser.BrowserURL, "browser-url", "", "attach to a running browser at `http://host:port` instead of launching one")
+	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", "", "attach to a running browser at this `ws://` DevTools URL")
+	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable)")
+	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: cdpkit %s [flags]\n\nFlags:\n", name)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, envHelp)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	n := 0
+	for _, s := range []string{c.browser.BrowserURL, c.browser.WSEndpoint, c.browser.AutoConnect} {
+		if s != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return nil, errors.New("give only one of --browser-url, --ws-endpoint and --auto-connect")
+	}
+	if len(headers) > 0 {
+		if c.browser.WSEndpoint == "" {
+			return nil, errors.New("--ws-header needs --ws-endpoint")
+		}
+		c.browser.WSHeaders = http.Header(headers)
+	}
+	var err error
+	if c.browser.CDPTimeout, err = envDuration("CDPKIT_CDP_TIMEOUT"); err != nil {
+		return nil, err
+	}
+	if c.toolTimeout, err = envDuration("CDPKIT_TOOL_TIMEOUT"); err != nil {
+		return nil, err
+	}
+	if c.toolTimeout == 0 {
+		c.toolTimeout = tools.DefaultTimeout
+	}
+	return c, nil
+}
+
+// envDuration reads a duration such as "15s" from the environment; unset
+// is zero.
+func envDuration(name string) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 15s", name, v)
+	}
+	return d, nil
+}
+
+// logger builds the stderr logger the flags ask for.
+func (c *config) logger(stderr io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.logLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: want text or json", c.logFormat)
+}
+
+// headerFlag collects repeated "Name: value" flags.
+type headerFlag http.Header
+
+func (h *headerFlag) String() string { return "" }
+
+func (h *headerFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want Name: value, got %q", s)
+	}
+	if *h == nil {
+		*h = headerFlag{}
+	}
+	http.Header(*h).Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	return nil
+}
+
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
+}

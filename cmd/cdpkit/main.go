@@ -1,0 +1,55 @@
+// Command cdpkit gives AI agents a real Chromium over the Chrome DevTools
+// Protocol, as an MCP server and a CLI.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `cdpkit — a real browser for AI agents, over the Chrome DevTools Protocol.
+
+Usage:
+  cdpkit mcp [flags]      serve the tools over MCP on stdin/stdout
+  cdpkit doctor [flags]   check that a browser can be found and driven; print fixes
+  cdpkit version          print the version
+  cdpkit help             print this help
+
+Run 'cdpkit <command> -h' for a command's flags.
+`
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "mcp":
+		return runMCP(ctx, args[1:], stderr)
+	case "doctor":
+		return runDoctor(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "cdpkit %s\n", buildVersion())
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "cdpkit: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

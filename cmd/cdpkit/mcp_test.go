@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+)
+
+// binary is the cdpkit built once for this package's tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cdpkit-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "cdpkit")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building cdpkit: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// child is one `cdpkit mcp` process with its own TMPDIR, so its browser
+// profile and processes can be told apart from other tests'.
+type child struct {
+	cmd     *exec.Cmd
+	tmp     string
+	session *mcp.ClientSession
+}
+
+func startMCP(t *testing.T, args ...string) *child {
+	t.Helper()
+	exe := browsertest.ExecPath(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
+	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to cdpkit mcp: %v\nstderr:\n%s", err, stderr.String())
+	}
+	c := &child{cmd: cmd, tmp: tmp, session: session}
+	t.Cleanup(func() {
+		session.Close()
+		browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
+		if t.Failed() {
+			t.Logf("cdpkit stderr:\n%s", stderr.String())
+		}
+	})
+	return c
+}
+
+// call runs a tool and returns its result; it fails the test on a protocol
+// error, not on a tool error.
+func (c *child) call(t *testing.T, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+func text(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) == 0 {
+		t.Fatal("result has no content")
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("first content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// profiles lists cdpkit profiles left in dir.
+func profiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "cdpkit-profile-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMCPWalkingSkeleton(t *testing.T) {
+	srv := browsertest.Server(t, os.DirFS("testdata"))
+	c := startMCP(t)
+
+	tl, err := c.session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tl.Tools {
+		names = append(names, tool.Name)
+	}
+	if got, want := strings.Join(names, ","), "list_pages,navigate_page,new_page,take_screenshot"; got != want {
+		t.Errorf("tools = %s, want %s", got, want)
+	}
+
+	res := c.call(t, "new_page", map[string]any{"url": srv.URL + "/hello.html"})
+	if res.IsError {
+		t.Fatalf("new_page failed: %s", text(t, res))
+	}
+	var nav struct {
+		ID     string `json:"id"`
+		URL    string `json:"url"`
+		Title  string `json:"title"`
+		Status int    `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(text(t, res)), &nav); err != nil {
+		t.Fatal(err)
+	}
+	if nav.Title != "Hello cdpkit" || nav.Status != 200 || nav.URL != srv.URL+"/hello.html" || nav.ID == "" {
+		t.Errorf("new_page = %+v, want title Hello cdpkit, status 200, url %s, an id", nav, srv.URL+"/hello.html")
+	}
+
+	res = c.call(t, "take_screenshot", map[string]any{"target": "title:Hello"})
+	if res.IsError {
+		t.Fatalf("take_screenshot failed: %s", text(t, res))
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("take_screenshot returned %d contents, want text and image", len(res.Content))
+	}
+	img, ok := res.Content[1].(*mcp.ImageContent)
+	if !ok || img.MIMEType != "image/png" {
+		t.Fatalf("second content = %#v, want an image/png", res.Content[1])
+	}
+	decoded, err := png.Decode(bytes.NewReader(img.Data))
+	if err != nil {
+		t.Fatalf("decoding the PNG: %v", err)
+	}
+	if r, g, b, _ := decoded.At(10, decoded.Bounds().Dy()-10).RGBA(); !(r>>8 == 0x22 && g>>8 == 0xaa && b>>8 == 0x66) {
+		t.Errorf("pixel near the bottom = %02x%02x%02x, want the page background 22aa66", r>>8, g>>8, b>>8)
+	}
+
+	res = c.call(t, "list_pages", nil)
+	if res.IsError || !strings.Contains(text(t, res), `"title":"Hello cdpkit"`) {
+		t.Errorf("list_pages = %s, want the Hello tab", text(t, res))
+	}
+}
+
+func TestMCPErrors(t *testing.T) {
+	c := startMCP(t)
+	tests := []struct {
+		tool string
+		args map[string]any
+		code string
+	}{
+		{"navigate_page", map[string]any{"url": "http://127.0.0.1:1/", "target": "index:9"}, "TARGET_NOT_FOUND"},
+		{"navigate_page", map[string]any{"url": "http://127.0.0.1:1/", "target": "bogus:x"}, "INVALID_ARGS"},
+		{"navigate_page", map[string]any{"url": "file:///etc/passwd"}, "URL_BLOCKED"},
+		{"navigate_page", map[string]any{"url": "not a url"}, "INVALID_URL"},
+		{"navigate_page", map[string]any{}, "INVALID_ARGS"},
+		{"navigate_page", map[string]any{"url": "http://127.0.0.1:1/", "extra": true}, "INVALID_ARGS"},
+		{"navigate_page", map[string]any{"url": "http://127.0.0.1:1/"}, "NAVIGATION_FAILED"},
+		{"take_screenshot", map[string]any{"format": "gif"}, "INVALID_ARGS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code+"/"+tt.tool, func(t *testing.T) {
+			res := c.call(t, tt.tool, tt.args)
+			if !res.IsError {
+				t.Fatalf("%s(%v) succeeded: %s", tt.tool, tt.args, text(t, res))
+			}
+			got := text(t, res)
+			if !strings.HasPrefix(got, "["+tt.code+"] ") {
+				t.Errorf("text = %q, want prefix [%s]", got, tt.code)
+			}
+			sc, _ := json.Marshal(res.StructuredContent)
+			var e struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			}
+			if json.Unmarshal(sc, &e); e.Code != tt.code || e.Message == "" {
+				t.Errorf("structured content = %s, want code %s and a message", sc, tt.code)
+			}
+		})
+	}
+}
+
+// TestMCPExitPaths checks that every way cdpkit can end leaves no browser
+// process and no temporary profile behind.
+func TestMCPExitPaths(t *testing.T) {
+	tests := []struct {
+		name string
+		stop func(c *child)
+	}{
+		{"stdin closed", func(c *child) { c.session.Close() }},
+		{"SIGTERM", func(c *child) { c.cmd.Process.Signal(syscall.SIGTERM) }},
+		{"SIGINT", func(c *child) { c.cmd.Process.Signal(syscall.SIGINT) }},
+		{"SIGKILL", func(c *child) { c.cmd.Process.Kill() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startMCP(t)
+			if res := c.call(t, "list_pages", nil); res.IsError {
+				t.Fatalf("list_pages: %s", text(t, res))
+			}
+			if len(browsertest.ProcessesMatching(c.tmp)) == 0 {
+				t.Fatal("no browser process found after the first call")
+			}
+			tt.stop(c)
+			done := make(chan struct{})
+			go func() { c.cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("cdpkit did not exit within 10s")
+			}
+			browsertest.WaitNoProcesses(t, c.tmp, 5*time.Second)
+			if tt.name == "SIGKILL" {
+				return // nobody could remove the profile; the next start sweeps it
+			}
+			if left := profiles(t, c.tmp); len(left) > 0 {
+				t.Errorf("profiles left behind: %v", left)
+			}
+		})
+	}
+}
+
+// TestSweepAfterKill checks that a cdpkit started after one was killed
+// removes the profile the dead one left.
+func TestSweepAfterKill(t *testing.T) {
+	first := startMCP(t)
+	first.call(t, "list_pages", nil)
+	first.cmd.Process.Kill()
+	first.cmd.Wait()
+	browsertest.WaitNoProcesses(t, first.tmp, 5*time.Second)
+	if len(profiles(t, first.tmp)) != 1 {
+		t.Fatalf("want the killed cdpkit's profile left behind, got %v", profiles(t, first.tmp))
+	}
+
+	cmd := exec.Command(binary, "mcp")
+	cmd.Env = append(os.Environ(), "TMPDIR="+first.tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t))
+	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
+	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_pages"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := profiles(t, first.tmp); len(got) != 1 {
+		t.Errorf("profiles while the second cdpkit runs = %v, want only its own", got)
+	}
+	session.Close()
+	browsertest.WaitNoProcesses(t, first.tmp, 10*time.Second)
+	if got := profiles(t, first.tmp); len(got) != 0 {
+		t.Errorf("profiles after both exited = %v, want none", got)
+	}
+}

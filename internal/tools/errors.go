@@ -1,0 +1,104 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/policy"
+)
+
+// Code is a stable, agent-facing error code. Codes are never renamed.
+type Code string
+
+// The error taxonomy shared by every front-end.
+const (
+	InvalidArgs         Code = "INVALID_ARGS"
+	InvalidURL          Code = "INVALID_URL"
+	URLBlocked          Code = "URL_BLOCKED"
+	NavigationFailed    Code = "NAVIGATION_FAILED"
+	Timeout             Code = "TIMEOUT"
+	Cancelled           Code = "CANCELLED"
+	TargetNotFound      Code = "TARGET_NOT_FOUND"
+	TargetClosed        Code = "TARGET_CLOSED"
+	TargetCrashed       Code = "TARGET_CRASHED"
+	BrowserCrashed      Code = "BROWSER_CRASHED"
+	NoBrowser           Code = "NO_BROWSER"
+	ElementNotFound     Code = "ELEMENT_NOT_FOUND"
+	RefStale            Code = "REF_STALE"
+	RefNotFound         Code = "REF_NOT_FOUND"
+	ElementHidden       Code = "ELEMENT_HIDDEN"
+	ElementNotClickable Code = "ELEMENT_NOT_CLICKABLE"
+	ElementNotTypeable  Code = "ELEMENT_NOT_TYPEABLE"
+	KeyNotSupported     Code = "KEY_NOT_SUPPORTED"
+	DialogOpen          Code = "DIALOG_OPEN"
+	EvalDisabled        Code = "EVAL_DISABLED"
+	EvalError           Code = "EVAL_ERROR"
+	BusyQueueFull       Code = "BUSY_QUEUE_FULL"
+	ScreenshotTooLarge  Code = "SCREENSHOT_TOO_LARGE"
+	UnsafePath          Code = "UNSAFE_PATH"
+	SessionClosed       Code = "SESSION_CLOSED"
+	Internal            Code = "INTERNAL"
+)
+
+// Error is a tool failure as an agent sees it: a stable code, a one-line
+// message safe to show a model (no stack traces, no secrets), whether
+// retrying can help, and a hint.
+type Error struct {
+	Code        Code   `json:"code"`
+	Message     string `json:"message"`
+	Recoverable bool   `json:"recoverable"`
+	Hint        string `json:"hint,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("[%s] %s", e.Code, e.Message) }
+
+// errorf returns an *Error; recoverable says whether a retry can succeed.
+func errorf(code Code, recoverable bool, hint, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Recoverable: recoverable, Hint: hint}
+}
+
+// AsError maps any error from a handler to the taxonomy.
+func AsError(err error) *Error {
+	var te *Error
+	if errors.As(err, &te) {
+		return te
+	}
+	var nb *browser.NoBrowserError
+	var tnf *browser.TargetNotFoundError
+	var ne *browser.NavigationError
+	var ub *policy.URLError
+	switch {
+	case errors.As(err, &ub):
+		code := URLBlocked
+		if errors.Is(err, policy.ErrInvalidURL) {
+			code = InvalidURL
+		}
+		return &Error{Code: code, Message: ub.Error(), Hint: ub.Hint}
+	case errors.As(err, &nb):
+		return &Error{Code: NoBrowser, Message: nb.Reason, Hint: nb.Hint}
+	case errors.As(err, &tnf):
+		return &Error{Code: TargetNotFound, Message: fmt.Sprintf("no tab matches %q (%d open)", tnf.Selector, tnf.Open),
+			Recoverable: true, Hint: "call list_pages to see the open tabs, or new_page to open one"}
+	case errors.Is(err, browser.ErrInvalidSelector):
+		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, index:N, url:SUBSTR, title:SUBSTR or a tab id"}
+	case errors.As(err, &ne):
+		return &Error{Code: NavigationFailed, Message: fmt.Sprintf("could not load %s: %s", ne.URL, ne.Text), Recoverable: true,
+			Hint: "check the URL and that the server is up"}
+	case errors.Is(err, cdp.ErrDisconnected):
+		return &Error{Code: BrowserCrashed, Message: "the browser went away during the call", Recoverable: true,
+			Hint: "retry: the next call starts a new browser"}
+	case errors.Is(err, cdp.ErrSessionClosed):
+		return &Error{Code: TargetClosed, Message: "the tab closed during the call", Recoverable: true, Hint: "call list_pages"}
+	case errors.Is(err, cdp.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: Timeout, Message: err.Error(), Recoverable: true,
+			Hint: "the page or browser was slow; retry, or raise timeout_ms"}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: Cancelled, Message: "the call was cancelled", Recoverable: true}
+	case errors.Is(err, browser.ErrClosed):
+		return &Error{Code: SessionClosed, Message: "the server is shutting down"}
+	}
+	return &Error{Code: Internal, Message: err.Error(), Hint: "this is a cdpkit bug if it repeats; run with --log-level debug"}
+}
