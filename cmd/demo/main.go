@@ -1,0 +1,155 @@
+// Command demo shows cdpkit end to end: it serves an embedded page on
+// loopback, starts `cdpkit mcp` as an MCP host would, and drives the page
+// through the MCP tools, printing each step. `make demo` runs it.
+package main
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+//go:embed page
+var pageFS embed.FS
+
+func main() {
+	cdpkit := flag.String("cdpkit", "bin/cdpkit", "path to the cdpkit binary")
+	out := flag.String("out", "bin/demo-screenshot.png", "where to save the screenshot")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *cdpkit, *out); err != nil {
+		fmt.Fprintf(os.Stderr, "demo: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cdpkit, out string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+
+	url, stopServer, err := serve()
+	if err != nil {
+		return err
+	}
+	defer stopServer()
+	step("serving the demo page", url)
+
+	cmd := exec.Command(cdpkit, "mcp", "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-demo", Version: "1"}, nil)
+	start := time.Now()
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return fmt.Errorf("starting %s mcp: %w", cdpkit, err)
+	}
+	defer session.Close() // cdpkit sees stdin close, stops the browser and exits
+	info := session.InitializeResult().ServerInfo
+	step("initialized MCP session", fmt.Sprintf("%s %s in %d ms", info.Name, info.Version, time.Since(start).Milliseconds()))
+
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, t := range tools.Tools {
+		names = append(names, t.Name)
+	}
+	step("tools/list", strings.Join(names, ", "))
+
+	start = time.Now()
+	text, _, err := call(ctx, session, "navigate_page", map[string]any{"url": url})
+	if err != nil {
+		return err
+	}
+	step("navigate_page (starts Chromium)", fmt.Sprintf("%s in %d ms", text, time.Since(start).Milliseconds()))
+
+	text, _, err = call(ctx, session, "list_pages", nil)
+	if err != nil {
+		return err
+	}
+	step("list_pages", text)
+
+	start = time.Now()
+	text, img, err := call(ctx, session, "take_screenshot", nil)
+	if err != nil {
+		return err
+	}
+	if img == nil {
+		return errors.New("take_screenshot returned no image")
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, img.Data, 0o644); err != nil {
+		return err
+	}
+	step("take_screenshot", fmt.Sprintf("%s in %d ms", text, time.Since(start).Milliseconds()))
+
+	abs, _ := filepath.Abs(out)
+	fmt.Printf("\nscreenshot saved to %s\n", abs)
+	return nil
+}
+
+// call runs a tool and returns its text and image; a tool error is an error.
+func call(ctx context.Context, s *mcp.ClientSession, name string, args map[string]any) (string, *mcp.ImageContent, error) {
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var text string
+	var img *mcp.ImageContent
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			text = c.Text
+		case *mcp.ImageContent:
+			img = c
+		}
+	}
+	if res.IsError {
+		return "", nil, fmt.Errorf("%s: %s", name, text)
+	}
+	return compact(text), img, nil
+}
+
+func compact(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func step(what, detail string) { fmt.Printf("==> %-30s %s\n", what, detail) }
+
+// serve serves the embedded page on a loopback port.
+func serve() (string, func(), error) {
+	sub, err := fs.Sub(pageFS, "page")
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: http.FileServerFS(sub), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String() + "/", func() { srv.Close() }, nil
+}
