@@ -39,6 +39,9 @@ var quietFlags = []string{
 	"--mute-audio",
 	"--hide-scrollbars",
 	"--window-size=1280,720",
+	// Without it the first tab grows an "unsupported flag: --no-sandbox"
+	// infobar a moment after start, which shrinks its viewport by 56px.
+	"--test-type",
 }
 
 // process is a browser cdpkit launched: its own process group, a pipe for
