@@ -8,7 +8,7 @@ BIN := bin/cdpkit
 .PHONY: build browser lint test demo bench clean
 
 build:
-	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
 
 # browser installs Chromium if none is present; it is a no-op otherwise.
 browser:

@@ -12,6 +12,14 @@ import (
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
+// eventSession is what page logic needs of a session: commands, and events
+// of several methods in arrival order. *cdp.Session and cdptest's fake both
+// implement it.
+type eventSession interface {
+	cdpapi.Session
+	SubscribeEvents(methods ...string) (<-chan cdp.Event, func())
+}
+
 // NavResult is the outcome of a navigation.
 type NavResult struct {
 	URL    string `json:"url"` // after redirects
@@ -27,6 +35,10 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	return navigate(ctx, s, url)
+}
+
+func navigate(ctx context.Context, s eventSession, url string) (*NavResult, error) {
 	// Subscribe before navigating so no event is missed; one channel keeps
 	// the document's response ahead of its load.
 	events, stop := s.SubscribeEvents("Page.lifecycleEvent", "Network.responseReceived")
@@ -41,11 +53,11 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 	}
 	var status int
 	if res.LoaderID != "" { // empty for a same-document navigation: no load follows
-		if status, err = waitLoad(ctx, s, events, res); err != nil {
+		if status, err = waitLoad(ctx, events, res); err != nil {
 			return nil, fmt.Errorf("browser: waiting for %s to load: %w", url, err)
 		}
 	}
-	loc, err := t.Location(ctx)
+	loc, err := location(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +66,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 
 // waitLoad waits for the load event of the navigation res started, and
 // returns the HTTP status of its document.
-func waitLoad(ctx context.Context, s *cdp.Session, events <-chan cdp.Event, res page.NavigateResult) (int, error) {
+func waitLoad(ctx context.Context, events <-chan cdp.Event, res page.NavigateResult) (int, error) {
 	status := 0
 	for {
 		select {

@@ -68,6 +68,10 @@ func (t *Tab) Location(ctx context.Context) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
+	return location(ctx, s)
+}
+
+func location(ctx context.Context, s cdpapi.Session) (Location, error) {
 	h, err := cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
 	if err != nil {
 		return Location{}, fmt.Errorf("browser: reading location: %w", err)
