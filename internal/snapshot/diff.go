@@ -1,0 +1,111 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Changes is what differs between two snapshots of one tab. Lines are
+// compared without indentation. An element line is matched by its ref, so
+// a button whose label changed is one change, not a removal and an
+// addition; text lines are matched by content.
+type Changes struct {
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Changed []string `json:"changed,omitempty"` // the new line of each changed element
+}
+
+// Empty reports whether nothing changed.
+func (c *Changes) Empty() bool {
+	return len(c.Added) == 0 && len(c.Removed) == 0 && len(c.Changed) == 0
+}
+
+// Diff compares the lines of two snapshots (Result.Lines).
+func Diff(prev, cur []string) Changes {
+	prevRef := make(map[string]string)
+	prevText := make(map[string]int)
+	for _, l := range prev {
+		l = strings.TrimSpace(l)
+		if r := refOf(l); r != "" {
+			prevRef[r] = l
+		} else {
+			prevText[l]++
+		}
+	}
+	var c Changes
+	seen := make(map[string]bool)
+	for _, l := range cur {
+		l = strings.TrimSpace(l)
+		if r := refOf(l); r != "" {
+			seen[r] = true
+			old, ok := prevRef[r]
+			switch {
+			case !ok:
+				c.Added = append(c.Added, l)
+			case old != l:
+				c.Changed = append(c.Changed, l)
+			}
+			continue
+		}
+		if prevText[l] > 0 {
+			prevText[l]--
+			continue
+		}
+		c.Added = append(c.Added, l)
+	}
+	for _, l := range prev {
+		l = strings.TrimSpace(l)
+		if r := refOf(l); r != "" {
+			if !seen[r] {
+				c.Removed = append(c.Removed, l)
+			}
+			continue
+		}
+		if prevText[l] > 0 {
+			prevText[l]--
+			c.Removed = append(c.Removed, l)
+		}
+	}
+	return c
+}
+
+// refOf returns the ref a line starts with, such as "e12", or "".
+func refOf(l string) string {
+	if len(l) < 2 || l[0] != 'e' || l[1] < '0' || l[1] > '9' {
+		return ""
+	}
+	i := 1
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i < len(l) && l[i] != ' ' {
+		return ""
+	}
+	return l[:i]
+}
+
+// Text renders the changes as "+ line", "- line" and "~ line", cut at
+// maxChars bytes with a count of what was left out. It returns "" when
+// nothing changed.
+func (c *Changes) Text(maxChars int) string {
+	var lines []string
+	for _, l := range c.Changed {
+		lines = append(lines, "~ "+l)
+	}
+	for _, l := range c.Added {
+		lines = append(lines, "+ "+l)
+	}
+	for _, l := range c.Removed {
+		lines = append(lines, "- "+l)
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if maxChars > 0 && b.Len()+len(l)+1 > maxChars {
+			fmt.Fprintf(&b, "… %d more changes\n", len(lines)-i)
+			break
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,66 @@
+package snapshot
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDiff(t *testing.T) {
+	prev := []string{
+		`e1 main`,
+		`  e2 button "Save"`,
+		`  e3 textbox "Name" value="a"`,
+		`  "Hello"`,
+		`  "Same"`,
+		`  e4 link "Gone"`,
+	}
+	cur := []string{
+		`e1 main`,
+		`  e2 button "Save" disabled`,
+		`  e3 textbox "Name" value="a"`,
+		`  "Same"`,
+		`  "Saved!"`,
+		`  e5 button "Undo"`,
+	}
+	got := Diff(prev, cur)
+	want := Changes{
+		Added:   []string{`"Saved!"`, `e5 button "Undo"`},
+		Removed: []string{`"Hello"`, `e4 link "Gone"`},
+		Changed: []string{`e2 button "Save" disabled`},
+	}
+	if !slices.Equal(got.Added, want.Added) || !slices.Equal(got.Removed, want.Removed) || !slices.Equal(got.Changed, want.Changed) {
+		t.Errorf("Diff =\n%+v\nwant\n%+v", got, want)
+	}
+	text := got.Text(0)
+	for _, l := range []string{`~ e2 button "Save" disabled`, `+ e5 button "Undo"`, `- e4 link "Gone"`} {
+		if !strings.Contains(text, l+"\n") {
+			t.Errorf("Text() = %q, want a line %q", text, l)
+		}
+	}
+	if empty := Diff(cur, cur); !empty.Empty() || empty.Text(0) != "" {
+		t.Errorf("Diff of identical snapshots = %+v, want empty", empty)
+	}
+}
+
+func TestDiffTextCap(t *testing.T) {
+	var cur []string
+	for range 100 {
+		cur = append(cur, `"a line of some length"`)
+	}
+	c := Diff(nil, cur)
+	text := c.Text(200)
+	if len(text) > 260 || !strings.Contains(text, "more changes") {
+		t.Errorf("Text(200) = %d bytes %q, want it cut with a count", len(text), text)
+	}
+}
+
+func TestRefOf(t *testing.T) {
+	for in, want := range map[string]string{
+		`e12 button`: "e12", `e1`: "e1", `"e12 quoted"`: "", `eel "x"`: "", `e12x`: "", ``: "",
+	} {
+		if got := refOf(in); got != want {
+			t.Errorf("refOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

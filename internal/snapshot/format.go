@@ -1,0 +1,271 @@
+package snapshot
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultMaxChars bounds a snapshot's text when Options.MaxChars is zero:
+// about 6,000 tokens, well under what MCP clients accept in one result.
+const DefaultMaxChars = 24000
+
+// maxText bounds one name, value or text line, in runes.
+const maxText = 100
+
+// maxOptions bounds the options listed inline for a closed select.
+const maxOptions = 8
+
+// Options choose what a snapshot shows.
+type Options struct {
+	Interactive bool // only actionable elements, each with its ref
+	URLs        bool // print links' URLs
+	Depth       int  // print at most this many levels; 0 means all
+	MaxChars    int  // cut the text beyond this many bytes; 0 means DefaultMaxChars
+}
+
+// RefFunc returns the ref to print for a node, such as "e12", or "" for
+// none. Format calls it once per printed element, in document order.
+type RefFunc func(n *Node) string
+
+// Result is a formatted snapshot.
+type Result struct {
+	Text      string   // what the agent reads, cut at MaxChars
+	Truncated bool     // Text is cut; Lines has everything
+	Lines     []string // every line, uncut, for files and diffs
+	Refs      int      // elements printed with a ref
+}
+
+// Format renders the tree under root. Nodes hidden from the accessibility
+// tree are never printed; wrappers without meaning are collapsed.
+func Format(root *Node, ref RefFunc, o Options) Result {
+	if ref == nil {
+		ref = func(*Node) string { return "" }
+	}
+	f := &formatter{o: o, ref: ref}
+	var out []line
+	if root != nil {
+		out = f.walk(root, 0, "")
+	}
+	r := Result{Lines: make([]string, len(out))}
+	for i, l := range out {
+		r.Lines[i] = strings.Repeat("  ", l.depth) + l.text
+		if l.ref {
+			r.Refs++
+		}
+	}
+	r.Text, r.Truncated = Cut(r.Lines, o.MaxChars)
+	return r
+}
+
+// Cut joins lines, stopping before maxChars bytes (0 means DefaultMaxChars)
+// with an explicit last line saying how much is missing.
+func Cut(lines []string, maxChars int) (string, bool) {
+	if maxChars <= 0 {
+		maxChars = DefaultMaxChars
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if b.Len()+len(l)+1 > maxChars {
+			fmt.Fprintf(&b, "… truncated: %d more lines not shown (narrow it with scope, interactive:true or depth, or save it whole with filePath)\n", len(lines)-i)
+			return b.String(), true
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String(), false
+}
+
+type line struct {
+	depth int
+	text  string
+	ref   bool // an element with a ref (not a text line)
+	isTxt bool
+}
+
+type formatter struct {
+	o   Options
+	ref RefFunc
+}
+
+// walk returns the lines for n at depth; ctx is the name of the nearest
+// printed ancestor, so text that only repeats it is dropped.
+func (f *formatter) walk(n *Node, depth int, ctx string) []line {
+	if n.Ignored {
+		return f.children(n, depth, ctx)
+	}
+	if n.isText() {
+		return nil // children() handles text, merging runs of it
+	}
+	if f.o.Depth > 0 && depth >= f.o.Depth {
+		return nil
+	}
+	if f.o.Interactive {
+		if !n.interactive() {
+			return f.children(n, depth, ctx)
+		}
+		out := []line{f.describe(n, depth)}
+		if fieldRoles[n.Role] {
+			return out
+		}
+		return append(out, f.children(n, depth+1, n.Name)...)
+	}
+	if !f.shows(n) {
+		return f.children(n, depth, ctx)
+	}
+	head := f.describe(n, depth)
+	if fieldRoles[n.Role] {
+		return []line{head}
+	}
+	kids := f.children(n, depth+1, normalize(n.Name))
+	// Fold a lone text child into an unnamed element: listitem "one".
+	if normalize(n.Name) == "" && len(kids) == 1 && kids[0].isTxt {
+		head.text += " " + kids[0].text
+		return []line{head}
+	}
+	return append([]line{head}, kids...)
+}
+
+// children returns the lines of n's children, merging each run of sibling
+// text nodes into one line.
+func (f *formatter) children(n *Node, depth int, ctx string) []line {
+	var out []line
+	var run []string
+	// flush emits the pending text run; next is the sibling that follows
+	// it, whose name a label's text often repeats.
+	flush := func(next *Node) {
+		t := normalize(strings.Join(run, ""))
+		run = run[:0]
+		if t == "" || redundant(t, ctx) || (next != nil && next.interactive() && normalize(next.Name) == t) {
+			return
+		}
+		if !f.o.Interactive && (f.o.Depth == 0 || depth < f.o.Depth) {
+			out = append(out, line{depth: depth, text: quote(t), isTxt: true})
+		}
+	}
+	for _, c := range n.Children {
+		if c.isText() && !c.Ignored {
+			run = append(run, c.Name)
+			continue
+		}
+		flush(c)
+		out = append(out, f.walk(c, depth, ctx)...)
+	}
+	flush(nil)
+	return out
+}
+
+// shows reports whether n gets its own line in default mode.
+func (f *formatter) shows(n *Node) bool {
+	if n.interactive() || structuralRoles[n.Role] {
+		return true
+	}
+	if collapsedRoles[n.Role] {
+		// A named region or group is a landmark worth a line.
+		return (n.Role == "region" || n.Role == "group") && normalize(n.Name) != ""
+	}
+	return normalize(n.Name) != ""
+}
+
+// describe renders n's own line: ref, role, name, true flags, value.
+func (f *formatter) describe(n *Node, depth int) line {
+	var b strings.Builder
+	l := line{depth: depth}
+	if n.Key != nil {
+		if r := f.ref(n); r != "" {
+			b.WriteString(r)
+			b.WriteByte(' ')
+			l.ref = true
+		}
+	}
+	b.WriteString(n.role())
+	if name := normalize(n.Name); name != "" {
+		b.WriteByte(' ')
+		b.WriteString(quote(name))
+	}
+	if n.Level > 0 && n.Role == "heading" {
+		fmt.Fprintf(&b, " level=%d", n.Level)
+	}
+	switch n.Checked {
+	case "true":
+		b.WriteString(" checked")
+	case "mixed":
+		b.WriteString(" mixed")
+	}
+	for _, flag := range []struct {
+		on   bool
+		name string
+	}{
+		{n.Disabled, "disabled"}, {n.Expanded, "expanded"}, {n.Selected, "selected"},
+		{n.Required, "required"}, {n.Focused, "focused"}, {n.Readonly && fieldRoles[n.Role], "readonly"},
+	} {
+		if flag.on {
+			b.WriteByte(' ')
+			b.WriteString(flag.name)
+		}
+	}
+	if fieldRoles[n.Role] && n.Value != "" {
+		if n.Password {
+			b.WriteString(" value=<hidden>")
+		} else {
+			b.WriteString(" value=" + quote(normalize(n.Value)))
+		}
+	}
+	if n.Role == "combobox" && !n.Expanded {
+		if opts := options(n); len(opts) > 0 {
+			b.WriteString(" options=" + formatOptions(opts))
+		}
+	}
+	if f.o.URLs && n.URL != "" && n.Role == "link" {
+		b.WriteString(" url=" + n.URL)
+	}
+	l.text = b.String()
+	return l
+}
+
+// options collects the option names under a select-like combobox.
+func options(n *Node) []string {
+	var out []string
+	var walk func(*Node)
+	walk = func(x *Node) {
+		for _, c := range x.Children {
+			if c.Role == "option" {
+				out = append(out, normalize(c.Name))
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func formatOptions(opts []string) string {
+	shown := opts
+	if len(shown) > maxOptions {
+		shown = shown[:maxOptions]
+	}
+	q := make([]string, len(shown))
+	for i, o := range shown {
+		q[i] = quote(o)
+	}
+	s := "[" + strings.Join(q, ",")
+	if len(opts) > maxOptions {
+		s += fmt.Sprintf(",…+%d", len(opts)-maxOptions)
+	}
+	return s + "]"
+}
+
+// redundant reports whether text only repeats the enclosing element's name.
+func redundant(text, ctx string) bool {
+	return ctx != "" && strings.Contains(ctx, text)
+}
+
+// quote cuts s to maxText runes and wraps it in double quotes.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > maxText {
+		r := []rune(s)
+		s = string(r[:maxText-1]) + "…"
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+}

@@ -1,0 +1,142 @@
+package snapshot
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run go test -update to accept):\n--- got\n%s--- want\n%s", name, got, want)
+	}
+}
+
+// el builds a node with a DOM key so it can get a ref.
+func el(role, name string, kids ...*Node) *Node {
+	n := &Node{Role: role, Name: name, Children: kids}
+	n.Key = n
+	return n
+}
+
+func text(s string) *Node { return &Node{Role: "StaticText", Name: s} }
+
+func ignored(kids ...*Node) *Node { return &Node{Role: "none", Ignored: true, Children: kids} }
+
+// formPage mirrors the accessibility tree Chromium 156 returns for a small
+// sign-in form (see internal/browser's golden tests for the real thing).
+func formPage() *Node {
+	email := el("textbox", "Email", &Node{Role: "generic", Children: []*Node{text("a@b.c")}})
+	email.Value, email.Required = "a@b.c", true
+	pw := el("textbox", "Password")
+	pw.Value, pw.Password = "hunter2", true
+	remember := el("checkbox", "Remember me")
+	remember.Checked = "true"
+	sel := el("combobox", "", el("MenuListPopup", "", el("option", "One"), el("option", "Two")))
+	sel.Value = "Two"
+	submit := el("button", "Submit", text("Submit"))
+	submit.Disabled = true
+	h1 := el("heading", "Sign in", text("Sign in"))
+	h1.Level = 1
+	home := el("link", "Home", text("Home"))
+	home.URL = "http://x/home"
+	return &Node{Role: "RootWebArea", Name: "Form", Children: []*Node{
+		ignored(ignored(
+			el("banner", "", el("navigation", "", home, text(" "), el("link", "About us", text("About us")))),
+			el("main", "",
+				h1,
+				el("paragraph", "", text("Please enter your details. "), text("It takes a minute.")),
+				el("form", "",
+					el("LabelText", "", text("Email "), email),
+					pw,
+					ignored(remember, ignored()),
+					sel,
+					submit,
+					ignored(el("generic", "", text("Nested text"))),
+					el("list", "",
+						el("listitem", "", el("ListMarker", "• "), text("one")),
+						el("listitem", "", el("ListMarker", "• "), text("two"))),
+					el("DisclosureTriangle", "More", text("More")),
+				),
+				el("paragraph", "", text(strings.Repeat("long text ", 20))),
+			),
+		)),
+	}}
+}
+
+// counter gives refs in first-seen order, like the browser's ref table.
+func counter() RefFunc {
+	refs := map[any]string{}
+	return func(n *Node) string {
+		if r, ok := refs[n.Key]; ok {
+			return r
+		}
+		refs[n.Key] = fmt.Sprintf("e%d", len(refs)+1)
+		return refs[n.Key]
+	}
+}
+
+func TestFormatGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Options
+	}{
+		{"form.golden", Options{}},
+		{"form_interactive.golden", Options{Interactive: true}},
+		{"form_urls_depth2.golden", Options{URLs: true, Depth: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			golden(t, tt.name, Format(formPage(), counter(), tt.o).Text)
+		})
+	}
+}
+
+func TestFormatNeverPrintsPasswords(t *testing.T) {
+	r := Format(formPage(), counter(), Options{})
+	if strings.Contains(r.Text, "hunter2") {
+		t.Errorf("snapshot shows a password value:\n%s", r.Text)
+	}
+}
+
+func TestFormatTruncates(t *testing.T) {
+	var kids []*Node
+	for i := range 5000 {
+		kids = append(kids, el("button", fmt.Sprintf("Button %d", i)))
+	}
+	r := Format(&Node{Role: "RootWebArea", Children: kids}, counter(), Options{MaxChars: 1000})
+	if !r.Truncated || len(r.Text) > 1000+200 {
+		t.Fatalf("Truncated = %v, len = %d; want truncated near 1000", r.Truncated, len(r.Text))
+	}
+	last := r.Text[strings.LastIndex(strings.TrimSuffix(r.Text, "\n"), "\n")+1:]
+	if !strings.HasPrefix(last, "… truncated: ") || !strings.Contains(last, "filePath") {
+		t.Errorf("last line = %q, want the truncation marker with a hint", last)
+	}
+	if len(r.Lines) != 5000 {
+		t.Errorf("Lines = %d, want all 5000 kept for files and diffs", len(r.Lines))
+	}
+}
+
+func TestFormatEmpty(t *testing.T) {
+	if r := Format(nil, nil, Options{}); r.Text != "" || r.Truncated {
+		t.Errorf("Format(nil) = %+v, want empty", r)
+	}
+}
