@@ -55,3 +55,33 @@ func (e *NavigationError) Error() string {
 	return fmt.Sprintf("browser: navigating to %s: %s", e.URL, e.Text)
 }
 func (e *NavigationError) Unwrap() error { return ErrNavigationFailed }
+
+// Element errors. Refs are the short "e12" handles a snapshot prints.
+var (
+	// ErrRefStale means a ref names a node of a document that has since
+	// changed (navigation, reload) or a node that was removed.
+	ErrRefStale = errors.New("browser: element ref is stale")
+	// ErrRefNotFound means a ref was never issued in this tab.
+	ErrRefNotFound = errors.New("browser: unknown element ref")
+	// ErrElementNotFound means a CSS selector matched nothing.
+	ErrElementNotFound = errors.New("browser: no element matches the selector")
+	// ErrInvalidArgument means an argument is malformed, such as a CSS
+	// selector that does not parse.
+	ErrInvalidArgument = errors.New("browser: invalid argument")
+)
+
+// ElementError names the ref or selector that failed.
+type ElementError struct {
+	Ref      string // "e12", or "" for a selector
+	Selector string
+	Err      error // one of the sentinels above
+}
+
+func (e *ElementError) Error() string {
+	if e.Ref != "" {
+		return fmt.Sprintf("%v: %s", e.Err, e.Ref)
+	}
+	return fmt.Sprintf("%v: %q", e.Err, e.Selector)
+}
+
+func (e *ElementError) Unwrap() error { return e.Err }

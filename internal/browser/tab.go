@@ -22,6 +22,15 @@ type Tab struct {
 
 	mu   sync.Mutex   // serializes attaching
 	sess *cdp.Session // guarded by mu; nil until first use or after detach
+
+	refs *refTable // element refs handed out by snapshots
+
+	fmu    sync.Mutex                      // guards frames
+	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id
+}
+
+func newTabHandle(b *Browser, id target.ID) *Tab {
+	return &Tab{b: b, id: id, refs: newRefTable(), frames: make(map[cdpapi.FrameID]*cdp.Session)}
 }
 
 // ID returns the tab's target id.
@@ -51,6 +60,9 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 	}
 	if _, err := cdpapi.Call(ctx, s, network.Enable, network.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling network events: %w", err)
+	}
+	if err := t.autoAttach(ctx, s); err != nil {
+		return nil, fmt.Errorf("browser: attaching to iframes: %w", err)
 	}
 	t.sess = s
 	return s, nil

@@ -14,7 +14,7 @@ func (b *Browser) tab(id target.ID) *Tab {
 	defer b.mu.Unlock()
 	t := b.tabs[id]
 	if t == nil {
-		t = &Tab{b: b, id: id}
+		t = newTabHandle(b, id)
 		b.tabs[id] = t
 	}
 	return t

@@ -1,0 +1,207 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/snapshot"
+)
+
+// maxRefs bounds the refs a tab remembers. Past it the oldest are
+// forgotten and reported stale.
+const maxRefs = 100_000
+
+// refKey identifies a DOM node across snapshots: backend node ids are only
+// unique within one renderer's document, so the document (its loader) and
+// the session are part of the key.
+type refKey struct {
+	session string
+	loader  cdpapi.LoaderID
+	backend cdpapi.BackendNodeID
+}
+
+// refEntry is where a ref points.
+type refEntry struct {
+	session *cdp.Session
+	frame   cdpapi.FrameID
+	loader  cdpapi.LoaderID
+	backend cdpapi.BackendNodeID
+}
+
+// refTable hands out "eN" refs per tab. A node keeps its number while its
+// document lives; numbers are never reused, so an old ref can never name a
+// different element.
+type refTable struct {
+	mu      sync.Mutex
+	next    int                 // guarded by mu; the last number issued
+	oldest  int                 // guarded by mu; numbers below it are forgotten
+	byKey   map[refKey]int      // guarded by mu
+	byNum   map[int]refEntry    // guarded by mu
+	lastRun map[string][]string // guarded by mu; previous snapshot lines, by snapshot kind
+}
+
+func newRefTable() *refTable {
+	return &refTable{byKey: make(map[refKey]int), byNum: make(map[int]refEntry), lastRun: make(map[string][]string), oldest: 1}
+}
+
+// ref returns the ref for e, issuing one on first sight.
+func (r *refTable) ref(e refEntry) string {
+	k := refKey{e.session.ID(), e.loader, e.backend}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n, ok := r.byKey[k]
+	if !ok {
+		r.next++
+		n = r.next
+		r.byKey[k] = n
+		r.byNum[n] = e
+		if len(r.byNum) > maxRefs {
+			r.forgetOldestLocked()
+		}
+	}
+	return "e" + strconv.Itoa(n)
+}
+
+func (r *refTable) forgetOldestLocked() {
+	cut := r.next - maxRefs/2
+	for n, e := range r.byNum {
+		if n < cut {
+			delete(r.byNum, n)
+			delete(r.byKey, refKey{e.session.ID(), e.loader, e.backend})
+		}
+	}
+	r.oldest = cut
+}
+
+// lookupNumber parses "e12" or "@e12".
+func (r *refTable) lookupNumber(ref string) (int, error) {
+	s := strings.TrimPrefix(strings.TrimSpace(ref), "@")
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "e"))
+	if !strings.HasPrefix(s, "e") || err != nil || n <= 0 {
+		return 0, &ElementError{Ref: ref, Err: fmt.Errorf("%w (refs look like e12)", ErrInvalidArgument)}
+	}
+	return n, nil
+}
+
+// lookup returns the entry for "e12" or "@e12".
+func (r *refTable) lookup(ref string) (refEntry, error) {
+	n, err := r.lookupNumber(ref)
+	if err != nil {
+		return refEntry{}, err
+	}
+	s := "e" + strconv.Itoa(n)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.byNum[n]
+	switch {
+	case ok:
+		return e, nil
+	case n < r.oldest:
+		return refEntry{}, &ElementError{Ref: s, Err: ErrRefStale}
+	default:
+		return refEntry{}, &ElementError{Ref: s, Err: ErrRefNotFound}
+	}
+}
+
+func (r *refTable) previous(kind string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastRun[kind]
+}
+
+func (r *refTable) remember(kind string, lines []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastRun[kind] = lines
+}
+
+// Element is a DOM node that a tool acts on, in the session whose renderer
+// holds it (the page's, or an out-of-process iframe's).
+type Element struct {
+	Session *cdp.Session
+	Backend cdpapi.BackendNodeID
+	Ref     string // the ref it was named by, if any
+}
+
+// Element resolves what an element-taking tool was given: a ref from a
+// snapshot ("e12" or "@e12") or, when ref is empty, a CSS selector matched
+// in the page's main document. It is the one place element arguments are
+// resolved. A ref of a changed document is ErrRefStale, a ref never issued
+// ErrRefNotFound, a selector matching nothing ErrElementNotFound.
+func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, error) {
+	if ref == "" && selector == "" {
+		return nil, fmt.Errorf("%w: give a ref (uid) or a selector", ErrInvalidArgument)
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ref == "" {
+		return querySelector(ctx, s, selector)
+	}
+	e, err := t.refs.lookup(ref)
+	if err != nil {
+		return nil, err
+	}
+	stale := &ElementError{Ref: strings.TrimPrefix(ref, "@"), Err: ErrRefStale}
+	select {
+	case <-e.session.Done():
+		return nil, stale
+	default:
+	}
+	cur, _, err := loaders(ctx, e.session)
+	if err != nil {
+		return nil, err
+	}
+	if cur[e.frame] != e.loader {
+		return nil, stale
+	}
+	if _, err := cdpapi.Call(ctx, e.session, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: e.backend}); err != nil {
+		return nil, stale
+	}
+	return &Element{Session: e.session, Backend: e.backend, Ref: stale.Ref}, nil
+}
+
+// querySelector finds the first element matching selector in the main
+// document. The selector travels as a CDP argument, never as script source.
+func querySelector(ctx context.Context, s *cdp.Session, selector string) (*Element, error) {
+	depth := int64(0)
+	doc, err := cdpapi.Call(ctx, s, dom.GetDocument, dom.GetDocumentParams{Depth: &depth})
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading the document: %w", err)
+	}
+	q, err := cdpapi.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: selector})
+	if err != nil {
+		if _, ok := err.(*cdp.ProtocolError); ok {
+			return nil, &ElementError{Selector: selector, Err: fmt.Errorf("%w: the CSS selector does not parse", ErrInvalidArgument)}
+		}
+		return nil, err
+	}
+	if q.NodeID == 0 {
+		return nil, &ElementError{Selector: selector, Err: ErrElementNotFound}
+	}
+	d, err := cdpapi.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{NodeID: q.NodeID})
+	if err != nil {
+		return nil, fmt.Errorf("browser: describing the element: %w", err)
+	}
+	return &Element{Session: s, Backend: d.Node.BackendNodeID}, nil
+}
+
+// refFor returns the snapshot.RefFunc that issues refs for nodes whose Key
+// is a refEntry.
+func (r *refTable) refFor() snapshot.RefFunc {
+	return func(n *snapshot.Node) string {
+		e, ok := n.Key.(refEntry)
+		if !ok {
+			return ""
+		}
+		return r.ref(e)
+	}
+}

@@ -1,0 +1,282 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chromedp/cdproto/accessibility"
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/snapshot"
+)
+
+// maxFrameDepth bounds how deep iframes are followed.
+const maxFrameDepth = 5
+
+// SnapshotOptions choose what Snapshot shows.
+type SnapshotOptions struct {
+	snapshot.Options
+	// Scope limits the snapshot to one element's subtree: a ref or, when
+	// it does not look like one, a CSS selector.
+	Scope string
+}
+
+// Snapshot returns the tab's accessibility tree as compact text with refs,
+// iframes (same- and cross-process) inline under their iframe element.
+// Refs stay the same across snapshots of one document.
+func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result, error) {
+	root, err := t.axTree(ctx, o.Scope)
+	if err != nil {
+		return snapshot.Result{}, err
+	}
+	return snapshot.Format(root, t.refs.refFor(), o.Options), nil
+}
+
+// SnapshotDiff returns what changed since this tab's previous snapshot of
+// the same kind (mode and scope), and remembers this one. The first call
+// reports every line as added.
+func (t *Tab) SnapshotDiff(ctx context.Context, o SnapshotOptions) (snapshot.Result, snapshot.Changes, error) {
+	res, err := t.Snapshot(ctx, o)
+	if err != nil {
+		return res, snapshot.Changes{}, err
+	}
+	kind := fmt.Sprintf("i=%v s=%s d=%d u=%v", o.Interactive, o.Scope, o.Depth, o.URLs)
+	changes := snapshot.Diff(t.refs.previous(kind), res.Lines)
+	t.refs.remember(kind, res.Lines)
+	return res, changes, nil
+}
+
+// RememberSnapshot records res as the previous snapshot of its kind, so a
+// later diff compares against it.
+func (t *Tab) RememberSnapshot(o SnapshotOptions, res snapshot.Result) {
+	t.refs.remember(fmt.Sprintf("i=%v s=%s d=%d u=%v", o.Interactive, o.Scope, o.Depth, o.URLs), res.Lines)
+}
+
+// axTree fetches the accessibility tree of the page, or of the scope
+// element's subtree, with iframes expanded.
+func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) {
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if scope == "" {
+		return t.frameTree(ctx, s, "", 0)
+	}
+	var el *Element
+	if looksLikeRef(scope) {
+		el, err = t.Element(ctx, scope, "")
+	} else {
+		el, err = t.Element(ctx, "", scope)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lds, main, err := loaders(ctx, el.Session)
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading frames: %w", err)
+	}
+	// A partial query: only the scope's subtree is computed, which matters
+	// on pages with tens of thousands of nodes.
+	res, err := cdpapi.Call(ctx, el.Session, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: el.Backend})
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
+	}
+	frame := frameOf(ctx, el.Session, el.Backend, main)
+	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds}
+	return b.build(ctx, res.Nodes, el.Backend, 0)
+}
+
+// frameOf returns the frame that owns a node: the main frame unless the
+// node lives in a same-process iframe.
+func frameOf(ctx context.Context, s cdpapi.Session, backend cdpapi.BackendNodeID, main cdpapi.FrameID) cdpapi.FrameID {
+	d, err := cdpapi.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: backend})
+	if err != nil || d.Node == nil || d.Node.FrameID == "" {
+		return main
+	}
+	return d.Node.FrameID
+}
+
+func looksLikeRef(s string) bool {
+	_, err := (&refTable{}).lookupNumber(s)
+	return err == nil
+}
+
+// frameTree fetches the tree of one frame in session s ("" = its main
+// frame).
+func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameID, depth int) (*snapshot.Node, error) {
+	lds, main, err := loaders(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading frames: %w", err)
+	}
+	if frame == "" {
+		frame = main
+	}
+	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
+	}
+	if len(res.Nodes) == 0 {
+		return nil, nil
+	}
+	b := &treeBuilder{t: t, s: s, loader: lds[frame], frame: frame, lds: lds}
+	return b.build(ctx, res.Nodes, 0, depth)
+}
+
+// treeBuilder links the flat AX nodes of one frame into snapshot nodes.
+type treeBuilder struct {
+	t      *Tab
+	s      *cdp.Session
+	frame  cdpapi.FrameID
+	loader cdpapi.LoaderID
+	lds    map[cdpapi.FrameID]cdpapi.LoaderID
+}
+
+// build links nodes; the root is the node of rootBackend, or the first
+// node when rootBackend is 0.
+func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, rootBackend cdpapi.BackendNodeID, depth int) (*snapshot.Node, error) {
+	byID := make(map[accessibility.NodeID]*accessibility.Node, len(nodes))
+	for _, n := range nodes {
+		byID[n.NodeID] = n
+	}
+	var root *accessibility.Node
+	for _, n := range nodes {
+		if (rootBackend == 0 && root == nil) || (rootBackend != 0 && n.BackendDOMNodeID == rootBackend && !n.Ignored) {
+			root = n
+			if rootBackend != 0 {
+				break
+			}
+		}
+	}
+	if root == nil && rootBackend != 0 {
+		for _, n := range nodes {
+			if n.BackendDOMNodeID == rootBackend {
+				root = n
+				break
+			}
+		}
+	}
+	if root == nil {
+		return nil, nil
+	}
+	seen := make(map[accessibility.NodeID]bool)
+	var link func(n *accessibility.Node) *snapshot.Node
+	link = func(n *accessibility.Node) *snapshot.Node {
+		seen[n.NodeID] = true
+		out := convert(n)
+		if n.BackendDOMNodeID != 0 {
+			out.Key = refEntry{session: b.s, frame: b.frame, loader: b.loader, backend: n.BackendDOMNodeID}
+		}
+		for _, id := range n.ChildIDs {
+			if c := byID[id]; c != nil && !seen[id] {
+				out.Children = append(out.Children, link(c))
+			}
+		}
+		if (out.Role == "Iframe" || out.Role == "IframePresentational") && n.BackendDOMNodeID != 0 && depth < maxFrameDepth {
+			if sub := b.iframe(ctx, n.BackendDOMNodeID, depth); sub != nil {
+				out.Children = append(out.Children, sub)
+			}
+		}
+		return out
+	}
+	return link(root), nil
+}
+
+// iframe fetches the content of the iframe element backend: from this
+// session if the frame is in-process, else from the frame's own session.
+// A frame that cannot be read is left empty rather than failing the
+// snapshot.
+func (b *treeBuilder) iframe(ctx context.Context, backend cdpapi.BackendNodeID, depth int) *snapshot.Node {
+	d, err := cdpapi.Call(ctx, b.s, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: backend})
+	if err != nil || d.Node == nil || d.Node.FrameID == "" {
+		return nil
+	}
+	id := d.Node.FrameID
+	if _, inProcess := b.lds[id]; inProcess {
+		sub, err := b.t.frameTree(ctx, b.s, id, depth+1)
+		if err != nil {
+			return nil
+		}
+		return sub
+	}
+	child := b.t.frameSession(ctx, id)
+	if child == nil {
+		return nil
+	}
+	sub, err := b.t.frameTree(ctx, child, "", depth+1)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return sub
+}
+
+// convert copies what the formatter needs from a CDP AX node.
+func convert(n *accessibility.Node) *snapshot.Node {
+	out := &snapshot.Node{
+		Role:    axString(n.Role),
+		Name:    axString(n.Name),
+		Value:   axString(n.Value),
+		Ignored: n.Ignored,
+	}
+	// Chromium masks a password field's value as bullets; even their count
+	// is not the agent's business.
+	if out.Value != "" && strings.Trim(out.Value, "•") == "" {
+		out.Password = true
+	}
+	for _, p := range n.Properties {
+		if p == nil || p.Value == nil {
+			continue
+		}
+		switch p.Name {
+		case "checked":
+			out.Checked = axString(p.Value)
+		case "disabled":
+			out.Disabled = axBool(p.Value)
+		case "expanded":
+			out.Expanded = axBool(p.Value)
+		case "selected":
+			out.Selected = axBool(p.Value)
+		case "required":
+			out.Required = axBool(p.Value)
+		case "focused":
+			out.Focused = axBool(p.Value)
+		case "readonly":
+			out.Readonly = axBool(p.Value)
+		case "level":
+			out.Level = int(axNumber(p.Value))
+		case "url":
+			out.URL = axString(p.Value)
+		}
+	}
+	return out
+}
+
+// axString reads an AX value as text: strings as they are, other JSON
+// (true, 3) as written.
+func axString(v *accessibility.Value) string {
+	if v == nil || len(v.Value) == 0 {
+		return ""
+	}
+	var s string
+	if jsonv2.Unmarshal(v.Value, &s) == nil {
+		return s
+	}
+	return string(v.Value)
+}
+
+func axBool(v *accessibility.Value) bool {
+	s := axString(v)
+	return s == "true"
+}
+
+func axNumber(v *accessibility.Value) float64 {
+	var f float64
+	if v == nil || jsonv2.Unmarshal(v.Value, &f) != nil {
+		return 0
+	}
+	return f
+}
