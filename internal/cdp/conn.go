@@ -59,6 +59,7 @@ type Conn struct {
 	pending  map[int64]*call          // guarded by mu
 	subs     map[subKey][]sink        // guarded by mu
 	sessions map[string]*sessionState // guarded by mu; attached sessions by id
+	detached detachedSet              // guarded by mu; sessions that detached before they were known
 	err      error                    // guarded by mu; why the Conn closed
 	browser  *Session
 }
@@ -164,6 +165,9 @@ func (c *Conn) call(ctx context.Context, st *sessionState, sessionID, method str
 		defer cancel()
 	}
 	start := time.Now()
+	if ctx.Err() != nil {
+		return ctxError(ctx, method, 0)
+	}
 	id := c.nextID.Add(1)
 	msg, err := encodeCommand(id, sessionID, method, params)
 	if err != nil {
@@ -317,6 +321,11 @@ func (c *Conn) closeSession(id string) {
 	c.mu.Lock()
 	st := c.sessions[id]
 	delete(c.sessions, id)
+	if st == nil {
+		// Not handed out yet (Attach's reply may trail the detach): remember
+		// it so the session is born closed.
+		c.detached.add(id)
+	}
 	var failed []*call
 	if st != nil {
 		// Closed under c.mu, where call and subscribe check it, so that
@@ -387,6 +396,30 @@ func (c *Conn) unsubscribeLocked(k subKey, s sink) {
 		c.subs[k] = list
 	}
 }
+
+// detachedSet remembers the most recent detached session ids, bounded.
+type detachedSet struct {
+	ids  map[string]bool
+	ring []string
+	next int
+}
+
+const maxDetached = 1024
+
+func (d *detachedSet) add(id string) {
+	if d.ids == nil {
+		d.ids = make(map[string]bool)
+		d.ring = make([]string, maxDetached)
+	}
+	if old := d.ring[d.next]; old != "" {
+		delete(d.ids, old)
+	}
+	d.ring[d.next] = id
+	d.next = (d.next + 1) % maxDetached
+	d.ids[id] = true
+}
+
+func (d *detachedSet) has(id string) bool { return d.ids[id] }
 
 // incoming is the envelope of every message the browser sends.
 type incoming struct {

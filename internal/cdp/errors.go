@@ -27,7 +27,7 @@ var (
 // TimeoutError reports a command that had no reply within its budget.
 type TimeoutError struct {
 	Method string        // the CDP method, such as "Page.navigate"
-	After  time.Duration // the budget the command had
+	After  time.Duration // how long it waited
 }
 
 func (e *TimeoutError) Error() string {

@@ -72,7 +72,7 @@ func (c *Conn) Session(id string) *Session {
 	st := c.sessions[id]
 	if st == nil {
 		st = &sessionState{done: make(chan struct{})}
-		if c.err != nil {
+		if c.err != nil || c.detached.has(id) {
 			st.close()
 		} else {
 			c.sessions[id] = st
