@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
 // config is everything the flags and environment say.
 type config struct {
 	browser     browser.Options
+	artifactDir string
 	toolTimeout time.Duration
 	logFormat   string
 	logLevel    string
@@ -30,6 +32,7 @@ Environment:
   CHROMIUM_PATH         browser executable (same as --executable-path)
   CDPKIT_CDP_TIMEOUT    deadline for one CDP command without its own (default 15s)
   CDPKIT_TOOL_TIMEOUT   deadline for one tool call (default 30s)
+  CDPKIT_ARTIFACT_DIR   the only directory tools write files to (default: the user cache dir's cdpkit/artifacts)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -81,6 +84,10 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if c.toolTimeout == 0 {
 		c.toolTimeout = tools.DefaultTimeout
+	}
+	c.artifactDir = os.Getenv("CDPKIT_ARTIFACT_DIR")
+	if c.artifactDir == "" {
+		c.artifactDir = policy.DefaultArtifactDir()
 	}
 	return c, nil
 }

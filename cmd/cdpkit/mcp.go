@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/mcpserver"
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -30,6 +31,12 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 		return 2
 	}
 	cfg.browser.Logger = log
+	artifacts, err := policy.OpenArtifacts(cfg.artifactDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "cdpkit mcp: %v (set CDPKIT_ARTIFACT_DIR to a writable directory)\n", err)
+		return 1
+	}
+	defer artifacts.Close()
 	browsers := browser.NewManager(&cfg.browser)
 	// Stop the browser on every way out, a panic included.
 	defer func() {
@@ -37,7 +44,7 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 			log.Warn("stopping the browser", "err", err)
 		}
 	}()
-	env := &tools.Env{Browsers: browsers, Log: log, Timeout: cfg.toolTimeout}
+	env := &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: cfg.toolTimeout}
 	server := mcpserver.New(env, buildVersion(), tools.All())
 	log.Info("cdpkit mcp serving on stdio", "version", buildVersion())
 	if err := mcpserver.RunStdio(ctx, server); err != nil && ctx.Err() == nil {

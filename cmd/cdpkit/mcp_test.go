@@ -52,7 +52,7 @@ func startMCP(t *testing.T, args ...string) *child {
 	exe := browsertest.ExecPath(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
@@ -118,7 +118,7 @@ func TestMCPWalkingSkeleton(t *testing.T) {
 	for _, tool := range tl.Tools {
 		names = append(names, tool.Name)
 	}
-	if got, want := strings.Join(names, ","), "list_pages,navigate_page,new_page,take_screenshot"; got != want {
+	if got, want := strings.Join(names, ","), "list_pages,navigate_page,new_page,take_screenshot,take_snapshot"; got != want {
 		t.Errorf("tools = %s, want %s", got, want)
 	}
 
@@ -162,6 +162,22 @@ func TestMCPWalkingSkeleton(t *testing.T) {
 	if res.IsError || !strings.Contains(text(t, res), `"title":"Hello cdpkit"`) {
 		t.Errorf("list_pages = %s, want the Hello tab", text(t, res))
 	}
+
+	res = c.call(t, "take_snapshot", nil)
+	got := text(t, res)
+	header, body, _ := strings.Cut(got, "\n")
+	if res.IsError || !strings.Contains(header, `"title":"Hello cdpkit"`) || !strings.Contains(body, `heading "Hello" level=1`) {
+		t.Errorf("take_snapshot = %q, want a JSON header line and the heading", got)
+	}
+
+	res = c.call(t, "take_snapshot", map[string]any{"filePath": "snaps/hello.txt"})
+	var saved struct{ Path string }
+	if json.Unmarshal([]byte(text(t, res)), &saved); !strings.HasPrefix(saved.Path, filepath.Join(c.tmp, "artifacts")) {
+		t.Fatalf("take_snapshot filePath = %s, want a path in the artifact dir", text(t, res))
+	}
+	if b, err := os.ReadFile(saved.Path); err != nil || !strings.Contains(string(b), `heading "Hello"`) {
+		t.Errorf("saved snapshot = %q, %v", b, err)
+	}
 }
 
 func TestMCPErrors(t *testing.T) {
@@ -179,6 +195,10 @@ func TestMCPErrors(t *testing.T) {
 		{"navigate_page", map[string]any{"url": "http://127.0.0.1:1/", "extra": true}, "INVALID_ARGS"},
 		{"navigate_page", map[string]any{"url": "http://127.0.0.1:1/"}, "NAVIGATION_FAILED"},
 		{"take_screenshot", map[string]any{"format": "gif"}, "INVALID_ARGS"},
+		{"take_snapshot", map[string]any{"scope": "e999"}, "REF_NOT_FOUND"},
+		{"take_snapshot", map[string]any{"scope": "#nope"}, "ELEMENT_NOT_FOUND"},
+		{"take_snapshot", map[string]any{"scope": "[[["}, "INVALID_ARGS"},
+		{"take_snapshot", map[string]any{"filePath": "../../etc/x"}, "UNSAFE_PATH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code+"/"+tt.tool, func(t *testing.T) {

@@ -46,13 +46,24 @@ func annotations(t *tools.Tool) *mcp.ToolAnnotations {
 	}
 }
 
-// result renders a success as compact JSON text, plus the image if any.
+// result renders a success as compact JSON text (then the raw text, if
+// any, on the next line), plus the image if any.
 func result(r *tools.Result) *mcp.CallToolResult {
-	text, err := json.Marshal(r.Data)
-	if err != nil {
-		return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
+	var text string
+	if r.Data != nil {
+		b, err := json.Marshal(r.Data)
+		if err != nil {
+			return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
+		}
+		text = string(b)
 	}
-	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+	if r.Text != "" {
+		if text != "" {
+			text += "\n"
+		}
+		text += r.Text
+	}
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	if r.Image != nil {
 		out.Content = append(out.Content, &mcp.ImageContent{Data: r.Image.Data, MIMEType: r.Image.MIMEType})
 	}

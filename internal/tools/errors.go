@@ -70,7 +70,22 @@ func AsError(err error) *Error {
 	var tnf *browser.TargetNotFoundError
 	var ne *browser.NavigationError
 	var ub *policy.URLError
+	var pe *policy.PathError
+	var ee *browser.ElementError
 	switch {
+	case errors.As(err, &pe):
+		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: "give a path relative to the artifact dir, without .."}
+	case errors.As(err, &ee) && errors.Is(err, browser.ErrRefStale):
+		return &Error{Code: RefStale, Message: fmt.Sprintf("%s belongs to a page state that is gone", ee.Ref), Recoverable: true,
+			Hint: "take a new snapshot and use its refs"}
+	case errors.As(err, &ee) && errors.Is(err, browser.ErrRefNotFound):
+		return &Error{Code: RefNotFound, Message: fmt.Sprintf("%s was never issued in this tab", ee.Ref), Recoverable: true,
+			Hint: "use a ref from this tab's latest snapshot"}
+	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementNotFound):
+		return &Error{Code: ElementNotFound, Message: fmt.Sprintf("no element matches %q", ee.Selector), Recoverable: true,
+			Hint: "check the selector, or take a snapshot and use a ref"}
+	case errors.Is(err, browser.ErrInvalidArgument):
+		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "see the tool's input schema"}
 	case errors.As(err, &ub):
 		code := URLBlocked
 		if errors.Is(err, policy.ErrInvalidURL) {

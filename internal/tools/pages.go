@@ -84,11 +84,7 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 	if err := policy.CheckURL(in.URL); err != nil {
 		return nil, err
 	}
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tab, err := b.Resolve(ctx, in.Target)
+	tab, err := resolveTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}

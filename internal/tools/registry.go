@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // DefaultTimeout bounds a tool call when Env.Timeout is zero.
@@ -25,16 +26,19 @@ const DefaultTimeout = 30 * time.Second
 // Env is what handlers work with. It is shared by all calls and must not be
 // changed after the first call.
 type Env struct {
-	Browsers *browser.Manager
-	Log      *slog.Logger
+	Browsers  *browser.Manager
+	Artifacts *policy.Artifacts // where tools write files
+	Log       *slog.Logger
 	// Timeout bounds each tool call; zero means DefaultTimeout.
 	Timeout time.Duration
 }
 
-// Result is a tool's successful output: Data is sent as compact JSON text;
-// Image, if set, is sent alongside as image content.
+// Result is a tool's successful output. Data is sent as compact JSON; Text,
+// if set, follows it verbatim on the next line (a snapshot would lose its
+// compactness to JSON escaping); Image, if set, is sent as image content.
 type Result struct {
 	Data  any
+	Text  string
 	Image *Image
 }
 
@@ -129,7 +133,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 
 // All returns every tool, sorted by name.
 func All() []Tool {
-	all := slices.Concat(pageTools(), screenshotTools())
+	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1

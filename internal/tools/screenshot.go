@@ -31,11 +31,7 @@ func takeScreenshot(ctx context.Context, env *Env, in screenshotArgs) (*Result, 
 	if in.Quality < 0 || in.Quality > 100 {
 		return nil, errorf(InvalidArgs, false, "use 1-100", "quality %d is out of range", in.Quality)
 	}
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tab, err := b.Resolve(ctx, in.Target)
+	tab, err := resolveTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,105 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/snapshot"
+)
+
+type snapshotArgs struct {
+	Target      string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	Interactive bool   `json:"interactive,omitempty" jsonschema:"only actionable elements"`
+	Scope       string `json:"scope,omitempty" jsonschema:"ref or CSS selector whose subtree to show"`
+	Depth       int    `json:"depth,omitempty" jsonschema:"max levels shown (0 = all)"`
+	URLs        bool   `json:"urls,omitempty" jsonschema:"show link URLs"`
+	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"cut the text beyond this many chars (default 24000)"`
+	FilePath    string `json:"filePath,omitempty" jsonschema:"write the full snapshot to this file in the artifact dir and return its path, not the text"`
+	Diff        bool   `json:"diff,omitempty" jsonschema:"return only what changed since this tab's previous snapshot of the same kind"`
+}
+
+func snapshotTools() []Tool {
+	return []Tool{
+		define(Tool{
+			Name: "take_snapshot",
+			Description: "The page's accessibility tree as compact lines: `e12 button \"Save\" disabled`. " +
+				"Refs (e12) name elements for other tools and stay the same while the page's document lives.",
+			ReadOnly: true,
+		}, takeSnapshot),
+	}
+}
+
+type snapshotHeader struct {
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Refs      int    `json:"refs"`
+	Lines     int    `json:"lines"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+	Path      string `json:"path,omitempty"`
+	Added     *int   `json:"added,omitempty"`
+	Removed   *int   `json:"removed,omitempty"`
+	Changed   *int   `json:"changed,omitempty"`
+}
+
+func takeSnapshot(ctx context.Context, env *Env, in snapshotArgs) (*Result, error) {
+	if in.Depth < 0 || in.MaxChars < 0 {
+		return nil, errorf(InvalidArgs, false, "use 0 or more", "depth and maxChars must not be negative")
+	}
+	if in.FilePath != "" && in.Diff {
+		return nil, errorf(InvalidArgs, false, "use one of them", "filePath and diff do not go together")
+	}
+	tab, err := resolveTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	o := browser.SnapshotOptions{
+		Options: snapshot.Options{Interactive: in.Interactive, URLs: in.URLs, Depth: in.Depth, MaxChars: in.MaxChars},
+		Scope:   in.Scope,
+	}
+	res, changes, err := tab.SnapshotDiff(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := tab.Location(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Lines: len(res.Lines), Truncated: res.Truncated}
+	switch {
+	case in.FilePath != "":
+		path, err := env.Artifacts.WriteFile(in.FilePath, []byte(strings.Join(res.Lines, "\n")+"\n"))
+		if err != nil {
+			return nil, err
+		}
+		h.Path, h.Truncated = path, false
+		return &Result{Data: h}, nil
+	case in.Diff:
+		a, r, c := len(changes.Added), len(changes.Removed), len(changes.Changed)
+		h.Added, h.Removed, h.Changed = &a, &r, &c
+		text := changes.Text(maxCharsOr(in.MaxChars))
+		h.Truncated = strings.Contains(text, " more changes\n")
+		return &Result{Data: h, Text: text}, nil
+	}
+	if res.Truncated {
+		h.Hint = "narrow with scope or interactive:true, or save it whole with filePath"
+	}
+	return &Result{Data: h, Text: res.Text}, nil
+}
+
+func maxCharsOr(n int) int {
+	if n > 0 {
+		return n
+	}
+	return snapshot.DefaultMaxChars
+}
+
+// resolveTab starts the browser if needed and resolves a tab selector.
+func resolveTab(ctx context.Context, env *Env, target string) (*browser.Tab, error) {
+	b, err := env.Browsers.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Resolve(ctx, target)
+}
