@@ -1,0 +1,201 @@
+// Command bench measures cdpkit: the raw CDP round-trip floor over the pipe
+// and a websocket, what the same work costs through `cdpkit mcp`, and how
+// big and hungry the binary and its browser are. `make bench` runs it:
+//
+//	go run ./cmd/bench -cdpkit bin/cdpkit
+//
+// It prints a markdown table on stdout, progress on stderr, and writes the
+// same figures as JSON to <out>/YYYY-MM-DD.json and <out>/latest.json. It
+// needs no network beyond loopback.
+//
+// # Cleanup
+//
+// Everything the bench creates lives under one scratch directory: the
+// profiles of the browsers it launches, and the TMPDIR of the `cdpkit mcp`
+// child. Every exit path that runs defers (errors, panics, SIGINT, SIGTERM)
+// stops those browsers by process group and removes the directory. A bench
+// killed outright leaves its browsers to die of Pdeathsig or a closed pipe,
+// and its directory to the next run's sweep.
+//
+// bench is a developer tool, not part of the shipped binary.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// runTimeout bounds the whole run, so that a wedged browser cannot hang
+// `make bench`; a healthy run takes well under a minute.
+const runTimeout = 4 * time.Minute
+
+// config is what the flags say.
+type config struct {
+	cdpkit   string // the cdpkit binary under test
+	chromium string // the browser every stage launches
+	n        int    // raw round trips measured per transport
+	iters    int    // tool calls measured per tool
+	out      string // results directory
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is main without the process: it returns the exit code, after every
+// defer that stops a browser or removes a directory has run.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+
+	rep, err := bench(ctx, log, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	rep.writeMarkdown(stdout)
+	paths, err := rep.writeJSON(cfg.out)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	log.Info("wrote results", "files", strings.Join(paths, " "))
+	return 0
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.cdpkit, "cdpkit", "", "the cdpkit `binary` to measure (required)")
+	fs.StringVar(&c.chromium, "chromium", "", "browser `executable` (default: $CHROMIUM_PATH, else the first of chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)")
+	fs.IntVar(&c.n, "n", 1000, "raw CDP round trips measured per transport")
+	fs.IntVar(&c.iters, "iters", 30, "tool calls measured per tool")
+	fs.StringVar(&c.out, "out", "bench/results", "`directory` for the JSON results")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.cdpkit == "" {
+		return nil, errors.New("-cdpkit is required (build it with `make build`, then pass -cdpkit bin/cdpkit)")
+	}
+	if fi, err := os.Stat(c.cdpkit); err != nil || fi.IsDir() {
+		return nil, fmt.Errorf("-cdpkit %q is not a file", c.cdpkit)
+	}
+	if c.n < 1 || c.iters < 1 {
+		return nil, errors.New("-n and -iters must be at least 1")
+	}
+	explicit := c.chromium
+	if explicit == "" {
+		explicit = os.Getenv("CHROMIUM_PATH")
+	}
+	exe, err := browser.FindExecutable(explicit)
+	if err != nil {
+		return nil, err
+	}
+	c.chromium = exe
+	return c, nil
+}
+
+// bench runs every stage in turn, each stopping its browser before the next
+// starts, and assembles the report.
+func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) {
+	if n := sweepScratch(log); n > 0 {
+		log.Info("removed scratch directories of killed runs", "count", n)
+	}
+	scratch, err := newScratch()
+	if err != nil {
+		return nil, fmt.Errorf("creating the scratch directory: %w", err)
+	}
+	defer removeScratch(log, scratch)
+	// browser.Start puts its profile in os.TempDir(); pointing TMPDIR into
+	// the scratch directory keeps that profile where the sweep finds it.
+	if err := os.Setenv("TMPDIR", scratch); err != nil {
+		return nil, err
+	}
+
+	rep := &report{
+		Date:     time.Now().UTC(),
+		NProc:    runtime.NumCPU(),
+		Chromium: chromiumVersion(ctx, cfg.chromium),
+		Go:       runtime.Version(),
+		N:        cfg.n,
+		Iters:    cfg.iters,
+	}
+	log.Info("bench starting", "cdpkit", cfg.cdpkit, "chromium", cfg.chromium, "version", rep.Chromium, "n", cfg.n, "iters", cfg.iters)
+
+	log.Info("raw CDP over the pipe")
+	pipe, err := benchPipe(ctx, log, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("raw pipe: %w", err)
+	}
+	log.Info("raw CDP over the pipe done", "evaluate_p50_us", pipe.evaluate.p(50).Microseconds())
+
+	log.Info("raw CDP over a websocket")
+	ws, err := benchWebSocket(ctx, log, cfg, scratch)
+	if err != nil {
+		return nil, fmt.Errorf("raw websocket: %w", err)
+	}
+	log.Info("raw CDP over a websocket done", "evaluate_p50_us", ws.evaluate.p(50).Microseconds())
+
+	log.Info("through cdpkit mcp")
+	m, err := benchMCP(ctx, log, cfg, scratch)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	rep.Cdpkit = m.serverVersion
+
+	size, err := fileSize(cfg.cdpkit)
+	if err != nil {
+		return nil, err
+	}
+	rep.addFigures(pipe, ws, m, size)
+	return rep, nil
+}
+
+// chromiumVersion runs `<exe> --version`; Debian's wrapper script chatters
+// on stderr, so only stdout counts.
+func chromiumVersion(ctx context.Context, exe string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, exe, "--version").Output()
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func fileSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading the binary's size: %w", err)
+	}
+	return fi.Size(), nil
+}

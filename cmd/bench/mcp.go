@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpWarmup calls of each tool precede the measured ones.
+const mcpWarmup = 5
+
+// toolTimeout bounds one tool call.
+const toolTimeout = 60 * time.Second
+
+// mcpResult is what the MCP stage measured.
+type mcpResult struct {
+	serverVersion  string
+	initialize     time.Duration // process start → initialize answered
+	coldStart      time.Duration // process start → first new_page answered
+	toolsListChars int           // characters in the JSON of tools/list's tools
+	ping           latency       // MCP ping: stdio and SDK, no tool, no browser
+	listPages      latency
+	navigate       latency
+	screenshot     latency
+	cdpkitRSS      int64      // the cdpkit process, idle with a browser open
+	chromium       treeMemory // the browser cdpkit launched
+}
+
+// benchMCP runs `cdpkit mcp` as an agent would and measures it.
+func benchMCP(ctx context.Context, log *slog.Logger, cfg *config, scratch string) (*mcpResult, error) {
+	srv, err := serveFixtures()
+	if err != nil {
+		return nil, fmt.Errorf("serving the fixture pages: %w", err)
+	}
+	// Deferred first so that it runs last: the browser is gone by then and
+	// no request is in flight.
+	defer srv.Close()
+	tmp := filepath.Join(scratch, "mcp-tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, err
+	}
+
+	res := &mcpResult{}
+	start := time.Now()
+	c, err := startChild(ctx, log, cfg, tmp)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	res.initialize = time.Since(start)
+	if info := c.session.InitializeResult(); info != nil && info.ServerInfo != nil {
+		res.serverVersion = info.ServerInfo.Version
+	}
+	out, err := c.call(ctx, "new_page", map[string]any{"url": srv.URL + "/home.html"})
+	if err != nil {
+		return nil, c.withStderr(err)
+	}
+	res.coldStart = time.Since(start)
+	if !strings.Contains(out, `"title":"Bench home"`) || !strings.Contains(out, `"status":200`) {
+		return nil, fmt.Errorf("new_page did not load the fixture page: %s", out)
+	}
+	log.Info("cold start done", "initialize_ms", res.initialize.Milliseconds(), "cold_start_ms", res.coldStart.Milliseconds())
+
+	if res.toolsListChars, err = c.toolsListChars(ctx); err != nil {
+		return nil, c.withStderr(err)
+	}
+	if err := c.warm(ctx, log, cfg.iters, srv.URL, res); err != nil {
+		return nil, c.withStderr(err)
+	}
+
+	// Let the browser settle after the last capture before reading memory.
+	select {
+	case <-time.After(time.Second):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := c.memory(res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// child is one `cdpkit mcp` process, with its own TMPDIR so that its
+// browser's profile, and so its processes, can be told apart from anyone
+// else's.
+type child struct {
+	cmd     *exec.Cmd
+	tmp     string
+	session *mcp.ClientSession
+	stderr  *tail
+	log     *slog.Logger
+}
+
+// startChild starts `cdpkit mcp` and completes the MCP handshake. On error
+// nothing it started is left running.
+func startChild(ctx context.Context, log *slog.Logger, cfg *config, tmp string) (*child, error) {
+	cmd := exec.Command(cfg.cdpkit, "mcp")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+cfg.chromium)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		// Keep a terminal's Ctrl-C to the bench, which then shuts cdpkit
+		// down the way a client should: by closing its stdin.
+		Setpgid: true,
+		// If the bench dies without closing, stop cdpkit politely; it
+		// then stops its browser.
+		Pdeathsig: syscall.SIGTERM,
+	}
+	c := &child{cmd: cmd, tmp: tmp, stderr: &tail{max: 8 << 10}, log: log}
+	cmd.Stderr = c.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-bench", Version: "0"}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		// Connect has already closed the transport and reaped cdpkit on
+		// its failure paths; reap whatever it may have launched.
+		c.reapStragglers()
+		return nil, c.withStderr(fmt.Errorf("connecting to cdpkit mcp: %w", err))
+	}
+	c.session = session
+	return c, nil
+}
+
+// Close shuts cdpkit down by closing its stdin (escalating to SIGTERM and
+// SIGKILL if it lingers), then makes sure its browser is gone too.
+func (c *child) Close() {
+	if err := c.session.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		c.log.Warn("closing cdpkit mcp", "err", err)
+	}
+	c.reapStragglers()
+}
+
+// reapStragglers waits for every process launched under c.tmp to exit, and
+// kills any that have not within a few seconds: a browser cdpkit should
+// have stopped.
+func (c *child) reapStragglers() {
+	if left := waitGone(c.tmp, 10*time.Second); len(left) > 0 {
+		c.log.Warn("cdpkit left browser processes running; killing them", "pids", left)
+		killPIDs(left)
+		waitGone(c.tmp, 5*time.Second)
+	}
+}
+
+// call runs a tool and returns its text; a tool error is an error here.
+func (c *child) call(ctx context.Context, name string, args map[string]any) (string, error) {
+	res, err := c.callResult(ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	return firstText(res), nil
+}
+
+func (c *child) callResult(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	defer cancel()
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if res.IsError {
+		return nil, fmt.Errorf("%s failed: %s", name, firstText(res))
+	}
+	return res, nil
+}
+
+// screenshot takes a viewport PNG of the active tab and checks that an
+// image came back.
+func (c *child) screenshot(ctx context.Context, _ int) error {
+	res, err := c.callResult(ctx, "take_screenshot", map[string]any{"format": "png"})
+	if err != nil {
+		return err
+	}
+	for _, ct := range res.Content {
+		if img, ok := ct.(*mcp.ImageContent); ok && img.MIMEType == "image/png" && len(img.Data) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("take_screenshot returned no PNG: %s", firstText(res))
+}
+
+// withStderr adds the end of cdpkit's stderr to err, for diagnosis.
+func (c *child) withStderr(err error) error {
+	if s := c.stderr.String(); s != "" {
+		return fmt.Errorf("%w\ncdpkit stderr:\n%s", err, s)
+	}
+	return err
+}
+
+// toolsListChars returns the size of tools/list's tools as JSON, in
+// characters: what an agent pays in context to learn the tools.
+func (c *child) toolsListChars(ctx context.Context) (int, error) {
+	tl, err := c.session.ListTools(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("tools/list: %w", err)
+	}
+	b, err := json.Marshal(tl.Tools)
+	if err != nil {
+		return 0, fmt.Errorf("encoding tools/list: %w", err)
+	}
+	return utf8.RuneCount(b), nil
+}
+
+// warm times tool calls on the running browser: list_pages (interleaved
+// with MCP pings, its transport floor), navigate_page to the fixture
+// server at baseURL, and take_screenshot.
+func (c *child) warm(ctx context.Context, log *slog.Logger, iters int, baseURL string, res *mcpResult) error {
+	lat, err := measure(ctx, mcpWarmup, iters,
+		func(ctx context.Context, _ int) error { return c.session.Ping(ctx, nil) },
+		func(ctx context.Context, _ int) error {
+			_, err := c.call(ctx, "list_pages", nil)
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("ping and list_pages: %w", err)
+	}
+	res.ping, res.listPages = lat[0], lat[1]
+	log.Info("list_pages done", "p50_us", res.listPages.p(50).Microseconds(), "ping_p50_us", res.ping.p(50).Microseconds())
+
+	lat, err = measure(ctx, mcpWarmup, iters, func(ctx context.Context, i int) error {
+		// Alternate between two pages so each call is a real cross-document load.
+		page := []string{"a.html", "b.html"}[i%2]
+		out, err := c.call(ctx, "navigate_page", map[string]any{"url": baseURL + "/" + page})
+		if err == nil && !strings.Contains(out, `"status":200`) {
+			err = fmt.Errorf("navigate_page to %s: %s", page, out)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("navigate_page: %w", err)
+	}
+	res.navigate = lat[0]
+	log.Info("navigate_page done", "p50_ms", res.navigate.p(50).Milliseconds())
+
+	lat, err = measure(ctx, mcpWarmup, iters, c.screenshot)
+	if err != nil {
+		return fmt.Errorf("take_screenshot: %w", err)
+	}
+	res.screenshot = lat[0]
+	log.Info("take_screenshot done", "p50_ms", res.screenshot.p(50).Milliseconds())
+	return nil
+}
+
+// memory reads cdpkit's RSS and that of the browser it launched: every
+// process whose command line names its profile, which lives in c.tmp.
+func (c *child) memory(res *mcpResult) error {
+	var err error
+	if res.cdpkitRSS, err = rssBytes(c.cmd.Process.Pid); err != nil {
+		return fmt.Errorf("reading cdpkit's RSS: %w", err)
+	}
+	profiles, _ := filepath.Glob(filepath.Join(c.tmp, "cdpkit-profile-*"))
+	if len(profiles) != 1 {
+		return fmt.Errorf("want one cdpkit profile in %s, found %d", c.tmp, len(profiles))
+	}
+	res.chromium = memoryOf(profiles[0])
+	if res.chromium.procs == 0 {
+		return fmt.Errorf("no browser process uses the profile %s", profiles[0])
+	}
+	return nil
+}
+
+func firstText(res *mcp.CallToolResult) string {
+	for _, ct := range res.Content {
+		if t, ok := ct.(*mcp.TextContent); ok {
+			return t.Text
+		}
+	}
+	return ""
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// processesMatching returns the pids of live processes, other than this one
+// and zombies, whose command line contains substr. It reads Linux's /proc
+// and passes over processes that exit mid-scan.
+func processesMatching(substr string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), []byte(substr)) {
+			continue
+		}
+		if zombie(pid) {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	return pids
+}
+
+// zombie reports whether pid is a zombie, or already gone.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	// The state follows the command name, which is parenthesized and may
+	// itself contain parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z'
+}
+
+// waitGone polls until no process matches substr or within passes, and
+// returns the pids still running.
+func waitGone(substr string, within time.Duration) []int {
+	deadline := time.Now().Add(within)
+	for {
+		pids := processesMatching(substr)
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// killPIDs sends SIGKILL to each pid. Callers pass only processes the bench
+// started, found by a directory unique to this run.
+func killPIDs(pids []int) {
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// rssBytes returns the resident set size of pid (VmRSS).
+func rssBytes(pid int) (int64, error) {
+	return procField(filepath.Join("/proc", strconv.Itoa(pid), "status"), "VmRSS:")
+}
+
+// pssBytes returns the proportional set size of pid: its private pages
+// plus its share of pages shared with other processes, so that a sum over
+// a process tree counts shared libraries and shared memory once.
+func pssBytes(pid int) (int64, error) {
+	return procField(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"), "Pss:")
+}
+
+// procField reads a "Name:   1234 kB" line from a /proc file, in bytes.
+func procField(path, name string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), name)
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, fmt.Errorf("%s: malformed %s line %q", path, name, sc.Text())
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %s: %w", path, name, err)
+		}
+		return kb << 10, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%s: no %s line", path, name)
+}
+
+// treeMemory is the memory of a set of processes.
+type treeMemory struct {
+	procs int
+	rss   int64 // sum of VmRSS: counts shared pages once per process
+	pss   int64 // sum of Pss: counts shared pages once
+}
+
+// memoryOf sums the memory of the processes whose command line contains
+// substr. A process that exits mid-scan is left out.
+func memoryOf(substr string) treeMemory {
+	var m treeMemory
+	for _, pid := range processesMatching(substr) {
+		rss, err := rssBytes(pid)
+		if err != nil {
+			continue
+		}
+		m.procs++
+		m.rss += rss
+		if pss, err := pssBytes(pid); err == nil {
+			m.pss += pss
+		}
+	}
+	return m
+}
