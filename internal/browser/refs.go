@@ -9,6 +9,7 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
@@ -123,18 +124,30 @@ func (r *refTable) remember(kind string, lines []string) {
 }
 
 // Element is a DOM node that a tool acts on, in the session whose renderer
-// holds it (the page's, or an out-of-process iframe's).
+// holds it (the page's, or an out-of-process iframe's), with a JavaScript
+// handle to it in the "cdpkit" object group.
 type Element struct {
 	Session *cdp.Session
 	Backend cdpapi.BackendNodeID
+	Object  runtime.RemoteObjectID
 	Ref     string // the ref it was named by, if any
+}
+
+// elementGroup is the object group of element handles; Release frees them.
+const elementGroup = "cdpkit"
+
+// Release frees the element's JavaScript handle. Handles also die with
+// their document.
+func (e *Element) Release(ctx context.Context) {
+	cdpapi.Call(ctx, e.Session, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: e.Object})
 }
 
 // Element resolves what an element-taking tool was given: a ref from a
 // snapshot ("e12" or "@e12") or, when ref is empty, a CSS selector matched
 // in the page's main document. It is the one place element arguments are
-// resolved. A ref of a changed document is ErrRefStale, a ref never issued
-// ErrRefNotFound, a selector matching nothing ErrElementNotFound.
+// resolved. A ref of a changed document, or of a node no longer in it, is
+// ErrRefStale; a ref never issued ErrRefNotFound; a selector matching
+// nothing ErrElementNotFound. The caller should Release the element.
 func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, error) {
 	if ref == "" && selector == "" {
 		return nil, fmt.Errorf("%w: give a ref (uid) or a selector", ErrInvalidArgument)
@@ -144,13 +157,18 @@ func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, erro
 		return nil, err
 	}
 	if ref == "" {
-		return querySelector(ctx, s, selector)
+		el, err := querySelector(ctx, s, selector)
+		if err != nil {
+			return nil, err
+		}
+		return el, el.attach(ctx)
 	}
 	e, err := t.refs.lookup(ref)
 	if err != nil {
 		return nil, err
 	}
-	stale := &ElementError{Ref: strings.TrimPrefix(ref, "@"), Err: ErrRefStale}
+	el := &Element{Session: e.session, Backend: e.backend, Ref: "e" + strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(ref), "@"), "e")}
+	stale := &ElementError{Ref: el.Ref, Err: ErrRefStale}
 	select {
 	case <-e.session.Done():
 		return nil, stale
@@ -163,10 +181,44 @@ func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, erro
 	if cur[e.frame] != e.loader {
 		return nil, stale
 	}
-	if _, err := cdpapi.Call(ctx, e.session, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: e.backend}); err != nil {
-		return nil, stale
+	if err := el.attach(ctx); err != nil {
+		return nil, err
 	}
-	return &Element{Session: e.session, Backend: e.backend, Ref: stale.Ref}, nil
+	return el, nil
+}
+
+// attach gets the element's JavaScript handle and checks that the node is
+// still in its document.
+func (e *Element) attach(ctx context.Context) error {
+	stale := func() error {
+		if e.Ref != "" {
+			return &ElementError{Ref: e.Ref, Err: ErrRefStale}
+		}
+		return fmt.Errorf("browser: the element left the document")
+	}
+	r, err := cdpapi.Call(ctx, e.Session, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: e.Backend, ObjectGroup: elementGroup})
+	if err != nil {
+		if _, ok := err.(*cdp.ProtocolError); ok {
+			return stale()
+		}
+		return fmt.Errorf("browser: resolving the element: %w", err)
+	}
+	if r.Object == nil || r.Object.ObjectID == "" {
+		return stale()
+	}
+	e.Object = r.Object.ObjectID
+	yes := true
+	c, err := cdpapi.Call(ctx, e.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { return this.isConnected }", ObjectID: e.Object, ReturnByValue: &yes,
+	})
+	if err != nil {
+		return fmt.Errorf("browser: checking the element: %w", err)
+	}
+	if c.Result == nil || string(c.Result.Value) != "true" {
+		e.Release(ctx)
+		return stale()
+	}
+	return nil
 }
 
 // querySelector finds the first element matching selector in the main

@@ -64,3 +64,23 @@ func TestRefOf(t *testing.T) {
 		}
 	}
 }
+
+func TestFind(t *testing.T) {
+	lines := []string{
+		`e1 main`,
+		`  e2 form "Login"`,
+		`    e3 button "Save"`,
+		`    "Saved at 10:30"`,
+		`  e4 link "Save as…"`,
+		`e5 button "Other"`,
+	}
+	got, total := Find(lines, func(s string) bool { return strings.Contains(strings.ToLower(s), "save") }, 2)
+	want := []Match{{`e3 button "Save"`, `e2 form "Login"`}, {`"Saved at 10:30"`, `e2 form "Login"`}}
+	if total != 3 || !slices.Equal(got, want) {
+		t.Errorf("Find = %v (total %d), want %v (total 3)", got, total, want)
+	}
+	got, _ = Find(lines, func(s string) bool { return strings.Contains(s, "Other") }, 5)
+	if len(got) != 1 || got[0].Parent != "" {
+		t.Errorf("Find of a top-level line = %v, want no parent", got)
+	}
+}

@@ -91,6 +91,12 @@ type formatter struct {
 // walk returns the lines for n at depth; ctx is the name of the nearest
 // printed ancestor, so text that only repeats it is dropped.
 func (f *formatter) walk(n *Node, depth int, ctx string) []line {
+	return f.walkIn(n, depth, ctx, "")
+}
+
+// walkIn is walk with the role of the nearest printed ancestor, so that a
+// landmark directly inside the same landmark is printed once.
+func (f *formatter) walkIn(n *Node, depth int, ctx, parentRole string) []line {
 	if n.Ignored {
 		return f.children(n, depth, ctx)
 	}
@@ -110,14 +116,17 @@ func (f *formatter) walk(n *Node, depth int, ctx string) []line {
 		}
 		return append(out, f.children(n, depth+1, n.Name)...)
 	}
-	if !f.shows(n) {
-		return f.children(n, depth, ctx)
+	if !f.shows(n) || (n.Role == parentRole && normalize(n.Name) == "" && structuralRoles[n.Role]) {
+		return f.childrenIn(n, depth, ctx, parentRole)
 	}
 	head := f.describe(n, depth)
 	if fieldRoles[n.Role] {
 		return []line{head}
 	}
 	kids := f.children(n, depth+1, normalize(n.Name))
+	if nameFromContent[n.Role] && normalize(n.Name) != "" {
+		kids = dropText(kids)
+	}
 	// Fold a lone text child into an unnamed element: listitem "one".
 	if normalize(n.Name) == "" && len(kids) == 1 && kids[0].isTxt {
 		head.text += " " + kids[0].text
@@ -129,6 +138,10 @@ func (f *formatter) walk(n *Node, depth int, ctx string) []line {
 // children returns the lines of n's children, merging each run of sibling
 // text nodes into one line.
 func (f *formatter) children(n *Node, depth int, ctx string) []line {
+	return f.childrenIn(n, depth, ctx, n.Role)
+}
+
+func (f *formatter) childrenIn(n *Node, depth int, ctx, role string) []line {
 	var out []line
 	var run []string
 	// flush emits the pending text run; next is the sibling that follows
@@ -148,12 +161,65 @@ func (f *formatter) children(n *Node, depth int, ctx string) []line {
 			run = append(run, c.Name)
 			continue
 		}
+		if t, ok := inlineText(c); ok {
+			run = append(run, t)
+			continue
+		}
 		flush(c)
-		out = append(out, f.walk(c, depth, ctx)...)
+		out = append(out, f.walkIn(c, depth, ctx, role)...)
 	}
 	flush(nil)
 	return out
 }
+
+// nameFromContent are roles whose name is their text: text inside them
+// only repeats the name.
+var nameFromContent = set("button", "link", "heading", "tab", "option", "menuitem", "menuitemcheckbox",
+	"menuitemradio", "checkbox", "radio", "switch", "treeitem", "DisclosureTriangle", "ToggleButton")
+
+func dropText(lines []line) []line {
+	out := lines[:0]
+	for _, l := range lines {
+		if !l.isTxt {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// inlineText returns the text of a collapsed inline wrapper, such as
+// <code> or <strong>, whose descendants are all text, so it joins the
+// surrounding run instead of splitting a sentence into lines.
+func inlineText(n *Node) (string, bool) {
+	if !collapsedRoles[n.Role] || blockRoles[n.Role] || (normalize(n.Name) != "" && !n.Ignored && (n.Role == "group" || n.Role == "region")) {
+		return "", false
+	}
+	var b strings.Builder
+	var walk func(*Node) bool
+	walk = func(x *Node) bool {
+		for _, c := range x.Children {
+			switch {
+			case c.isText():
+				b.WriteString(c.Name)
+			case collapsedRoles[c.Role] && !blockRoles[c.Role]:
+				if !walk(c) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(n) {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// blockRoles are collapsed wrappers that start a new line of text.
+var blockRoles = set("paragraph", "Div", "Pre", "blockquote", "Section", "LineBreak", "ListMarker",
+	"DescriptionList", "term", "definition", "Caption", "FigureCaption", "Legend", "generic", "RootWebArea", "WebArea")
 
 // shows reports whether n gets its own line in default mode.
 func (f *formatter) shows(n *Node) bool {

@@ -133,7 +133,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 
 // All returns every tool, sorted by name.
 func All() []Tool {
-	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools())
+	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1
