@@ -6,9 +6,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+
+	fixturepages "github.com/cdpkit/cdpkit/internal/fixtures"
 )
 
-// fixtures are the pages the MCP stage loads.
+// fixtures are the bench's own pages; serveFixtures also serves the
+// shared fixture pages under /pages/.
 //
 //go:embed testdata/*.html
 var fixtures embed.FS
@@ -27,10 +30,13 @@ func serveFixtures() (*httptest.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := http.FileServerFS(pages)
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServerFS(pages))
+	// The shared fixture pages, also used by the tests' golden snapshots.
+	mux.Handle("/pages/", http.StripPrefix("/pages", http.FileServerFS(fixturepages.Pages())))
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		files.ServeHTTP(w, r)
+		mux.ServeHTTP(w, r)
 	})}}
 	srv.Start()
 	return srv, nil

@@ -17,6 +17,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// snapshotPages are the shared fixture pages whose snapshot sizes are
+// reported; snapshotPage is the one whose snapshot latency is timed.
+var snapshotPages = []string{"form", "list", "landmarks", "big"}
+
+const snapshotPage = "list"
+
+// snapshotSize is the size of one page's snapshot text, as an agent gets
+// it (the JSON header line excluded), in characters.
+type snapshotSize struct {
+	page               string
+	chars, interactive int
+	truncated          bool
+}
+
 // mcpWarmup calls of each tool precede the measured ones.
 const mcpWarmup = 5
 
@@ -33,6 +47,9 @@ type mcpResult struct {
 	listPages      latency
 	navigate       latency
 	screenshot     latency
+	snapshot       latency // take_snapshot of snapshotPage, default mode
+	snapshotI      latency // the same, interactive
+	snapshotSizes  []snapshotSize
 	cdpkitRSS      int64      // the cdpkit process, idle with a browser open
 	chromium       treeMemory // the browser cdpkit launched
 }
@@ -245,6 +262,50 @@ func (c *child) warm(ctx context.Context, log *slog.Logger, iters int, baseURL s
 	}
 	res.screenshot = lat[0]
 	log.Info("take_screenshot done", "p50_ms", res.screenshot.p(50).Milliseconds())
+	return c.snapshots(ctx, log, iters, baseURL, res)
+}
+
+// snapshots records each fixture page's snapshot size in both modes, then
+// times take_snapshot on snapshotPage, default and interactive alternating.
+func (c *child) snapshots(ctx context.Context, log *slog.Logger, iters int, baseURL string, res *mcpResult) error {
+	for _, page := range snapshotPages {
+		if _, err := c.call(ctx, "navigate_page", map[string]any{"url": baseURL + "/pages/" + page + ".html"}); err != nil {
+			return fmt.Errorf("navigate_page to %s: %w", page, err)
+		}
+		sz := snapshotSize{page: page}
+		for _, interactive := range []bool{false, true} {
+			out, err := c.call(ctx, "take_snapshot", map[string]any{"interactive": interactive})
+			if err != nil {
+				return fmt.Errorf("take_snapshot of %s: %w", page, err)
+			}
+			header, body, _ := strings.Cut(out, "\n")
+			n := utf8.RuneCountInString(body)
+			if interactive {
+				sz.interactive = n
+			} else {
+				sz.chars = n
+				sz.truncated = strings.Contains(header, `"truncated":true`)
+			}
+		}
+		res.snapshotSizes = append(res.snapshotSizes, sz)
+	}
+	if _, err := c.call(ctx, "navigate_page", map[string]any{"url": baseURL + "/pages/" + snapshotPage + ".html"}); err != nil {
+		return err
+	}
+	lat, err := measure(ctx, mcpWarmup, iters,
+		func(ctx context.Context, _ int) error {
+			_, err := c.call(ctx, "take_snapshot", nil)
+			return err
+		},
+		func(ctx context.Context, _ int) error {
+			_, err := c.call(ctx, "take_snapshot", map[string]any{"interactive": true})
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("take_snapshot: %w", err)
+	}
+	res.snapshot, res.snapshotI = lat[0], lat[1]
+	log.Info("take_snapshot done", "p50_us", res.snapshot.p(50).Microseconds())
 	return nil
 }
 

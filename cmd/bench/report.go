@@ -86,6 +86,18 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 	r.addMillis("mcp.navigate_page.p95", "mcp: navigate_page (loopback) p95", m.navigate.p(95))
 	r.addMillis("mcp.take_screenshot.p50", "mcp: take_screenshot (viewport, png) p50", m.screenshot.p(50))
 	r.addMillis("mcp.take_screenshot.p95", "mcp: take_screenshot (viewport, png) p95", m.screenshot.p(95))
+	r.addMillis("mcp.take_snapshot.p50", "mcp: take_snapshot ("+snapshotPage+".html) p50", m.snapshot.p(50))
+	r.addMillis("mcp.take_snapshot.p95", "mcp: take_snapshot ("+snapshotPage+".html) p95", m.snapshot.p(95))
+	r.addMillis("mcp.take_snapshot_interactive.p50", "mcp: take_snapshot interactive ("+snapshotPage+".html) p50", m.snapshotI.p(50))
+	r.addMillis("mcp.take_snapshot_interactive.p95", "mcp: take_snapshot interactive ("+snapshotPage+".html) p95", m.snapshotI.p(95))
+	for _, sz := range m.snapshotSizes {
+		note := ""
+		if sz.truncated {
+			note = ", truncated at maxChars"
+		}
+		r.add("snapshot."+sz.page+".chars", "snapshot size: "+sz.page+".html"+note, float64(sz.chars), unitChars)
+		r.add("snapshot."+sz.page+".interactive_chars", "snapshot size: "+sz.page+".html, interactive", float64(sz.interactive), unitChars)
+	}
 
 	r.add("size.binary_bytes", "cdpkit binary size", float64(binSize), unitBytes)
 	r.addMiB("size.binary_mib", "cdpkit binary size", binSize)
