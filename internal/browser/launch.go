@@ -204,9 +204,18 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// lastLine returns the last line that Chromium wrote, skipping noise from
+// wrapper scripts (Debian's /usr/bin/chromium is a shell script that can
+// print "[: …: unexpected operator").
 func (t *tailBuffer) lastLine() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && !strings.Contains(l, "unexpected operator") && !strings.HasPrefix(l, "/usr/bin/") {
+			return l
+		}
+	}
+	return ""
 }

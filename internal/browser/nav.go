@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -27,10 +28,21 @@ type NavResult struct {
 	Status int    `json:"status,omitempty"` // the main document's HTTP status; 0 when none (about:, same-document)
 }
 
-// Navigate loads url in the tab and waits for its load event. The context
-// bounds the whole navigation; when it ends first the error wraps
-// context.DeadlineExceeded and the tab stays usable.
+// DefaultNavigationTimeout bounds a navigation whose context has no
+// deadline: a page whose load never fires must not hold the caller forever.
+const DefaultNavigationTimeout = 30 * time.Second
+
+// Navigate loads url in the tab and waits for its load event, or for the
+// commit of a same-document navigation such as "#section". The context
+// bounds the whole navigation (DefaultNavigationTimeout if it has no
+// deadline); when it ends first the error wraps context.DeadlineExceeded
+// and the tab stays usable.
 func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultNavigationTimeout)
+		defer cancel()
+	}
 	s, err := t.Session(ctx)
 	if err != nil {
 		return nil, err
@@ -41,7 +53,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 func navigate(ctx context.Context, s eventSession, url string) (*NavResult, error) {
 	// Subscribe before navigating so no event is missed; one channel keeps
 	// the document's response ahead of its load.
-	events, stop := s.SubscribeEvents("Page.lifecycleEvent", "Network.responseReceived")
+	events, stop := s.SubscribeEvents("Page.lifecycleEvent", "Network.responseReceived", "Page.navigatedWithinDocument")
 	defer stop()
 
 	res, err := cdpapi.Call(ctx, s, page.Navigate, page.NavigateParams{URL: url})
@@ -52,16 +64,39 @@ func navigate(ctx context.Context, s eventSession, url string) (*NavResult, erro
 		return nil, &NavigationError{URL: url, Text: res.ErrorText}
 	}
 	var status int
-	if res.LoaderID != "" { // empty for a same-document navigation: no load follows
+	if res.LoaderID != "" {
 		if status, err = waitLoad(ctx, events, res); err != nil {
 			return nil, fmt.Errorf("browser: waiting for %s to load: %w", url, err)
 		}
+	} else if err = waitSameDocument(ctx, events, res); err != nil {
+		return nil, fmt.Errorf("browser: waiting for %s: %w", url, err)
 	}
 	loc, err := location(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+}
+
+// waitSameDocument waits for the same-document navigation res started (no
+// LoaderID: no load follows) to commit. Page.navigate answers before it
+// does, so until then the history still shows the old URL.
+func waitSameDocument(ctx context.Context, events <-chan cdp.Event, res page.NavigateResult) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok := <-events:
+			if !ok {
+				return cdp.ErrSessionClosed
+			}
+			var n page.EventNavigatedWithinDocument
+			if ev.Method == "Page.navigatedWithinDocument" &&
+				jsonv2.Unmarshal(ev.Params, &n) == nil && n.FrameID == res.FrameID {
+				return nil
+			}
+		}
+	}
 }
 
 // waitLoad waits for the load event of the navigation res started, and

@@ -63,9 +63,19 @@ func TestNavigateFake(t *testing.T) {
 			wantStatus: 201,
 		},
 		{
-			name:       "same-document navigation does not wait",
-			res:        page.NavigateResult{FrameID: "F"},
+			name: "same-document navigation waits for its commit, not a load",
+			res:  page.NavigateResult{FrameID: "F"},
+			events: func(s *cdptest.Session) {
+				time.Sleep(10 * time.Millisecond)
+				s.Emit("Page.navigatedWithinDocument", page.EventNavigatedWithinDocument{FrameID: "CHILD", URL: "http://x/#a"})
+				s.Emit("Page.navigatedWithinDocument", page.EventNavigatedWithinDocument{FrameID: "F", URL: "http://x/#a"})
+			},
 			wantStatus: 0,
+		},
+		{
+			name:    "same-document navigation that never commits",
+			res:     page.NavigateResult{FrameID: "F"},
+			wantErr: context.DeadlineExceeded,
 		},
 		{
 			name:    "network error",

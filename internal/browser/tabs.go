@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
@@ -48,11 +50,33 @@ func (b *Browser) Activate(ctx context.Context, t *Tab) error {
 	return nil
 }
 
-// CloseTab closes t. If it was active, the most recently opened remaining
-// tab becomes active.
+// closeTabWait bounds how long CloseTab waits for a closed tab to go away.
+const closeTabWait = 5 * time.Second
+
+// CloseTab closes t and returns once the browser no longer lists it. If it
+// was active, the most recently opened remaining tab becomes active.
 func (b *Browser) CloseTab(ctx context.Context, t *Tab) error {
 	if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: t.id}); err != nil {
 		return fmt.Errorf("browser: closing tab: %w", err)
+	}
+	// Target.closeTarget answers before the target is gone. Until it is,
+	// Target.getTargets still lists it, and Pages would make it active again.
+	// A tab that will not close (beforeunload) must not hang the caller.
+	ctx, cancel := context.WithTimeout(ctx, closeTabWait)
+	defer cancel()
+	for {
+		res, err := cdpapi.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			return fmt.Errorf("browser: closing tab: %w", err)
+		}
+		if !slices.ContainsFunc(res.TargetInfos, func(ti *target.Info) bool { return ti.TargetID == t.id }) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("browser: closing tab: still open: %w", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	b.mu.Lock()
 	b.forgetLocked(t.id)
