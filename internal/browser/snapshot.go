@@ -45,16 +45,20 @@ func (t *Tab) SnapshotDiff(ctx context.Context, o SnapshotOptions) (snapshot.Res
 	if err != nil {
 		return res, snapshot.Changes{}, err
 	}
-	kind := fmt.Sprintf("i=%v s=%s d=%d u=%v", o.Interactive, o.Scope, o.Depth, o.URLs)
-	changes := snapshot.Diff(t.refs.previous(kind), res.Lines)
+	kind := snapshotKind(o)
+	prev := t.refs.previous(kind)
+	if prev == nil && o.Interactive && o.Scope == "" {
+		// The agent may have looked in default mode: compare with the
+		// interactive part of that.
+		prev = snapshot.InteractiveLines(t.refs.previous(snapshotKind(SnapshotOptions{})))
+	}
+	changes := snapshot.Diff(prev, res.Lines)
 	t.refs.remember(kind, res.Lines)
 	return res, changes, nil
 }
 
-// RememberSnapshot records res as the previous snapshot of its kind, so a
-// later diff compares against it.
-func (t *Tab) RememberSnapshot(o SnapshotOptions, res snapshot.Result) {
-	t.refs.remember(fmt.Sprintf("i=%v s=%s d=%d u=%v", o.Interactive, o.Scope, o.Depth, o.URLs), res.Lines)
+func snapshotKind(o SnapshotOptions) string {
+	return fmt.Sprintf("i=%v s=%s d=%d u=%v", o.Interactive, o.Scope, o.Depth, o.URLs)
 }
 
 // axTree fetches the accessibility tree of the page, or of the scope

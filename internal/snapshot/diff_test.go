@@ -84,3 +84,21 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find of a top-level line = %v, want no parent", got)
 	}
 }
+
+func TestInteractiveLines(t *testing.T) {
+	lines := Format(formPage(), counter(), Options{}).Lines
+	got := strings.Join(InteractiveLines(lines), "\n")
+	want := strings.TrimSpace(Format(formPage(), counter(), Options{Interactive: true}).Text)
+	// Refs differ between the two runs' counters, so compare without them.
+	strip := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			_, rest, _ := strings.Cut(l, " ")
+			out = append(out, rest)
+		}
+		return strings.Join(out, "\n")
+	}
+	if strip(got) != strip(want) {
+		t.Errorf("InteractiveLines =\n%s\nwant the interactive snapshot's lines\n%s", got, want)
+	}
+}

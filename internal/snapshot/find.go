@@ -38,3 +38,30 @@ func Find(lines []string, match func(string) bool, limit int) ([]Match, int) {
 }
 
 func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+
+// InteractiveLines returns, unindented, the lines of a default-mode
+// snapshot that interactive mode would print, so that a diff can compare
+// an interactive snapshot against a default one.
+func InteractiveLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if refOf(t) == "" {
+			continue
+		}
+		f := strings.Fields(t)
+		if len(f) > 1 && interactivePrinted[f[1]] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// interactivePrinted are the printed roles of interactive nodes.
+var interactivePrinted = func() map[string]bool {
+	m := make(map[string]bool)
+	for r := range interactiveRoles {
+		m[(&Node{Role: r}).role()] = true
+	}
+	return m
+}()

@@ -1,0 +1,124 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/snapshot"
+)
+
+// maxChangesChars bounds the elements part of a changes section.
+const maxChangesChars = 1500
+
+// settleTime bounds the wait for the page to render after an action.
+const settleTime = 500 * time.Millisecond
+
+// before is what a state-changing tool notes before it acts, so that its
+// result can say what changed.
+type before struct {
+	b     *browser.Browser
+	tab   *browser.Tab
+	loc   browser.Location
+	pages map[string]browser.Page
+}
+
+// observe records the tab's location and the open tabs.
+func observe(ctx context.Context, b *browser.Browser, tab *browser.Tab) (*before, error) {
+	loc, err := tab.Location(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := b.Pages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := &before{b: b, tab: tab, loc: loc, pages: make(map[string]browser.Page)}
+	for _, p := range pages {
+		o.pages[string(p.ID)] = p
+	}
+	return o, nil
+}
+
+// Changes is the section every state-changing tool adds to its result.
+type Changes struct {
+	URL        string         `json:"url,omitempty"`   // the new URL, when it changed
+	Title      string         `json:"title,omitempty"` // the new title, when it changed
+	Navigated  bool           `json:"navigated,omitempty"`
+	TabsOpened []browser.Page `json:"tabsOpened,omitempty"`
+	TabsClosed []string       `json:"tabsClosed,omitempty"`
+	// Elements lists interactive elements added (+), removed (-) or
+	// changed (~) since the agent's last snapshot of this tab, cut at
+	// maxChangesChars with a count of the rest.
+	Elements string `json:"elements,omitempty"`
+}
+
+// changesSince waits briefly for the page to settle, then reports what
+// changed since o. With full set it returns the whole interactive snapshot
+// instead of the element diff (includeSnapshot).
+func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) {
+	settle(ctx, o.tab)
+	c := &Changes{}
+	loc, err := o.tab.Location(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if loc.URL != o.loc.URL {
+		c.URL, c.Navigated = loc.URL, true
+	}
+	if loc.Title != o.loc.Title {
+		c.Title = loc.Title
+	}
+	pages, err := o.b.Pages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := make(map[string]bool)
+	for _, p := range pages {
+		now[string(p.ID)] = true
+		if _, ok := o.pages[string(p.ID)]; !ok {
+			c.TabsOpened = append(c.TabsOpened, p)
+		}
+	}
+	for id := range o.pages {
+		if !now[id] {
+			c.TabsClosed = append(c.TabsClosed, id)
+		}
+	}
+	if !now[string(o.tab.ID())] {
+		return c, nil // the tab itself closed
+	}
+	opts := browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
+	res, diff, err := o.tab.SnapshotDiff(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if full {
+		c.Elements = res.Text
+	} else {
+		c.Elements = diff.Text(maxChangesChars)
+	}
+	return c, nil
+}
+
+// settle waits, bounded, for two animation frames, so that the DOM an
+// action changed has rendered; a navigation it started is waited for by
+// the frame callback never running in the old document, which the bound
+// covers.
+func settle(ctx context.Context, tab *browser.Tab) {
+	ctx, cancel := context.WithTimeout(ctx, settleTime)
+	defer cancel()
+	s, err := tab.Session(ctx)
+	if err != nil {
+		return
+	}
+	yes := true
+	cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:   "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))",
+		AwaitPromise: &yes,
+	})
+}
