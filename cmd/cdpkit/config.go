@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,8 @@ type config struct {
 	browser     browser.Options
 	artifactDir string
 	toolTimeout time.Duration
+	maxPixels   int // screenshot width × height; 0 means the default
+	maxBytes    int // encoded screenshot size; 0 means the default
 	logFormat   string
 	logLevel    string
 }
@@ -33,6 +36,8 @@ Environment:
   CDPKIT_CDP_TIMEOUT    deadline for one CDP command without its own (default 15s)
   CDPKIT_TOOL_TIMEOUT   deadline for one tool call (default 30s)
   CDPKIT_ARTIFACT_DIR   the only directory tools write files to (default: the user cache dir's cdpkit/artifacts)
+  CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
+  CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -85,6 +90,12 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if c.toolTimeout == 0 {
 		c.toolTimeout = tools.DefaultTimeout
 	}
+	if c.maxPixels, err = envInt("CDPKIT_MAX_SCREENSHOT_PIXELS"); err != nil {
+		return nil, err
+	}
+	if c.maxBytes, err = envInt("CDPKIT_MAX_IMAGE_BYTES"); err != nil {
+		return nil, err
+	}
 	c.artifactDir = os.Getenv("CDPKIT_ARTIFACT_DIR")
 	if c.artifactDir == "" {
 		c.artifactDir = policy.DefaultArtifactDir()
@@ -104,6 +115,19 @@ func envDuration(name string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s=%q: want a positive duration such as 15s", name, v)
 	}
 	return d, nil
+}
+
+// envInt reads a positive integer from the environment; unset is zero.
+func envInt(name string) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
 }
 
 // logger builds the stderr logger the flags ask for.

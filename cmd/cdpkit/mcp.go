@@ -44,7 +44,8 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 			log.Warn("stopping the browser", "err", err)
 		}
 	}()
-	env := &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: cfg.toolTimeout}
+	env := &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: cfg.toolTimeout,
+		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes}
 	server := mcpserver.New(env, buildVersion(), tools.All())
 	log.Info("cdpkit mcp serving on stdio", "version", buildVersion())
 	if err := mcpserver.RunStdio(ctx, server); err != nil && ctx.Err() == nil {

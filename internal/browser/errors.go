@@ -85,3 +85,11 @@ func (e *ElementError) Error() string {
 }
 
 func (e *ElementError) Unwrap() error { return e.Err }
+
+// What names the element for a message: its ref, or its quoted selector.
+func (e *ElementError) What() string {
+	if e.Ref != "" {
+		return e.Ref
+	}
+	return fmt.Sprintf("%q", e.Selector)
+}

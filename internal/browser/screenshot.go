@@ -1,56 +1,243 @@
 package browser
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"image"
-	_ "image/jpeg" // DecodeConfig for jpeg captures
-	_ "image/png"  // DecodeConfig for png captures
+	"math"
+	"time"
 
-	cdpapi "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
+	_ "golang.org/x/image/webp" // DecodeConfig for webp captures
 )
 
-// ScreenshotOptions choose the encoding of a capture.
+// Screenshot limits.
+const (
+	// DefaultMaxScreenshotPixels bounds a capture's width × height when
+	// ScreenshotOptions.MaxPixels is zero: 4096 × 4096.
+	DefaultMaxScreenshotPixels = 4096 * 4096
+	// DefaultMaxImageBytes bounds an encoded capture when
+	// ScreenshotOptions.MaxBytes is zero: 5 MiB.
+	DefaultMaxImageBytes = 5 << 20
+)
+
+const (
+	// maxCaptureHeight is the tallest image one Page.captureScreenshot may
+	// return, in device pixels: Chrome's compositor and encoder limit.
+	// Taller captures are taken in tiles and stitched.
+	maxCaptureHeight = 16384
+	// maxCaptureWidth bounds the width the same way; wider regions are
+	// downscaled, never tiled.
+	maxCaptureWidth = 16384
+	// maxWebPSide is the WebP format's limit on either side. WebP cannot be
+	// stitched (Go has no WebP encoder), so taller regions are downscaled.
+	maxWebPSide = 16383
+	// defaultQuality is Chrome's jpeg and webp quality when none is given.
+	defaultQuality = 80
+	// fitQuality is the quality a lossy capture drops to before it is
+	// downscaled to fit MaxBytes.
+	fitQuality = 50
+	// maxFitAttempts bounds the captures spent fitting MaxBytes.
+	maxFitAttempts = 4
+	// minFitSide is the smallest side a capture is shrunk to when fitting
+	// MaxBytes; below it the capture is refused as too large.
+	minFitSide = 32
+	// scrollBudget bounds the scroll through a page before a full-page
+	// capture.
+	scrollBudget = 3 * time.Second
+)
+
+// ErrScreenshotTooLarge means a capture cannot be made to fit the byte
+// limit, even downscaled. The error is a *ScreenshotTooLargeError.
+var ErrScreenshotTooLarge = errors.New("browser: screenshot too large")
+
+// ErrElementNotVisible means an element has no box to capture: it is not
+// rendered (display: none, detached) or has zero size. It comes wrapped in
+// an *ElementError.
+var ErrElementNotVisible = errors.New("browser: element is not visible")
+
+// ScreenshotTooLargeError says how far the smallest attempt was from the
+// limit.
+type ScreenshotTooLargeError struct {
+	Bytes  int // the smallest encoding reached
+	Limit  int // MaxBytes
+	Width  int // its size in pixels
+	Height int
+}
+
+func (e *ScreenshotTooLargeError) Error() string {
+	return fmt.Sprintf("browser: screenshot is %d bytes at %dx%d, over the %d-byte limit", e.Bytes, e.Width, e.Height, e.Limit)
+}
+
+func (e *ScreenshotTooLargeError) Unwrap() error { return ErrScreenshotTooLarge }
+
+// ScreenshotOptions say what to capture and how to encode it. The zero
+// value captures the viewport as PNG within the default limits.
 type ScreenshotOptions struct {
-	Format  string // "png" (default) or "jpeg"
-	Quality int    // 0–100, jpeg only; 0 means the browser's default
+	// Format is "png" (the default), "jpeg" or "webp".
+	Format string
+	// Quality is 1–100 for jpeg and webp; 0 means 80. It must be 0 for png.
+	Quality int
+	// FullPage captures the whole document instead of the viewport. The
+	// page is first scrolled through so lazy content paints, then put back
+	// where it was; the viewport is never resized. Calls acting on the tab
+	// meanwhile see it scrolled. Fixed elements are painted once, where
+	// the page is scrolled to.
+	FullPage bool
+	// Ref or Selector captures one element: a snapshot ref ("e12") or,
+	// when Ref is empty, a CSS selector (see [Tab.Element]). The element is
+	// scrolled into view. Not with FullPage.
+	Ref      string
+	Selector string
+	// MaxPixels bounds width × height of the image; larger regions are
+	// captured downscaled, never cropped. Zero means
+	// DefaultMaxScreenshotPixels.
+	MaxPixels int
+	// MaxBytes bounds the encoded image; a larger one is captured again at a
+	// lower quality (jpeg, webp) or smaller scale until it fits, else the
+	// call fails with ErrScreenshotTooLarge. Zero means DefaultMaxImageBytes.
+	MaxBytes int
+
+	maxTile int // tests lower maxCaptureHeight to force tiling
 }
 
 // Screenshot is an encoded image with its real size, read from its bytes.
 type Screenshot struct {
 	Data   []byte
-	Format string
-	Width  int
-	Height int
+	Format string // "png", "jpeg" or "webp"
+	// Quality is the jpeg or webp quality used; 0 for png.
+	Quality int
+	Width   int
+	Height  int
+	// Scale is image pixels per CSS pixel: the device pixel ratio times any
+	// downscale applied to fit the limits.
+	Scale float64
+	// Downscaled reports that the image has fewer pixels than the device
+	// would paint, to fit MaxPixels, MaxBytes or a format's size limit.
+	Downscaled bool
+
+	tiles int // captures stitched into Data
 }
 
-// Screenshot captures the tab's viewport.
+// rect is a region in CSS pixels, in document coordinates.
+type rect struct{ X, Y, W, H float64 }
+
+// tile is one capture of a tiled plan: rows [Y, Y+H) of the region in CSS
+// pixels, drawn at row DstY of the stitched image.
+type tile struct {
+	Y, H float64
+	DstY int
+}
+
+// capturePlan says how to capture a region: the clip scale and the tiles.
+type capturePlan struct {
+	Scale float64 // clip scale; image px = CSS px × device pixel ratio × Scale
+	Tiles []tile  // one unless the image is taller than one capture allows
+}
+
+// Screenshot captures the tab's viewport, its whole page, or one element,
+// as o says. The context bounds the whole call, including the scroll
+// through a page and any captures retried to fit the limits.
+//
+// Argument errors wrap ErrInvalidArgument; element errors are
+// *ElementError (see [Tab.Element], and ErrElementNotVisible); a capture
+// that cannot fit MaxBytes is a *ScreenshotTooLargeError.
 func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
-	format := o.Format
-	if format == "" {
-		format = "png"
-	}
-	if format != "png" && format != "jpeg" {
-		return nil, fmt.Errorf("browser: screenshot format %q: want png or jpeg", format)
+	if err := o.normalize(); err != nil {
+		return nil, err
 	}
 	s, err := t.Session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormat(format)}
-	if format == "jpeg" && o.Quality > 0 {
-		q := int64(o.Quality)
-		p.Quality = &q
+	var region rect
+	viewport := false
+	switch {
+	case o.Ref != "" || o.Selector != "":
+		region, err = t.elementRegion(ctx, s, o.Ref, o.Selector)
+	case o.FullPage:
+		region, err = fullPageRegion(ctx, s)
+	default:
+		region, err = viewportRegion(ctx, s)
+		viewport = true
 	}
-	res, err := cdpapi.Call(ctx, s, page.CaptureScreenshot, p)
 	if err != nil {
-		return nil, fmt.Errorf("browser: capturing screenshot: %w", err)
+		return nil, err
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(res.Data))
+	dpr, err := devicePixelRatio(ctx, s)
 	if err != nil {
-		return nil, fmt.Errorf("browser: reading screenshot size: %w", err)
+		return nil, err
 	}
-	return &Screenshot{Data: res.Data, Format: format, Width: cfg.Width, Height: cfg.Height}, nil
+	maxW, maxH := maxCaptureWidth, math.MaxInt32
+	if o.Format == "webp" {
+		maxW, maxH = maxWebPSide, maxWebPSide
+	}
+	plan := planCapture(region.W, region.H, dpr, planScale(region.W, region.H, dpr, o.MaxPixels, maxW, maxH), o.maxTile)
+	quality := o.Quality
+	var smallest *Screenshot // the smallest encoding so far, for the error
+	for attempt := 1; ; attempt++ {
+		shot, err := capture(ctx, s, region, plan, o.Format, quality, viewport)
+		if err != nil {
+			return nil, err
+		}
+		shot.Scale = dpr * plan.Scale
+		shot.Downscaled = plan.Scale < 1
+		if len(shot.Data) <= o.MaxBytes {
+			return shot, nil
+		}
+		if smallest == nil || len(shot.Data) < len(smallest.Data) {
+			smallest = shot
+		}
+		// Bytes grow about with pixels: aim 10% under the limit.
+		next := plan.Scale * 0.9 * math.Sqrt(float64(o.MaxBytes)/float64(len(shot.Data)))
+		lossy := o.Format != "png"
+		switch {
+		case attempt == maxFitAttempts:
+		case lossy && quality > fitQuality:
+			quality = fitQuality
+			continue
+		case math.Min(region.W, region.H)*dpr*next >= minFitSide:
+			plan = planCapture(region.W, region.H, dpr, next, o.maxTile)
+			continue
+		}
+		return nil, &ScreenshotTooLargeError{Bytes: len(smallest.Data), Limit: o.MaxBytes, Width: smallest.Width, Height: smallest.Height}
+	}
+}
+
+// normalize checks o and fills in its defaults.
+func (o *ScreenshotOptions) normalize() error {
+	if o.Format == "" {
+		o.Format = "png"
+	}
+	switch o.Format {
+	case "png":
+		if o.Quality != 0 {
+			return fmt.Errorf("%w: quality is for jpeg and webp, not png", ErrInvalidArgument)
+		}
+	case "jpeg", "webp":
+		if o.Quality == 0 {
+			o.Quality = defaultQuality
+		}
+	default:
+		return fmt.Errorf("%w: screenshot format %q: want png, jpeg or webp", ErrInvalidArgument, o.Format)
+	}
+	switch {
+	case o.Quality < 0 || o.Quality > 100:
+		return fmt.Errorf("%w: quality %d: want 1-100", ErrInvalidArgument, o.Quality)
+	case o.Ref != "" && o.Selector != "":
+		return fmt.Errorf("%w: give a ref or a selector, not both", ErrInvalidArgument)
+	case o.FullPage && (o.Ref != "" || o.Selector != ""):
+		return fmt.Errorf("%w: a full-page capture takes no element", ErrInvalidArgument)
+	case o.MaxPixels < 0 || o.MaxBytes < 0:
+		return fmt.Errorf("%w: negative screenshot limit", ErrInvalidArgument)
+	}
+	if o.MaxPixels == 0 {
+		o.MaxPixels = DefaultMaxScreenshotPixels
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxImageBytes
+	}
+	if o.maxTile == 0 {
+		o.maxTile = maxCaptureHeight
+	}
+	return nil
 }

@@ -72,7 +72,14 @@ func AsError(err error) *Error {
 	var ub *policy.URLError
 	var pe *policy.PathError
 	var ee *browser.ElementError
+	var tl *browser.ScreenshotTooLargeError
 	switch {
+	case errors.As(err, &tl):
+		return &Error{Code: ScreenshotTooLarge, Message: fmt.Sprintf("even downscaled the screenshot is %d bytes, over the %d-byte limit", tl.Bytes, tl.Limit),
+			Hint: "capture an element (uid or selector) or the viewport instead of the full page, use format jpeg or webp, or raise CDPKIT_MAX_IMAGE_BYTES"}
+	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementNotVisible):
+		return &Error{Code: ElementHidden, Message: fmt.Sprintf("%s is not rendered or has no size", ee.What()), Recoverable: true,
+			Hint: "take a snapshot and pick a visible element"}
 	case errors.As(err, &pe):
 		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: "give a path relative to the artifact dir, without .."}
 	case errors.As(err, &ee) && errors.Is(err, browser.ErrRefStale):
@@ -82,7 +89,7 @@ func AsError(err error) *Error {
 		return &Error{Code: RefNotFound, Message: fmt.Sprintf("%s was never issued in this tab", ee.Ref), Recoverable: true,
 			Hint: "use a ref from this tab's latest snapshot"}
 	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementNotFound):
-		return &Error{Code: ElementNotFound, Message: fmt.Sprintf("no element matches %q", ee.Selector), Recoverable: true,
+		return &Error{Code: ElementNotFound, Message: fmt.Sprintf("no element matches %s", ee.What()), Recoverable: true,
 			Hint: "check the selector, or take a snapshot and use a ref"}
 	case errors.Is(err, browser.ErrInvalidArgument):
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "see the tool's input schema"}

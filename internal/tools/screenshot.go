@@ -1,51 +1,179 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/image/draw"
+	_ "golang.org/x/image/webp" // decoding webp captures for the inline copy
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 )
 
+// The inline copy of a screenshot, the one the model sees, stays within
+// these bounds; the saved file is always the full capture. 2000 px is
+// the most image APIs accept per side when a request holds many images,
+// and 1 MiB keeps a conversation from filling with image data.
+const (
+	maxInlineSide  = 2000
+	maxInlineBytes = 1 << 20
+)
+
 type screenshotArgs struct {
-	Target  string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
-	Format  string `json:"format,omitempty" jsonschema:"png (default) or jpeg"`
-	Quality int    `json:"quality,omitempty" jsonschema:"jpeg quality 1-100"`
+	Target   string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	FullPage bool   `json:"fullPage,omitempty" jsonschema:"capture the whole page, not just the viewport"`
+	UID      string `json:"uid,omitempty" jsonschema:"capture only this element: a ref from take_snapshot, such as e12"`
+	Selector string `json:"selector,omitempty" jsonschema:"capture only the first element matching this CSS selector"`
+	Format   string `json:"format,omitempty" jsonschema:"png (default), jpeg or webp"`
+	Quality  int    `json:"quality,omitempty" jsonschema:"jpeg or webp quality 1-100 (default 80)"`
+	FilePath string `json:"filePath,omitempty" jsonschema:"file to save it to in the artifact dir (default screenshots/<time>-<tab>.<format>)"`
 }
 
 func screenshotTools() []Tool {
 	return []Tool{
 		define(Tool{
-			Name:        "take_screenshot",
-			Description: "Capture a tab's viewport as an image. Returns the image plus its format, width and height.",
-			ReadOnly:    true,
+			Name: "take_screenshot",
+			Description: "Screenshot of the viewport, the whole page (fullPage) or one element (uid or selector) as png, jpeg or webp. " +
+				"Saves the full image in the artifact dir (path) and returns its format, width, height and scale (image px per CSS px), " +
+				"and the image inline, shrunk to at most 2000 px a side and 1 MiB (then inline gives its size). " +
+				"Over the pixel or byte limit it is downscaled, never cropped (downscaled: true).",
+			ReadOnly: true,
 		}, takeScreenshot),
 	}
 }
 
+type screenshotData struct {
+	Path       string      `json:"path"`
+	Format     string      `json:"format"`
+	Width      int         `json:"width"`
+	Height     int         `json:"height"`
+	Bytes      int         `json:"bytes"`
+	Scale      float64     `json:"scale"`
+	Downscaled bool        `json:"downscaled"`
+	Quality    int         `json:"quality,omitempty"`
+	Inline     *inlineInfo `json:"inline,omitempty"` // set when the inline image is not the saved file
+}
+
+type inlineInfo struct {
+	Format string `json:"format"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+}
+
+// extFormats maps file extensions to formats, for a filePath without format.
+var extFormats = map[string]string{".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
+
 func takeScreenshot(ctx context.Context, env *Env, in screenshotArgs) (*Result, error) {
-	switch in.Format {
-	case "", "png", "jpeg":
+	format := in.Format
+	if f, ok := extFormats[strings.ToLower(filepath.Ext(in.FilePath))]; ok {
+		if format == "" {
+			format = f
+		} else if format != f {
+			return nil, errorf(InvalidArgs, false, "give a filePath ending in ."+format+", or omit format",
+				"format %s does not match filePath %q", format, in.FilePath)
+		}
+	}
+	switch format {
+	case "", "png", "jpeg", "webp":
 	default:
-		return nil, errorf(InvalidArgs, false, "use png or jpeg", "format %q is not supported", in.Format)
+		return nil, errorf(InvalidArgs, false, "use png, jpeg or webp", "format %q is not supported", in.Format)
+	}
+	if in.Quality != 0 && (format == "" || format == "png") {
+		return nil, errorf(InvalidArgs, false, "quality is for jpeg and webp; omit it for png", "quality does not apply to png")
 	}
 	if in.Quality < 0 || in.Quality > 100 {
 		return nil, errorf(InvalidArgs, false, "use 1-100", "quality %d is out of range", in.Quality)
+	}
+	if in.UID != "" && in.Selector != "" {
+		return nil, errorf(InvalidArgs, false, "give uid or selector", "uid and selector do not go together")
+	}
+	if in.FullPage && (in.UID != "" || in.Selector != "") {
+		return nil, errorf(InvalidArgs, false, "omit fullPage to capture one element", "fullPage does not go with uid or selector")
 	}
 	tab, err := resolveTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}
-	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{Format: in.Format, Quality: in.Quality})
+	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{
+		Format: format, Quality: in.Quality, FullPage: in.FullPage, Ref: in.UID, Selector: in.Selector,
+		MaxPixels: env.MaxScreenshotPixels, MaxBytes: env.MaxImageBytes,
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Result{
-		Data: map[string]any{
-			"format": shot.Format,
-			"width":  shot.Width,
-			"height": shot.Height,
-			"bytes":  len(shot.Data),
-		},
-		Image: &Image{Data: shot.Data, MIMEType: "image/" + shot.Format},
-	}, nil
+	name := in.FilePath
+	if name == "" {
+		ext := "." + shot.Format
+		if shot.Format == "jpeg" {
+			ext = ".jpg"
+		}
+		id := strings.ToLower(string(tab.ID()))
+		name = filepath.Join("screenshots", time.Now().Format("20060102-150405.000")+"-"+id[:min(6, len(id))]+ext)
+	}
+	path, err := env.Artifacts.WriteFile(name, shot.Data)
+	if err != nil {
+		return nil, err
+	}
+	data := screenshotData{
+		Path: path, Format: shot.Format, Width: shot.Width, Height: shot.Height, Bytes: len(shot.Data),
+		Scale: shot.Scale, Downscaled: shot.Downscaled, Quality: shot.Quality,
+	}
+	img, err := inlineImage(shot)
+	if err != nil {
+		return nil, err
+	}
+	if img.Width != shot.Width || img.Height != shot.Height || img.Format != shot.Format {
+		data.Inline = &inlineInfo{Format: img.Format, Width: img.Width, Height: img.Height}
+	}
+	return &Result{Data: data, Image: &Image{Data: img.Data, MIMEType: "image/" + img.Format}}, nil
+}
+
+// inlineImage returns shot itself if it is within the inline bounds, else
+// a smaller copy: png stays png if that fits the bytes, otherwise jpeg.
+func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
+	if max(shot.Width, shot.Height) <= maxInlineSide && len(shot.Data) <= maxInlineBytes {
+		return shot, nil
+	}
+	src, _, err := image.Decode(bytes.NewReader(shot.Data))
+	if err != nil {
+		return nil, fmt.Errorf("tools: decoding the screenshot: %w", err)
+	}
+	side := min(maxInlineSide, max(shot.Width, shot.Height))
+	for {
+		w, h := fitSide(shot.Width, shot.Height, side)
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.BiLinear.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+		var buf bytes.Buffer
+		format := "png"
+		if shot.Format == "png" {
+			err = png.Encode(&buf, dst)
+		}
+		if shot.Format != "png" || buf.Len() > maxInlineBytes {
+			buf.Reset()
+			format = "jpeg"
+			err = jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 80})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tools: encoding the inline screenshot: %w", err)
+		}
+		if buf.Len() <= maxInlineBytes || side <= 64 {
+			return &browser.Screenshot{Data: buf.Bytes(), Format: format, Width: w, Height: h}, nil
+		}
+		side = side * 3 / 4
+	}
+}
+
+// fitSide scales w × h down so that its longest side is side.
+func fitSide(w, h, side int) (int, int) {
+	if w >= h {
+		return side, max(1, h*side/w)
+	}
+	return max(1, w*side/h), side
 }

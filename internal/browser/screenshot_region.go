@@ -1,0 +1,240 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	_ "golang.org/x/image/webp" // DecodeConfig for webp captures
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// viewportRegion returns the visible part of the page in document
+// coordinates.
+func viewportRegion(ctx context.Context, s *cdp.Session) (rect, error) {
+	m, err := cdpapi.Call(ctx, s, page.GetLayoutMetrics, cdpapi.Empty{})
+	if err != nil {
+		return rect{}, fmt.Errorf("browser: reading layout metrics: %w", err)
+	}
+	v := m.CSSVisualViewport
+	if v == nil {
+		return rect{}, errors.New("browser: reading layout metrics: no visual viewport")
+	}
+	return rect{X: v.PageX, Y: v.PageY, W: v.ClientWidth, H: v.ClientHeight}, nil
+}
+
+// scrollThrough scrolls the page down by viewport heights, waiting two
+// frames at each stop so lazy content starts loading, then waits for
+// images still loading, all within a budget in ms, and scrolls back to
+// where the page was. It is a fixed expression: only the budget varies.
+const scrollThrough = `(async (budget) => {
+	const end = performance.now() + budget;
+	const el = document.scrollingElement || document.documentElement;
+	const x = scrollX, y = scrollY;
+	const frame = () => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
+	const step = Math.max(innerHeight, 100);
+	for (let top = 0; top < el.scrollHeight && performance.now() < end; top += step) {
+		scrollTo({left: x, top, behavior: "instant"});
+		await frame();
+	}
+	const pending = [...document.images].filter(i => !i.complete);
+	if (pending.length > 0) {
+		await Promise.race([
+			Promise.all(pending.map(i => new Promise(r => {
+				i.addEventListener("load", r, {once: true});
+				i.addEventListener("error", r, {once: true});
+			}))),
+			new Promise(r => setTimeout(r, Math.max(0, end - performance.now()))),
+		]);
+	}
+	scrollTo({left: x, top: y, behavior: "instant"});
+	await frame();
+})(%d)`
+
+// fullPageRegion scrolls through the page and returns its whole document.
+func fullPageRegion(ctx context.Context, s *cdp.Session) (rect, error) {
+	budget := scrollBudget
+	if d, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(d)/4)
+	}
+	if _, err := evaluate(ctx, s, fmt.Sprintf(scrollThrough, budget.Milliseconds())); err != nil {
+		return rect{}, fmt.Errorf("browser: scrolling through the page: %w", err)
+	}
+	m, err := cdpapi.Call(ctx, s, page.GetLayoutMetrics, cdpapi.Empty{})
+	if err != nil {
+		return rect{}, fmt.Errorf("browser: reading layout metrics: %w", err)
+	}
+	c := m.CSSContentSize
+	if c == nil {
+		return rect{}, errors.New("browser: reading layout metrics: no content size")
+	}
+	return rect{X: c.X, Y: c.Y, W: c.Width, H: c.Height}, nil
+}
+
+// elementRegion scrolls the element into view and returns its border box
+// in the page's document coordinates.
+func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector string) (rect, error) {
+	el, err := t.Element(ctx, ref, selector)
+	if err != nil {
+		return rect{}, err
+	}
+	defer el.Release(ctx)
+	notVisible := &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
+	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
+		if _, ok := err.(*cdp.ProtocolError); ok {
+			return rect{}, notVisible
+		}
+		return rect{}, fmt.Errorf("browser: scrolling the element into view: %w", err)
+	}
+	r, err := borderBox(ctx, el.Session, el.Backend)
+	if err != nil {
+		if _, ok := err.(*cdp.ProtocolError); ok {
+			return rect{}, notVisible
+		}
+		return rect{}, err
+	}
+	if r.W < 1 || r.H < 1 {
+		return rect{}, notVisible
+	}
+	if el.Session != s {
+		// The box is relative to its out-of-process frame's viewport.
+		x, y, err := t.frameOffset(ctx, s, el.Session)
+		if err != nil {
+			return rect{}, err
+		}
+		r.X, r.Y = r.X+x, r.Y+y
+		// Let the frame's compositor catch up with the scroll.
+		evaluate(ctx, el.Session, `new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })`)
+	}
+	v, err := viewportRegion(ctx, s)
+	if err != nil {
+		return rect{}, err
+	}
+	r.X, r.Y = r.X+v.X, r.Y+v.Y
+	return r, nil
+}
+
+// borderBox returns the bounding rectangle of a node's border box in its
+// frame's viewport coordinates.
+func borderBox(ctx context.Context, s *cdp.Session, backend cdpapi.BackendNodeID) (rect, error) {
+	bm, err := cdpapi.Call(ctx, s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: backend})
+	if err != nil {
+		return rect{}, err
+	}
+	if bm.Model == nil || len(bm.Model.Border) < 8 {
+		return rect{}, errors.New("browser: the element has no box model")
+	}
+	return quadBounds(bm.Model.Border), nil
+}
+
+// contentOrigin returns the top-left corner of a node's content box in its
+// frame's viewport coordinates.
+func contentOrigin(ctx context.Context, s *cdp.Session, backend cdpapi.BackendNodeID) (float64, float64, error) {
+	bm, err := cdpapi.Call(ctx, s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: backend})
+	if err != nil {
+		return 0, 0, fmt.Errorf("browser: locating an iframe: %w", err)
+	}
+	if bm.Model == nil || len(bm.Model.Content) < 8 {
+		return 0, 0, errors.New("browser: locating an iframe: no box model")
+	}
+	r := quadBounds(bm.Model.Content)
+	return r.X, r.Y, nil
+}
+
+// quadBounds returns the bounding rectangle of a quad (x1 y1 … x4 y4),
+// which a transform may have turned.
+func quadBounds(q dom.Quad) rect {
+	minX, minY := math.Inf(1), math.Inf(1)
+	maxX, maxY := math.Inf(-1), math.Inf(-1)
+	for i := 0; i+1 < len(q); i += 2 {
+		minX, maxX = math.Min(minX, q[i]), math.Max(maxX, q[i])
+		minY, maxY = math.Min(minY, q[i+1]), math.Max(maxY, q[i+1])
+	}
+	return rect{X: minX, Y: minY, W: maxX - minX, H: maxY - minY}
+}
+
+// frameOffset returns where the viewport of the out-of-process frame that
+// fs renders lies in the viewport of the page session ps: the sum of the
+// content-box origins of the <iframe> elements between them.
+func (t *Tab) frameOffset(ctx context.Context, ps, fs *cdp.Session) (x, y float64, err error) {
+	for depth := 0; fs != ps; depth++ {
+		if depth > maxFrameDepth {
+			return 0, 0, errors.New("browser: locating an iframe: frames nested too deep")
+		}
+		t.fmu.Lock()
+		var id cdpapi.FrameID
+		candidates := []*cdp.Session{ps}
+		for fid, s := range t.frames {
+			if s == fs {
+				id = fid
+			} else {
+				candidates = append(candidates, s)
+			}
+		}
+		t.fmu.Unlock()
+		if id == "" {
+			return 0, 0, errors.New("browser: locating an iframe: its frame is gone")
+		}
+		// The <iframe> element lives in the parent frame's renderer: the
+		// page's, or another out-of-process frame's.
+		var parent *cdp.Session
+		var owner cdpapi.BackendNodeID
+		for _, c := range candidates {
+			o, err := cdpapi.Call(ctx, c, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: id})
+			if err == nil && o.BackendNodeID != 0 {
+				parent, owner = c, o.BackendNodeID
+				break
+			}
+			if ctx.Err() != nil {
+				return 0, 0, ctx.Err()
+			}
+		}
+		if parent == nil {
+			return 0, 0, errors.New("browser: locating an iframe: no frame owns it")
+		}
+		ox, oy, err := contentOrigin(ctx, parent, owner)
+		if err != nil {
+			return 0, 0, err
+		}
+		x, y, fs = x+ox, y+oy, parent
+	}
+	return x, y, nil
+}
+
+// devicePixelRatio returns the page's device pixels per CSS pixel.
+func devicePixelRatio(ctx context.Context, s *cdp.Session) (float64, error) {
+	v, err := evaluate(ctx, s, "devicePixelRatio")
+	if err != nil {
+		return 0, fmt.Errorf("browser: reading the device pixel ratio: %w", err)
+	}
+	var dpr float64
+	if err := json.Unmarshal(v, &dpr); err != nil || dpr <= 0 {
+		return 1, nil
+	}
+	return dpr, nil
+}
+
+// evaluate runs a fixed expression, awaiting a promise, and returns its
+// value as JSON.
+func evaluate(ctx context.Context, s *cdp.Session, expr string) ([]byte, error) {
+	yes := true
+	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes})
+	if err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil {
+		return nil, fmt.Errorf("browser: script error: %s", res.ExceptionDetails.Text)
+	}
+	if res.Result == nil {
+		return nil, nil
+	}
+	return res.Result.Value, nil
+}
