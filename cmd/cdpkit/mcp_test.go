@@ -224,6 +224,22 @@ func TestMCPErrors(t *testing.T) {
 	}
 }
 
+// TestMCPConsole checks that a message the page logged while loading, before
+// anything asked for the console, is listed.
+func TestMCPConsole(t *testing.T) {
+	srv := browsertest.Server(t, os.DirFS("testdata"))
+	c := startMCP(t)
+	if res := c.call(t, "new_page", map[string]any{"url": srv.URL + "/hello.html"}); res.IsError {
+		t.Fatalf("new_page failed: %s", text(t, res))
+	}
+	res := c.call(t, "list_console_messages", map[string]any{"types": []string{"log"}})
+	got := text(t, res)
+	header, body, _ := strings.Cut(got, "\n")
+	if res.IsError || !strings.Contains(header, `"total":1`) || !strings.Contains(body, "#1 log hello.html:7 hello from the page") {
+		t.Errorf("list_console_messages = %q, want a JSON header and the page's message", got)
+	}
+}
+
 // TestMCPExitPaths checks that every way cdpkit can end leaves no browser
 // process and no temporary profile behind.
 func TestMCPExitPaths(t *testing.T) {

@@ -25,6 +25,8 @@ type Tab struct {
 
 	refs *refTable // element refs handed out by snapshots
 
+	console consoleLog // console messages, recorded from the first attach
+
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id
 }
@@ -60,6 +62,9 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 	}
 	if _, err := cdpapi.Call(ctx, s, network.Enable, network.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling network events: %w", err)
+	}
+	if err := t.console.record(ctx, s); err != nil {
+		return nil, fmt.Errorf("browser: recording the console: %w", err)
 	}
 	if err := t.autoAttach(ctx, s); err != nil {
 		return nil, fmt.Errorf("browser: attaching to iframes: %w", err)

@@ -31,6 +31,11 @@ type Env struct {
 	Log       *slog.Logger
 	// Timeout bounds each tool call; zero means DefaultTimeout.
 	Timeout time.Duration
+	// MaxScreenshotPixels and MaxImageBytes bound a screenshot's width ×
+	// height and encoded size; zero means browser.DefaultMaxScreenshotPixels
+	// and browser.DefaultMaxImageBytes.
+	MaxScreenshotPixels int
+	MaxImageBytes       int
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
@@ -133,7 +138,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 
 // All returns every tool, sorted by name.
 func All() []Tool {
-	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools())
+	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1

@@ -1,0 +1,262 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// Console listing pages.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 200
+)
+
+type listConsoleArgs struct {
+	Target   string   `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	Types    []string `json:"types,omitempty" jsonschema:"only these levels: log, info, warn, error, debug"`
+	PageSize int      `json:"pageSize,omitempty" jsonschema:"messages per page (default 50, max 200)"`
+	PageIdx  int      `json:"pageIdx,omitempty" jsonschema:"page to return, 0 = oldest messages (default 0)"`
+	Clear    bool     `json:"clear,omitempty" jsonschema:"forget the tab's messages after reading"`
+	Preserve *bool    `json:"preserve,omitempty" jsonschema:"from now on keep messages across navigations (true) or clear them on each (false, the default)"`
+}
+
+type getConsoleArgs struct {
+	Target string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	MsgID  int    `json:"msgid" jsonschema:"message id: the N of #N in list_console_messages"`
+}
+
+type getURLArgs struct {
+	Target string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+}
+
+type getTextArgs struct {
+	Target   string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	UID      string `json:"uid,omitempty" jsonschema:"element ref from take_snapshot (e12); default the whole page"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector of the element, instead of uid"`
+	MaxChars int    `json:"maxChars,omitempty" jsonschema:"cut the text beyond this many chars (default 24000)"`
+}
+
+func readTools() []Tool {
+	return []Tool{
+		define(Tool{
+			Name: "list_console_messages",
+			Description: "A tab's console messages, uncaught exceptions and browser errors, oldest first, one per line: " +
+				"`#12 error app.js:3 text`. Keeps the last 500; cleared when the page navigates unless preserve is on.",
+			ReadOnly: true,
+		}, listConsoleMessages),
+		define(Tool{
+			Name:        "get_console_message",
+			Description: "One console message by id, whole (up to 20000 chars), with its location and stack.",
+			ReadOnly:    true,
+			Idempotent:  true,
+		}, getConsoleMessage),
+		define(Tool{
+			Name:        "get_url",
+			Description: "A tab's current url, title and document.readyState.",
+			ReadOnly:    true,
+			Idempotent:  true,
+		}, getURL),
+		define(Tool{
+			Name: "get_text",
+			Description: "The visible text of the page, or of one element by uid or selector. " +
+				"A form field gives its value; password fields are never read.",
+			ReadOnly:   true,
+			Idempotent: true,
+		}, getText),
+	}
+}
+
+type consoleHeader struct {
+	Total     int    `json:"total"`
+	Returned  int    `json:"returned"`
+	PageIdx   int    `json:"pageIdx"`
+	Pages     int    `json:"pages"`
+	Truncated bool   `json:"truncated"` // other pages hold more messages
+	Hint      string `json:"hint,omitempty"`
+}
+
+// levelAliases maps the names accepted in types to levels.
+var levelAliases = map[string]string{"warning": browser.LevelWarn, "verbose": browser.LevelDebug}
+
+func listConsoleMessages(ctx context.Context, env *Env, in listConsoleArgs) (*Result, error) {
+	if in.PageSize < 0 || in.PageSize > maxPageSize || in.PageIdx < 0 {
+		return nil, errorf(InvalidArgs, false, fmt.Sprintf("pageSize is 1 to %d, pageIdx 0 or more", maxPageSize),
+			"pageSize %d or pageIdx %d is out of range", in.PageSize, in.PageIdx)
+	}
+	size := in.PageSize
+	if size == 0 {
+		size = defaultPageSize
+	}
+	var levels []string
+	for _, t := range in.Types {
+		l := strings.ToLower(strings.TrimSpace(t))
+		if a, ok := levelAliases[l]; ok {
+			l = a
+		}
+		if !slices.Contains(browser.ConsoleLevels, l) {
+			return nil, errorf(InvalidArgs, false, "types are "+strings.Join(browser.ConsoleLevels, ", "), "unknown message type %q", t)
+		}
+		levels = append(levels, l)
+	}
+	tab, err := resolveTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	if in.Preserve != nil {
+		tab.SetConsolePreserve(*in.Preserve)
+	}
+	msgs, total, err := tab.ConsoleMessages(ctx, browser.ConsoleQuery{Levels: levels, Offset: in.PageIdx * size, Limit: size, Clear: in.Clear})
+	if err != nil {
+		return nil, err
+	}
+	h := consoleHeader{Total: total, Returned: len(msgs), PageIdx: in.PageIdx, Pages: (total + size - 1) / size}
+	h.Truncated = len(msgs) < total
+	var b strings.Builder
+	cut := 0
+	for _, m := range msgs {
+		b.WriteString(consoleLine(m))
+		b.WriteByte('\n')
+		if m.Truncated {
+			cut = m.ID
+		}
+	}
+	var hints []string
+	if h.Truncated {
+		hints = append(hints, fmt.Sprintf("pageIdx 0-%d pages through all", h.Pages-1))
+	}
+	if cut != 0 {
+		hints = append(hints, fmt.Sprintf("lines ending in … are cut; get_console_message msgid=%d gives one whole", cut))
+	}
+	h.Hint = strings.Join(hints, "; ")
+	return &Result{Data: h, Text: b.String()}, nil
+}
+
+// consoleLine renders a message as one line: `#12 error page.js:3 text`,
+// with [source] for what the browser logged itself and newlines escaped.
+func consoleLine(m browser.ConsoleMessage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d %s", m.ID, m.Level)
+	if m.Source != "console" && m.Source != "exception" {
+		b.WriteString(" [" + m.Source + "]")
+	}
+	if where := shortLocation(m.URL, m.Line); where != "" {
+		b.WriteString(" " + where)
+	}
+	b.WriteString(" " + strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\n`).Replace(m.Text))
+	if m.Truncated {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// shortLocation names a script by its file name (or host), with the line.
+func shortLocation(raw string, line int) string {
+	if raw == "" {
+		return ""
+	}
+	name := raw
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		name = u.Host
+		if base := path.Base(u.Path); base != "." && base != "/" {
+			name = base
+		}
+	}
+	if r := []rune(name); len(r) > 40 {
+		name = string(r[:40]) + "…"
+	}
+	if line > 0 {
+		name += ":" + strconv.Itoa(line)
+	}
+	return name
+}
+
+type consoleMessageHeader struct {
+	ID        int      `json:"id"`
+	Level     string   `json:"level"`
+	Source    string   `json:"source"`
+	Type      string   `json:"type,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	Line      int      `json:"line,omitempty"`
+	Time      string   `json:"time"`
+	Chars     int      `json:"chars"`
+	Truncated bool     `json:"truncated,omitempty"`
+	Stack     []string `json:"stack,omitempty"`
+}
+
+func getConsoleMessage(ctx context.Context, env *Env, in getConsoleArgs) (*Result, error) {
+	if in.MsgID <= 0 {
+		return nil, errorf(InvalidArgs, false, "use an id from list_console_messages", "msgid must be 1 or more")
+	}
+	tab, err := resolveTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	m, err := tab.ConsoleMessage(ctx, in.MsgID)
+	var ce *browser.ConsoleMessageError
+	switch {
+	case errors.As(err, &ce) && ce.Gone:
+		return nil, errorf(InvalidArgs, false, "the tab keeps its last 500 messages and clears them on navigation; call list_console_messages",
+			"console message %d was cleared or dropped", in.MsgID)
+	case errors.As(err, &ce):
+		return nil, errorf(InvalidArgs, false, "use an id from list_console_messages for this tab", "no console message %d in this tab", in.MsgID)
+	case err != nil:
+		return nil, err
+	}
+	h := consoleMessageHeader{
+		ID: m.ID, Level: m.Level, Source: m.Source, Type: m.Type, URL: m.URL, Line: m.Line,
+		Time: m.Time.UTC().Format("2006-01-02T15:04:05.000Z"), Chars: len([]rune(m.Text)), Truncated: m.Truncated, Stack: m.Stack,
+	}
+	return &Result{Data: h, Text: m.Text}, nil
+}
+
+func getURL(ctx context.Context, env *Env, in getURLArgs) (*Result, error) {
+	tab, err := resolveTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	st, err := tab.DocumentState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Data: st}, nil
+}
+
+type textHeader struct {
+	Chars     int    `json:"chars"`
+	Truncated bool   `json:"truncated"`
+	Field     string `json:"field,omitempty"`
+	Note      string `json:"note,omitempty"`
+}
+
+func getText(ctx context.Context, env *Env, in getTextArgs) (*Result, error) {
+	if in.UID != "" && in.Selector != "" {
+		return nil, errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
+	}
+	if in.MaxChars < 0 {
+		return nil, errorf(InvalidArgs, false, "use 0 or more", "maxChars must not be negative")
+	}
+	tab, err := resolveTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tab.Text(ctx, browser.TextOptions{Ref: in.UID, Selector: in.Selector, MaxChars: in.MaxChars})
+	if err != nil {
+		return nil, err
+	}
+	h := textHeader{Chars: res.Chars, Truncated: res.Truncated, Field: res.Field}
+	switch {
+	case res.Password:
+		h.Note = "password fields are never read"
+	case res.Truncated:
+		h.Note = "cut at maxChars; raise it, or read one element by uid or selector"
+	}
+	return &Result{Data: h, Text: res.Text}, nil
+}
