@@ -40,10 +40,8 @@ func screenshotTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name: "take_screenshot",
-			Description: "Screenshot of the viewport, the whole page (fullPage) or one element (uid or selector) as png, jpeg or webp. " +
-				"Saves the full image in the artifact dir (path) and returns its format, width, height and scale (image px per CSS px), " +
-				"and the image inline, shrunk to at most 2000 px a side and 1 MiB (then inline gives its size). " +
-				"Over the pixel or byte limit it is downscaled, never cropped (downscaled: true).",
+			Description: "Screenshot of the viewport, the whole page (fullPage) or one element (uid/selector), png, jpeg or webp. " +
+				"Saves it in the artifact dir (path) and returns it inline, shrunk if large; over the limits it is downscaled, never cropped.",
 			ReadOnly: true,
 		}, takeScreenshot),
 	}
