@@ -2,56 +2,19 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
-// processesMatching returns the pids of live processes, other than this one
-// and zombies, whose command line contains substr. It reads Linux's /proc
-// and passes over processes that exit mid-scan.
-func processesMatching(substr string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	self := os.Getpid()
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}), []byte(substr)) {
-			continue
-		}
-		if zombie(pid) {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	slices.Sort(pids)
-	return pids
-}
-
-// zombie reports whether pid is a zombie, or already gone.
-func zombie(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return true
-	}
-	// The state follows the command name, which is parenthesized and may
-	// itself contain parentheses.
-	i := bytes.LastIndexByte(stat, ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z'
-}
+// processesMatching is sysproc.Matching.
+var processesMatching = sysproc.Matching
 
 // waitGone polls until no process matches substr or within passes, and
 // returns the pids still running.

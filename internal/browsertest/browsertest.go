@@ -7,7 +7,6 @@
 package browsertest
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"net"
@@ -15,12 +14,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // RequireEnv is the environment variable that, when set to "1", turns a
@@ -67,31 +65,7 @@ func ExecPath(t testing.TB) string {
 //
 // A process can start or exit just after the scan, so the result is a
 // snapshot; use WaitNoProcesses to wait for processes to go away.
-func ProcessesMatching(substr string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	self := os.Getpid()
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		cmdline, err := readCmdline(pid)
-		if err != nil || !strings.Contains(cmdline, substr) {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil || procState(string(stat)) == 'Z' {
-			continue
-		}
-		pids = append(pids, pid)
-	}
-	slices.Sort(pids)
-	return pids
-}
+func ProcessesMatching(substr string) []int { return sysproc.Matching(substr) }
 
 // WaitNoProcesses polls ProcessesMatching(substr) every 50 ms until it is
 // empty, and reports a test error listing each survivor's pid and command
@@ -108,7 +82,7 @@ func WaitNoProcesses(t testing.TB, substr string, within time.Duration) {
 		if time.Now().After(deadline) {
 			var b strings.Builder
 			for _, pid := range pids {
-				cmdline, err := readCmdline(pid)
+				cmdline, err := sysproc.Cmdline(pid)
 				if err != nil {
 					cmdline = "(exited)"
 				}
@@ -150,28 +124,6 @@ func ServerHandler(t testing.TB, h http.Handler) *httptest.Server {
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
-}
-
-// readCmdline returns the command line of pid with its NUL separators
-// replaced by spaces.
-func readCmdline(pid int) (string, error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	if err != nil {
-		return "", err
-	}
-	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), nil
-}
-
-// procState returns the state letter from the contents of /proc/PID/stat, or
-// 0 if it cannot be found. The state follows the command name, which is in
-// parentheses and may itself contain spaces and parentheses, so the search
-// starts after the last ')'.
-func procState(stat string) byte {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 || i+2 >= len(stat) || stat[i+1] != ' ' {
-		return 0
-	}
-	return stat[i+2]
 }
 
 // truncate shortens s to at most n bytes, marking a cut with "...".

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // recordingTB captures Errorf, Fatalf and Skip instead of acting on them, so
@@ -94,8 +96,8 @@ func TestProcState(t *testing.T) {
 		{"garbage", 0},
 	}
 	for _, tt := range tests {
-		if got := procState(tt.stat); got != tt.want {
-			t.Errorf("procState(%q) = %q, want %q", tt.stat, got, tt.want)
+		if got := sysproc.State(tt.stat); got != tt.want {
+			t.Errorf("State(%q) = %q, want %q", tt.stat, got, tt.want)
 		}
 	}
 }
