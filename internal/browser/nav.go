@@ -2,7 +2,11 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -25,35 +29,169 @@ type eventSession interface {
 type NavResult struct {
 	URL    string `json:"url"` // after redirects
 	Title  string `json:"title"`
-	Status int    `json:"status,omitempty"` // the main document's HTTP status; 0 when none (about:, same-document)
+	Status int    `json:"status,omitempty"` // the main document's HTTP status; 0 when none (about:, same-document, back/forward cache)
 }
 
 // DefaultNavigationTimeout bounds a navigation whose context has no
 // deadline: a page whose load never fires must not hold the caller forever.
 const DefaultNavigationTimeout = 30 * time.Second
 
-// Navigate loads url in the tab and waits for its load event, or for the
-// commit of a same-document navigation such as "#section". The context
-// bounds the whole navigation (DefaultNavigationTimeout if it has no
-// deadline); when it ends first the error wraps context.DeadlineExceeded
-// and the tab stays usable.
-func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultNavigationTimeout)
-		defer cancel()
+// WaitUntil names the point in a page's loading at which a navigation is
+// done.
+type WaitUntil string
+
+const (
+	// WaitLoad waits for the load event: the page and its subresources
+	// (images, scripts, styles, iframes) have loaded. It is the default.
+	WaitLoad WaitUntil = "load"
+	// WaitDOMContentLoaded waits for DOMContentLoaded: the HTML is parsed
+	// and deferred scripts have run; images may still be loading.
+	WaitDOMContentLoaded WaitUntil = "domcontentloaded"
+	// WaitNetworkIdle waits for the load event and then for Chromium's
+	// networkIdle: no network request for 500 ms.
+	WaitNetworkIdle WaitUntil = "networkidle"
+)
+
+// ParseWaitUntil checks a WaitUntil name; "" means [WaitLoad]. An unknown
+// name is an error wrapping [ErrInvalidArgument].
+func ParseWaitUntil(s string) (WaitUntil, error) {
+	w := WaitUntil(strings.ToLower(s))
+	if w == "" {
+		return WaitLoad, nil
 	}
+	if _, err := w.lifecycle(); err != nil {
+		return "", err
+	}
+	return w, nil
+}
+
+// lifecycle returns the Page.lifecycleEvent names that must all fire.
+func (w WaitUntil) lifecycle() ([]string, error) {
+	switch w {
+	case "", WaitLoad:
+		return []string{"load"}, nil
+	case WaitDOMContentLoaded:
+		return []string{"DOMContentLoaded"}, nil
+	case WaitNetworkIdle:
+		return []string{"load", "networkIdle"}, nil
+	}
+	return nil, fmt.Errorf("%w: waitUntil %q: use load, domcontentloaded or networkidle", ErrInvalidArgument, string(w))
+}
+
+// NavOptions tune a navigation. Nil means defaults.
+type NavOptions struct {
+	WaitUntil WaitUntil // "" means WaitLoad
+}
+
+func (o *NavOptions) lifecycle() ([]string, error) {
+	if o == nil {
+		return WaitLoad.lifecycle()
+	}
+	return o.WaitUntil.lifecycle()
+}
+
+// ErrNoHistoryEntry means a tab has no history entry in the direction of a
+// back or forward navigation.
+var ErrNoHistoryEntry = errors.New("browser: no history entry")
+
+// HistoryEndError says which end of its history a tab is at.
+type HistoryEndError struct {
+	Forward bool // the navigation asked for was forward
+}
+
+func (e *HistoryEndError) Error() string {
+	if e.Forward {
+		return "browser: going forward: the tab is at the end of its history"
+	}
+	return "browser: going back: the tab is at the start of its history"
+}
+func (e *HistoryEndError) Unwrap() error { return ErrNoHistoryEntry }
+
+// withNavDeadline gives ctx the default navigation deadline if it has none.
+func withNavDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, DefaultNavigationTimeout)
+}
+
+// Navigate loads url in the tab and waits for its load event, or for the
+// commit of a same-document navigation such as "#section". It is
+// NavigateWith with default options.
+func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
+	return t.NavigateWith(ctx, url, nil)
+}
+
+// NavigateWith loads url in the tab and waits for the point o names. A
+// change of the fragment only (the current URL but for its #fragment) is a
+// same-document navigation: it is done when it commits, whatever the state
+// of the document's own load.
+//
+// The context bounds the whole navigation (DefaultNavigationTimeout if it
+// has no deadline); when it ends first the error wraps
+// context.DeadlineExceeded and the tab stays usable. A network error is a
+// [*NavigationError].
+func (t *Tab) NavigateWith(ctx context.Context, url string, o *NavOptions) (*NavResult, error) {
+	want, err := o.lifecycle()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withNavDeadline(ctx)
+	defer cancel()
 	s, err := t.Session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return navigate(ctx, s, url)
+	sameDoc := false
+	if strings.Contains(url, "#") { // else it cannot be a fragment change
+		cur, err := location(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		sameDoc = fragmentOnly(cur.URL, url)
+	}
+	return navigateTo(ctx, s, url, want, sameDoc)
 }
 
+// fragmentOnly reports whether navigating from to to changes only the
+// fragment, which Chromium does within the document.
+func fragmentOnly(from, to string) bool {
+	if !strings.Contains(to, "#") {
+		return false // dropping the fragment loads the document again
+	}
+	f, err1 := url.Parse(from)
+	u, err2 := url.Parse(to)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	for _, x := range []*url.URL{f, u} {
+		x.Fragment, x.RawFragment = "", ""
+		if x.Path == "" && (x.Scheme == "http" || x.Scheme == "https") {
+			x.Path = "/"
+		}
+		x.Scheme, x.Host = strings.ToLower(x.Scheme), strings.ToLower(x.Host)
+	}
+	return f.String() == u.String()
+}
+
+// navigate loads url and waits for its load event.
 func navigate(ctx context.Context, s eventSession, url string) (*NavResult, error) {
+	return navigateTo(ctx, s, url, []string{"load"}, false)
+}
+
+// navEvents are the events a navigation is followed by.
+var navEvents = []string{
+	"Page.lifecycleEvent", "Page.navigatedWithinDocument", "Page.frameNavigated",
+	"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFailed",
+}
+
+// navigateTo loads url and waits until the lifecycle events want have
+// fired. With sameDoc (a predicted fragment change) the commit of a
+// same-document navigation also ends the wait.
+func navigateTo(ctx context.Context, s eventSession, url string, want []string, sameDoc bool) (*NavResult, error) {
 	// Subscribe before navigating so no event is missed; one channel keeps
 	// the document's response ahead of its load.
-	events, stop := s.SubscribeEvents("Page.lifecycleEvent", "Network.responseReceived", "Page.navigatedWithinDocument")
+	events, stop := s.SubscribeEvents(navEvents...)
 	defer stop()
 
 	res, err := cdpapi.Call(ctx, s, page.Navigate, page.NavigateParams{URL: url})
@@ -61,14 +199,16 @@ func navigate(ctx context.Context, s eventSession, url string) (*NavResult, erro
 		return nil, fmt.Errorf("browser: navigating: %w", err)
 	}
 	if res.ErrorText != "" {
+		if res.LoaderID != "" && !res.IsDownload && res.ErrorText != "net::ERR_ABORTED" {
+			awaitErrorPage(ctx, events, res.FrameID, res.LoaderID)
+		}
 		return nil, &NavigationError{URL: url, Text: res.ErrorText}
 	}
-	var status int
-	if res.LoaderID != "" {
-		if status, err = waitLoad(ctx, events, res); err != nil {
-			return nil, fmt.Errorf("browser: waiting for %s to load: %w", url, err)
-		}
-	} else if err = waitSameDocument(ctx, events, res); err != nil {
+	// Page.navigate answers with no loader for a same-document navigation:
+	// no load follows, and until it commits the history shows the old URL.
+	n := &navigation{url: url, frame: res.FrameID, loader: res.LoaderID, sameDoc: sameDoc || res.LoaderID == "", want: want}
+	status, err := n.wait(ctx, events)
+	if err != nil {
 		return nil, fmt.Errorf("browser: waiting for %s: %w", url, err)
 	}
 	loc, err := location(ctx, s)
@@ -78,53 +218,251 @@ func navigate(ctx context.Context, s eventSession, url string) (*NavResult, erro
 	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
 }
 
-// waitSameDocument waits for the same-document navigation res started (no
-// LoaderID: no load follows) to commit. Page.navigate answers before it
-// does, so until then the history still shows the old URL.
-func waitSameDocument(ctx context.Context, events <-chan cdp.Event, res page.NavigateResult) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case ev, ok := <-events:
-			if !ok {
-				return cdp.ErrSessionClosed
-			}
-			var n page.EventNavigatedWithinDocument
-			if ev.Method == "Page.navigatedWithinDocument" &&
-				jsonv2.Unmarshal(ev.Params, &n) == nil && n.FrameID == res.FrameID {
-				return nil
-			}
-		}
+// Reload reloads the tab's document, from the network when ignoreCache is
+// set, and waits as [Tab.NavigateWith] does.
+func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *NavOptions) (*NavResult, error) {
+	want, err := o.lifecycle()
+	if err != nil {
+		return nil, err
 	}
+	ctx, cancel := withNavDeadline(ctx)
+	defer cancel()
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return reload(ctx, s, ignoreCache, want)
+}
+
+func reload(ctx context.Context, s eventSession, ignoreCache bool, want []string) (*NavResult, error) {
+	events, stop := s.SubscribeEvents(navEvents...)
+	defer stop()
+	main, err := mainFrame(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("browser: reloading: %w", err)
+	}
+	// LoaderID makes Chromium refuse if another navigation got in first.
+	if _, err := cdpapi.Call(ctx, s, page.Reload, page.ReloadParams{IgnoreCache: &ignoreCache, LoaderID: main.LoaderID}); err != nil {
+		return nil, fmt.Errorf("browser: reloading: %w", err)
+	}
+	addr := main.URL + main.URLFragment
+	if main.UnreachableURL != "" {
+		addr = main.UnreachableURL // reloading an error page loads what failed
+	}
+	n := &navigation{url: addr, frame: main.ID, old: main.LoaderID, want: want}
+	status, err := n.wait(ctx, events)
+	if err != nil {
+		return nil, fmt.Errorf("browser: waiting for the reload: %w", err)
+	}
+	loc, err := location(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+}
+
+// GoBack goes one entry back in the tab's history and waits as
+// [Tab.NavigateWith] does; an entry of the same document (a fragment or
+// history.pushState) is done when it commits, and a page restored from the
+// back/forward cache when it is shown. At the start of the history it is a
+// [*HistoryEndError].
+func (t *Tab) GoBack(ctx context.Context, o *NavOptions) (*NavResult, error) {
+	return t.goHistory(ctx, -1, o)
+}
+
+// GoForward is like [Tab.GoBack], one entry forward.
+func (t *Tab) GoForward(ctx context.Context, o *NavOptions) (*NavResult, error) {
+	return t.goHistory(ctx, +1, o)
+}
+
+func (t *Tab) goHistory(ctx context.Context, delta int, o *NavOptions) (*NavResult, error) {
+	want, err := o.lifecycle()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withNavDeadline(ctx)
+	defer cancel()
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return goHistory(ctx, s, delta, want)
+}
+
+func goHistory(ctx context.Context, s eventSession, delta int, want []string) (*NavResult, error) {
+	h, err := cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading history: %w", err)
+	}
+	i := int(h.CurrentIndex) + delta
+	if i < 0 || i >= len(h.Entries) {
+		return nil, &HistoryEndError{Forward: delta > 0}
+	}
+	entry := h.Entries[i]
+	events, stop := s.SubscribeEvents(navEvents...)
+	defer stop()
+	main, err := mainFrame(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading history: %w", err)
+	}
+	if _, err := cdpapi.Call(ctx, s, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: entry.ID}); err != nil {
+		return nil, fmt.Errorf("browser: going to %s in history: %w", entry.URL, err)
+	}
+	n := &navigation{url: entry.URL, frame: main.ID, old: main.LoaderID, history: true, want: want}
+	status, err := n.wait(ctx, events)
+	if err != nil {
+		return nil, fmt.Errorf("browser: waiting for %s from history: %w", entry.URL, err)
+	}
+	loc, err := location(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+}
+
+// mainFrame returns the tab's main frame as it is now.
+func mainFrame(ctx context.Context, s cdpapi.Session) (*cdpapi.Frame, error) {
+	tree, err := cdpapi.Call(ctx, s, page.GetFrameTree, cdpapi.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return nil, errors.New("no main frame")
+	}
+	return tree.FrameTree.Frame, nil
 }
 
 // waitLoad waits for the load event of the navigation res started, and
 // returns the HTTP status of its document.
 func waitLoad(ctx context.Context, events <-chan cdp.Event, res page.NavigateResult) (int, error) {
-	status := 0
+	n := &navigation{frame: res.FrameID, loader: res.LoaderID, want: []string{"load"}}
+	return n.wait(ctx, events)
+}
+
+// errorPageWait bounds the wait for the error page of a failed navigation.
+const errorPageWait = 2 * time.Second
+
+// awaitErrorPage waits, for errorPageWait at most, until the error page
+// Chromium shows for a navigation that failed has loaded, so that the
+// calls that follow see it, not the document it replaces. A navigation
+// that fails answers before its error page commits, and the page commits
+// in a process of its own: until it has loaded, commands may find the tab
+// between processes.
+func awaitErrorPage(ctx context.Context, events <-chan cdp.Event, frame cdpapi.FrameID, loader cdpapi.LoaderID) {
+	ctx, cancel := context.WithTimeout(ctx, errorPageWait)
+	defer cancel()
 	for {
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return
 		case ev, ok := <-events:
 			if !ok {
-				return 0, cdp.ErrSessionClosed
+				return
 			}
-			switch ev.Method {
-			case "Network.responseReceived":
-				var r network.EventResponseReceived
-				if jsonv2.Unmarshal(ev.Params, &r) == nil && r.LoaderID == res.LoaderID &&
-					r.Type == network.ResourceTypeDocument && r.Response != nil {
-					status = int(r.Response.Status)
-				}
-			case "Page.lifecycleEvent":
-				var l page.EventLifecycleEvent
-				if jsonv2.Unmarshal(ev.Params, &l) == nil && l.LoaderID == res.LoaderID &&
-					l.FrameID == res.FrameID && l.Name == "load" {
-					return status, nil
-				}
+			var l page.EventLifecycleEvent
+			if ev.Method == "Page.lifecycleEvent" && jsonv2.Unmarshal(ev.Params, &l) == nil &&
+				l.FrameID == frame && l.LoaderID == loader && l.Name == "load" {
+				return
 			}
 		}
 	}
+}
+
+// navigation is one navigation of a main frame being waited for.
+type navigation struct {
+	url   string // for errors
+	frame cdpapi.FrameID
+	// loader is the new document's loader: known from Page.navigate, or
+	// learned from the first "init" lifecycle event of a loader other than
+	// old (reload, history).
+	loader cdpapi.LoaderID
+	old    cdpapi.LoaderID // the document before; its late events are ignored
+	// sameDoc says the navigation may commit within the document
+	// (Page.navigatedWithinDocument): a fragment change.
+	sameDoc bool
+	// history says it may commit within the document, or restore a page
+	// from the back/forward cache, or load a document.
+	history bool
+	want    []string // lifecycle events of the new document that end the wait
+}
+
+// wait reads events until the navigation is done, and returns the HTTP
+// status of its document (0 when it loaded none). A failed document
+// request is a *NavigationError with Chromium's error text.
+func (n *navigation) wait(ctx context.Context, events <-chan cdp.Event) (int, error) {
+	status := make(map[cdpapi.LoaderID]int)
+	docs := make(map[network.RequestID]cdpapi.LoaderID) // main-frame document requests
+	seen := make(map[string]bool)
+	for {
+		var ev cdp.Event
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case e, ok := <-events:
+			if !ok {
+				return 0, cdp.ErrSessionClosed
+			}
+			ev = e
+		}
+		switch ev.Method {
+		case "Network.requestWillBeSent":
+			var r network.EventRequestWillBeSent
+			if jsonv2.Unmarshal(ev.Params, &r) == nil && r.Type == network.ResourceTypeDocument && r.FrameID == n.frame {
+				docs[r.RequestID] = r.LoaderID
+			}
+		case "Network.loadingFailed":
+			var f network.EventLoadingFailed
+			if jsonv2.Unmarshal(ev.Params, &f) != nil {
+				continue
+			}
+			if l, ok := docs[f.RequestID]; ok && n.isNew(l) {
+				if !f.Canceled {
+					awaitErrorPage(ctx, events, n.frame, l)
+				}
+				return 0, &NavigationError{URL: n.url, Text: f.ErrorText}
+			}
+		case "Network.responseReceived":
+			var r network.EventResponseReceived
+			if jsonv2.Unmarshal(ev.Params, &r) == nil && r.Type == network.ResourceTypeDocument && r.Response != nil {
+				status[r.LoaderID] = int(r.Response.Status)
+			}
+		case "Page.navigatedWithinDocument":
+			var d page.EventNavigatedWithinDocument
+			if jsonv2.Unmarshal(ev.Params, &d) == nil && d.FrameID == n.frame &&
+				(n.sameDoc || n.history && n.loader == "") {
+				return 0, nil
+			}
+		case "Page.frameNavigated":
+			var f page.EventFrameNavigated
+			if jsonv2.Unmarshal(ev.Params, &f) == nil && f.Frame != nil && f.Frame.ID == n.frame &&
+				n.history && f.Type == page.NavigationTypeBackForwardCacheRestore {
+				return 0, nil // a restored page does not load again
+			}
+		case "Page.lifecycleEvent":
+			var l page.EventLifecycleEvent
+			if jsonv2.Unmarshal(ev.Params, &l) != nil || l.FrameID != n.frame {
+				continue
+			}
+			if l.Name == "init" && n.isNew(l.LoaderID) {
+				n.loader = l.LoaderID
+			}
+			if l.LoaderID != n.loader || n.loader == "" {
+				continue
+			}
+			seen[l.Name] = true
+			if !slices.ContainsFunc(n.want, func(name string) bool { return !seen[name] }) {
+				return status[n.loader], nil
+			}
+		}
+	}
+}
+
+// isNew reports whether loader l belongs to this navigation: it is the
+// known loader, or, while that is still to be learned, any loader but the
+// old document's.
+func (n *navigation) isNew(l cdpapi.LoaderID) bool {
+	if n.loader != "" {
+		return l == n.loader
+	}
+	return !n.sameDoc && l != n.old
 }

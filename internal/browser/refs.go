@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -231,10 +232,14 @@ func querySelector(ctx context.Context, s *cdp.Session, selector string) (*Eleme
 	}
 	q, err := cdpapi.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: selector})
 	if err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		// Chromium answers a selector it cannot parse with "DOM Error while
+		// querying"; other errors (a document swapped mid-call) are not the
+		// agent's selector's fault.
+		var pe *cdp.ProtocolError
+		if errors.As(err, &pe) && strings.Contains(pe.Message, "querying") {
 			return nil, &ElementError{Selector: selector, Err: fmt.Errorf("%w: the CSS selector does not parse", ErrInvalidArgument)}
 		}
-		return nil, err
+		return nil, fmt.Errorf("browser: querying %q: %w", selector, err)
 	}
 	if q.NodeID == 0 {
 		return nil, &ElementError{Selector: selector, Err: ErrElementNotFound}

@@ -27,6 +27,10 @@ type Tab struct {
 
 	console consoleLog // console messages, recorded from the first attach
 
+	dialogs dialogTracker // JavaScript dialogs, followed from the first attach
+
+	emu emulator // viewport and emulation overrides, kept to apply again on a new session
+
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id
 }
@@ -54,6 +58,7 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.dialogs.track(s) // before Page.enable, so no dialog goes unseen
 	if _, err := cdpapi.Call(ctx, s, page.Enable, page.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling page events: %w", err)
 	}

@@ -25,7 +25,25 @@ func (b *Browser) tab(id target.ID) *Tab {
 // NewTab opens a blank tab and makes it the active one. Navigate it with
 // [Tab.Navigate] to learn the load's outcome.
 func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
-	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+	return b.OpenTab(ctx, nil)
+}
+
+// TabOptions configure a new tab. Nil means defaults.
+type TabOptions struct {
+	// Background opens the tab behind the others: the active tab stays
+	// active and in front.
+	Background bool
+}
+
+// OpenTab opens a blank tab, and makes it the active one unless o says
+// Background.
+func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
+	background := o != nil && o.Background
+	p := target.CreateTargetParams{URL: "about:blank"}
+	if background {
+		p.Background = &background
+	}
+	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.CreateTarget, p)
 	if err != nil {
 		return nil, fmt.Errorf("browser: opening a tab: %w", err)
 	}
@@ -34,9 +52,19 @@ func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 		b.order[res.TargetID] = b.next
 		b.next++
 	}
-	b.active = res.TargetID
+	if !background {
+		b.active = res.TargetID
+	}
 	b.mu.Unlock()
 	return b.tab(res.TargetID), nil
+}
+
+// Select makes t the active tab, the one that tools act on by default,
+// without bringing it to the front; [Browser.Activate] does both.
+func (b *Browser) Select(t *Tab) {
+	b.mu.Lock()
+	b.active = t.id
+	b.mu.Unlock()
 }
 
 // Activate makes t the active tab and brings it to the front.
@@ -56,6 +84,11 @@ const closeTabWait = 5 * time.Second
 // CloseTab closes t and returns once the browser no longer lists it. If it
 // was active, the most recently opened remaining tab becomes active.
 func (b *Browser) CloseTab(ctx context.Context, t *Tab) error {
+	// Closing a tab while a dialog of one of its same-origin iframes is open
+	// kills Chromium 156 outright; dismiss any open dialog first.
+	if t.CheckDialog() != nil {
+		t.HandleDialog(ctx, false, "")
+	}
 	if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: t.id}); err != nil {
 		return fmt.Errorf("browser: closing tab: %w", err)
 	}

@@ -139,8 +139,11 @@ func (c Combo) Events() []*input.DispatchKeyEventParams {
 		out = append(out, ev)
 	}
 	key := c.key
-	if held&ModShift != 0 && key >= 'a' && key <= 'z' {
+	switch {
+	case held&ModShift != 0 && key >= 'a' && key <= 'z':
 		key = key - 'a' + 'A' // Shift+a types "A"
+	case held&ModShift == 0 && held != 0 && key >= 'A' && key <= 'Z':
+		key = key - 'A' + 'a' // Control+A means the A key, not Control+Shift+A
 	}
 	for _, ev := range kb.Encode(key) {
 		ev.Modifiers |= held

@@ -33,6 +33,7 @@ func TestCombos(t *testing.T) {
 		{"Escape", `keyDown:Escape::0 keyUp:Escape::0`},
 		{"Space", `keyDown: ::0 char: : :0 keyUp: ::0`},
 		{"Control+a", `keyDown:Control::2 keyDown:a::2 keyUp:a::2 keyUp:Control::0`},
+		{"Control+A", `keyDown:Control::2 keyDown:a::2 keyUp:a::2 keyUp:Control::0`},
 		{"Shift+a", `keyDown:Shift::8 keyDown:A::8 char:A:A:8 keyUp:A::8 keyUp:Shift::0`},
 		{"Control+Shift+R", `keyDown:Control::2 keyDown:Shift::10 keyDown:R::10 keyUp:R::10 keyUp:Shift::2 keyUp:Control::0`},
 		{"Ctrl+Plus", `keyDown:Control::2 keyDown:+::10 keyUp:+::10 keyUp:Control::0`}, // + is Shift+= on a US layout

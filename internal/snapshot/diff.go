@@ -13,6 +13,10 @@ type Changes struct {
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
 	Changed []string `json:"changed,omitempty"` // the new line of each changed element
+	// Kept counts the elements present, by ref, in both snapshots. None
+	// kept means a new document (refs never carry over), where listing
+	// the old page's elements as removed only costs tokens.
+	Kept int `json:"-"`
 }
 
 // Empty reports whether nothing changed.
@@ -43,7 +47,10 @@ func Diff(prev, cur []string) Changes {
 			case !ok:
 				c.Added = append(c.Added, l)
 			case old != l:
+				c.Kept++
 				c.Changed = append(c.Changed, l)
+			default:
+				c.Kept++
 			}
 			continue
 		}

@@ -29,6 +29,9 @@ func TestDiff(t *testing.T) {
 		Removed: []string{`"Hello"`, `e4 link "Gone"`},
 		Changed: []string{`e2 button "Save" disabled`},
 	}
+	if got.Kept != 3 {
+		t.Errorf("Kept = %d, want 3 (e1, e2, e3)", got.Kept)
+	}
 	if !slices.Equal(got.Added, want.Added) || !slices.Equal(got.Removed, want.Removed) || !slices.Equal(got.Changed, want.Changed) {
 		t.Errorf("Diff =\n%+v\nwant\n%+v", got, want)
 	}

@@ -1,0 +1,487 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"sync"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// Viewport is a device metrics override: the size of the page's viewport
+// in CSS pixels, its device pixel ratio, and whether it is a mobile device
+// (which honors <meta name=viewport>, uses overlay scrollbars and sizes
+// text for small screens) with a touch screen.
+type Viewport struct {
+	Width             int     `json:"width"`
+	Height            int     `json:"height"`
+	DeviceScaleFactor float64 `json:"deviceScaleFactor"`
+	Mobile            bool    `json:"mobile,omitempty"`
+	Touch             bool    `json:"touch,omitempty"`
+}
+
+// maxViewportSide bounds a viewport side, well inside what Chromium takes.
+const maxViewportSide = 10000
+
+// ViewportPreset returns the viewport a preset names: "mobile" (390×844 at
+// 3x, like a recent phone), "tablet" (820×1180 at 2x) or "desktop"
+// (1280×800 at 1x).
+func ViewportPreset(name string) (Viewport, bool) {
+	switch name {
+	case "mobile":
+		return Viewport{Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true, Touch: true}, true
+	case "tablet":
+		return Viewport{Width: 820, Height: 1180, DeviceScaleFactor: 2, Mobile: true, Touch: true}, true
+	case "desktop":
+		return Viewport{Width: 1280, Height: 800, DeviceScaleFactor: 1}, true
+	}
+	return Viewport{}, false
+}
+
+func (v Viewport) validate() error {
+	if v.Width < 1 || v.Width > maxViewportSide || v.Height < 1 || v.Height > maxViewportSide {
+		return fmt.Errorf("%w: viewport %d×%d: each side is 1 to %d", ErrInvalidArgument, v.Width, v.Height, maxViewportSide)
+	}
+	if v.DeviceScaleFactor < 0 || v.DeviceScaleFactor > 10 || math.IsNaN(v.DeviceScaleFactor) {
+		return fmt.Errorf("%w: deviceScaleFactor %v: use 1 to 10", ErrInvalidArgument, v.DeviceScaleFactor)
+	}
+	return nil
+}
+
+// ViewportMetrics is what the page measures of its viewport.
+type ViewportMetrics struct {
+	InnerWidth       int     `json:"innerWidth"`
+	InnerHeight      int     `json:"innerHeight"`
+	DevicePixelRatio float64 `json:"devicePixelRatio"`
+	ScrollWidth      int     `json:"scrollWidth"` // document.documentElement.scrollWidth
+}
+
+// Geolocation is an emulated position; Accuracy is in meters.
+type Geolocation struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Accuracy  float64 `json:"accuracy"`
+}
+
+// Emulation is what a tab emulates. The zero value is the browser as it
+// is.
+type Emulation struct {
+	Viewport      *Viewport         `json:"viewport,omitempty"`
+	UserAgent     string            `json:"userAgent,omitempty"`
+	ColorScheme   string            `json:"colorScheme,omitempty"`   // light or dark
+	ReducedMotion string            `json:"reducedMotion,omitempty"` // reduce or no-preference
+	CPUThrottling float64           `json:"cpuThrottling,omitempty"` // slowdown factor above 1
+	Network       string            `json:"network,omitempty"`       // offline, slow3g or fast3g
+	Geolocation   *Geolocation      `json:"geolocation,omitempty"`
+	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty"` // sent with every request of the tab
+}
+
+func (e Emulation) clone() Emulation {
+	if e.Viewport != nil {
+		v := *e.Viewport
+		e.Viewport = &v
+	}
+	if e.Geolocation != nil {
+		g := *e.Geolocation
+		e.Geolocation = &g
+	}
+	e.ExtraHeaders = maps.Clone(e.ExtraHeaders)
+	return e
+}
+
+// EmulationChange says what to change; nil fields stay as they are.
+type EmulationChange struct {
+	UserAgent     *string  // "" restores the browser's
+	ColorScheme   *string  // light, dark, or auto (the browser's)
+	ReducedMotion *string  // reduce, no-preference, or auto
+	CPUThrottling *float64 // slowdown factor 1 to 20; 1 turns throttling off
+	Network       *string  // offline, slow3g, fast3g, or none
+	Geolocation   *Geolocation
+	// ClearGeolocation removes the emulated position.
+	ClearGeolocation bool
+	// ExtraHeaders replaces the extra request headers; an empty non-nil
+	// map removes them.
+	ExtraHeaders map[string]string
+}
+
+// networkConditions are the throttling presets, after Chrome DevTools'
+// own: latency in ms, throughput in bytes per second.
+var networkConditions = map[string]network.Conditions{
+	"offline": {Offline: true, DownloadThroughput: -1, UploadThroughput: -1, ConnectionType: network.ConnectionTypeNone},
+	"slow3g":  {Latency: 2000, DownloadThroughput: 50_000, UploadThroughput: 50_000, ConnectionType: network.ConnectionTypeCellular3g},
+	"fast3g":  {Latency: 562.5, DownloadThroughput: 180_000, UploadThroughput: 84_375, ConnectionType: network.ConnectionTypeCellular3g},
+}
+
+// Validate checks c without touching a browser; its errors wrap
+// [ErrInvalidArgument].
+func (c *EmulationChange) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	}
+	if c.ColorScheme != nil {
+		switch *c.ColorScheme {
+		case "light", "dark", "auto":
+		default:
+			return bad("colorScheme %q: use light, dark or auto", *c.ColorScheme)
+		}
+	}
+	if c.ReducedMotion != nil {
+		switch *c.ReducedMotion {
+		case "reduce", "no-preference", "auto":
+		default:
+			return bad("reducedMotion %q: use reduce, no-preference or auto", *c.ReducedMotion)
+		}
+	}
+	if r := c.CPUThrottling; r != nil && !(*r >= 1 && *r <= 20) {
+		return bad("cpuThrottling %v: use a slowdown factor from 1 (none) to 20", *r)
+	}
+	if n := c.Network; n != nil {
+		if _, ok := networkConditions[*n]; !ok && *n != "none" {
+			return bad("network %q: use offline, slow3g, fast3g or none", *n)
+		}
+	}
+	if g := c.Geolocation; g != nil {
+		if c.ClearGeolocation {
+			return bad("geolocation: set it or clear it, not both")
+		}
+		if !(g.Latitude >= -90 && g.Latitude <= 90) || !(g.Longitude >= -180 && g.Longitude <= 180) || !(g.Accuracy >= 0) {
+			return bad("geolocation: latitude is -90 to 90, longitude -180 to 180, accuracy 0 or more")
+		}
+	}
+	for k := range c.ExtraHeaders {
+		if k == "" {
+			return bad("extraHeaders: a header name is empty")
+		}
+	}
+	return nil
+}
+
+// emulator holds a tab's emulation, so that it can be reported and applied
+// again to a new session.
+type emulator struct {
+	mu    sync.Mutex // serializes changes; guards state
+	state Emulation
+}
+
+// Emulation returns what the tab emulates now.
+func (t *Tab) Emulation() Emulation {
+	t.emu.mu.Lock()
+	defer t.emu.mu.Unlock()
+	return t.emu.state.clone()
+}
+
+// SetViewport overrides the tab's viewport, or with nil removes the
+// override, and returns what the page then measures. The override lasts
+// across navigations of the tab.
+func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, error) {
+	if v != nil {
+		if err := v.validate(); err != nil {
+			return ViewportMetrics{}, err
+		}
+		cp := *v
+		v = &cp
+		if v.DeviceScaleFactor == 0 {
+			v.DeviceScaleFactor = 1
+		}
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return ViewportMetrics{}, err
+	}
+	t.emu.mu.Lock()
+	err = applyViewport(ctx, s, v)
+	if err == nil {
+		t.emu.state.Viewport = v
+	}
+	t.emu.mu.Unlock()
+	if err != nil {
+		return ViewportMetrics{}, err
+	}
+	return measureViewport(ctx, s)
+}
+
+// MeasureViewport returns what the page measures of its viewport.
+func (t *Tab) MeasureViewport(ctx context.Context) (ViewportMetrics, error) {
+	s, err := t.Session(ctx)
+	if err != nil {
+		return ViewportMetrics{}, err
+	}
+	return measureViewport(ctx, s)
+}
+
+func measureViewport(ctx context.Context, s cdpapi.Session) (ViewportMetrics, error) {
+	yes := true
+	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: `({innerWidth, innerHeight, devicePixelRatio,
+			scrollWidth: document.documentElement ? document.documentElement.scrollWidth : 0})`,
+		ReturnByValue: &yes,
+	})
+	if err != nil {
+		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
+	}
+	if res.ExceptionDetails != nil || res.Result == nil {
+		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: the page threw")
+	}
+	var m ViewportMetrics
+	if err := json.Unmarshal(res.Result.Value, &m); err != nil {
+		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
+	}
+	return m, nil
+}
+
+// Emulate changes what the tab emulates and returns all that is now in
+// effect. It stops at the first command that fails; what it had applied
+// by then stays applied and is reported by [Tab.Emulation].
+//
+// The geolocation permission is browser-wide: setting a position grants
+// it to every origin (the position is fake, so nothing real leaks), and
+// clearing the position sets it back to prompt.
+func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error) {
+	if err := c.Validate(); err != nil {
+		return Emulation{}, err
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return Emulation{}, err
+	}
+	t.emu.mu.Lock()
+	defer t.emu.mu.Unlock()
+	st := &t.emu.state
+	if c.UserAgent != nil {
+		if err := applyUserAgent(ctx, s, *c.UserAgent); err != nil {
+			return st.clone(), err
+		}
+		st.UserAgent = *c.UserAgent
+	}
+	if c.ColorScheme != nil || c.ReducedMotion != nil {
+		scheme, motion := st.ColorScheme, st.ReducedMotion
+		if c.ColorScheme != nil {
+			scheme = auto(*c.ColorScheme)
+		}
+		if c.ReducedMotion != nil {
+			motion = auto(*c.ReducedMotion)
+		}
+		if err := applyMedia(ctx, s, scheme, motion); err != nil {
+			return st.clone(), err
+		}
+		st.ColorScheme, st.ReducedMotion = scheme, motion
+	}
+	if c.CPUThrottling != nil {
+		if err := applyCPUThrottling(ctx, s, *c.CPUThrottling); err != nil {
+			return st.clone(), err
+		}
+		st.CPUThrottling = *c.CPUThrottling
+		if st.CPUThrottling == 1 {
+			st.CPUThrottling = 0
+		}
+	}
+	if c.Network != nil {
+		n := *c.Network
+		if n == "none" {
+			n = ""
+		}
+		if err := applyNetwork(ctx, s, n); err != nil {
+			return st.clone(), err
+		}
+		st.Network = n
+	}
+	if c.Geolocation != nil || c.ClearGeolocation {
+		if err := t.setGeolocationPermission(ctx, c.Geolocation != nil); err != nil {
+			return st.clone(), err
+		}
+		if err := applyGeolocation(ctx, s, c.Geolocation); err != nil {
+			return st.clone(), err
+		}
+		st.Geolocation = nil
+		if c.Geolocation != nil {
+			g := *c.Geolocation
+			st.Geolocation = &g
+		}
+	}
+	if c.ExtraHeaders != nil {
+		if err := applyExtraHeaders(ctx, s, c.ExtraHeaders); err != nil {
+			return st.clone(), err
+		}
+		st.ExtraHeaders = nil
+		if len(c.ExtraHeaders) > 0 {
+			st.ExtraHeaders = maps.Clone(c.ExtraHeaders)
+		}
+	}
+	return st.clone(), nil
+}
+
+// RestoreEmulation applies the tab's emulation to s. Chromium drops a
+// session's overrides when the session detaches, so a new session of the
+// tab (after a crash or a detach) starts without them; call this on it.
+func (t *Tab) RestoreEmulation(ctx context.Context, s cdpapi.Session) error {
+	t.emu.mu.Lock()
+	defer t.emu.mu.Unlock()
+	st := t.emu.state
+	if st.Viewport != nil {
+		if err := applyViewport(ctx, s, st.Viewport); err != nil {
+			return err
+		}
+	}
+	if st.UserAgent != "" {
+		if err := applyUserAgent(ctx, s, st.UserAgent); err != nil {
+			return err
+		}
+	}
+	if st.ColorScheme != "" || st.ReducedMotion != "" {
+		if err := applyMedia(ctx, s, st.ColorScheme, st.ReducedMotion); err != nil {
+			return err
+		}
+	}
+	if st.CPUThrottling > 1 {
+		if err := applyCPUThrottling(ctx, s, st.CPUThrottling); err != nil {
+			return err
+		}
+	}
+	if st.Network != "" {
+		if err := applyNetwork(ctx, s, st.Network); err != nil {
+			return err
+		}
+	}
+	if st.Geolocation != nil {
+		if err := applyGeolocation(ctx, s, st.Geolocation); err != nil {
+			return err
+		}
+	}
+	if len(st.ExtraHeaders) > 0 {
+		if err := applyExtraHeaders(ctx, s, st.ExtraHeaders); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// auto maps "auto" to "", the browser's own value.
+func auto(v string) string {
+	if v == "auto" {
+		return ""
+	}
+	return v
+}
+
+func applyViewport(ctx context.Context, s cdpapi.Session, v *Viewport) error {
+	if v == nil {
+		if _, err := cdpapi.Call(ctx, s, emulation.ClearDeviceMetricsOverride, cdpapi.Empty{}); err != nil {
+			return fmt.Errorf("browser: clearing the viewport: %w", err)
+		}
+		if _, err := cdpapi.Call(ctx, s, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: false}); err != nil {
+			return fmt.Errorf("browser: clearing touch emulation: %w", err)
+		}
+		return nil
+	}
+	if _, err := cdpapi.Call(ctx, s, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: int64(v.Width), Height: int64(v.Height), DeviceScaleFactor: v.DeviceScaleFactor, Mobile: v.Mobile,
+		ScreenWidth: int64(v.Width), ScreenHeight: int64(v.Height),
+	}); err != nil {
+		return fmt.Errorf("browser: setting the viewport: %w", err)
+	}
+	touch := emulation.SetTouchEmulationEnabledParams{Enabled: v.Touch}
+	if v.Touch {
+		touch.MaxTouchPoints = 5
+	}
+	if _, err := cdpapi.Call(ctx, s, emulation.SetTouchEmulationEnabled, touch); err != nil {
+		return fmt.Errorf("browser: setting touch emulation: %w", err)
+	}
+	return nil
+}
+
+func applyUserAgent(ctx context.Context, s cdpapi.Session, ua string) error {
+	if _, err := cdpapi.Call(ctx, s, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua}); err != nil {
+		return fmt.Errorf("browser: setting the user agent: %w", err)
+	}
+	return nil
+}
+
+// applyMedia sets both media features at once: each call replaces the
+// previous set.
+func applyMedia(ctx context.Context, s cdpapi.Session, scheme, motion string) error {
+	features := []*emulation.MediaFeature{}
+	if scheme != "" {
+		features = append(features, &emulation.MediaFeature{Name: "prefers-color-scheme", Value: scheme})
+	}
+	if motion != "" {
+		features = append(features, &emulation.MediaFeature{Name: "prefers-reduced-motion", Value: motion})
+	}
+	if _, err := cdpapi.Call(ctx, s, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: features}); err != nil {
+		return fmt.Errorf("browser: emulating media features: %w", err)
+	}
+	return nil
+}
+
+func applyCPUThrottling(ctx context.Context, s cdpapi.Session, rate float64) error {
+	if _, err := cdpapi.Call(ctx, s, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: rate}); err != nil {
+		return fmt.Errorf("browser: throttling the CPU: %w", err)
+	}
+	return nil
+}
+
+// applyNetwork throttles every request of the tab as the preset says ("":
+// not at all), and makes navigator.onLine and navigator.connection agree.
+func applyNetwork(ctx context.Context, s cdpapi.Session, preset string) error {
+	rules := []*network.Conditions{}
+	state := network.OverrideNetworkStateParams{DownloadThroughput: -1, UploadThroughput: -1}
+	if c, ok := networkConditions[preset]; ok {
+		rules = append(rules, &c) // an empty URL pattern matches every request
+		state = network.OverrideNetworkStateParams{Offline: c.Offline, Latency: c.Latency,
+			DownloadThroughput: c.DownloadThroughput, UploadThroughput: c.UploadThroughput, ConnectionType: c.ConnectionType}
+	}
+	if _, err := cdpapi.Call(ctx, s, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: rules}); err != nil {
+		return fmt.Errorf("browser: emulating network conditions: %w", err)
+	}
+	if _, err := cdpapi.Call(ctx, s, network.OverrideNetworkState, state); err != nil {
+		return fmt.Errorf("browser: emulating the network state: %w", err)
+	}
+	return nil
+}
+
+func applyGeolocation(ctx context.Context, s cdpapi.Session, g *Geolocation) error {
+	if g == nil {
+		if _, err := cdpapi.Call(ctx, s, emulation.ClearGeolocationOverride, cdpapi.Empty{}); err != nil {
+			return fmt.Errorf("browser: clearing the geolocation: %w", err)
+		}
+		return nil
+	}
+	if _, err := cdpapi.Call(ctx, s, emulation.SetGeolocationOverride, emulation.SetGeolocationOverrideParams{
+		Latitude: &g.Latitude, Longitude: &g.Longitude, Accuracy: &g.Accuracy,
+	}); err != nil {
+		return fmt.Errorf("browser: setting the geolocation: %w", err)
+	}
+	return nil
+}
+
+// setGeolocationPermission grants geolocation to every origin, or sets it
+// back to prompt.
+func (t *Tab) setGeolocationPermission(ctx context.Context, grant bool) error {
+	setting := cdpbrowser.PermissionSettingPrompt
+	if grant {
+		setting = cdpbrowser.PermissionSettingGranted
+	}
+	if _, err := cdpapi.Call(ctx, t.b.conn.Browser(), cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{
+		Permission: &cdpbrowser.PermissionDescriptor{Name: "geolocation"}, Setting: setting,
+	}); err != nil {
+		return fmt.Errorf("browser: setting the geolocation permission: %w", err)
+	}
+	return nil
+}
+
+func applyExtraHeaders(ctx context.Context, s cdpapi.Session, h map[string]string) error {
+	headers := make(network.Headers, len(h))
+	for k, v := range h {
+		headers[k] = v
+	}
+	if _, err := cdpapi.Call(ctx, s, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: headers}); err != nil {
+		return fmt.Errorf("browser: setting extra headers: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,403 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// EvalArg is one argument of [Tab.Evaluate]: the element a ref names, or a
+// JSON value.
+type EvalArg struct {
+	Ref   string       // "e12": the element, passed as its DOM node
+	Value jsonv2.Value // used when Ref is empty; empty means undefined
+}
+
+// EvalLimits bound a serialized value. Past them values are elided and
+// the result says it was truncated.
+type EvalLimits struct {
+	Depth int // levels of nesting shown
+	Items int // elements of an array, map or set, or keys of an object
+	Chars int // the whole value, as JSON
+}
+
+// Serialization limits for a value shown inline and one written to a file.
+var (
+	EvalInline = EvalLimits{Depth: 6, Items: 100, Chars: 25_000}
+	EvalFile   = EvalLimits{Depth: 20, Items: 10_000, Chars: 5_000_000}
+)
+
+// EvalResult is what a function returned, serialized in the page as JSON.
+// Values JSON lacks read as strings: "[undefined]", "[NaN]",
+// "[Infinity]", "12n" (BigInt), "[Date 2024-05-01T10:00:00.000Z]",
+// "[TypeError: x is not a function]", "[Function name]", "[Circular]",
+// "<button#save.primary>" (a DOM node); a Map is {"[Map]": {…}} (or
+// {"[Map]": [[key, value], …]} when a key is not a string), a Set
+// {"[Set]": […]}.
+type EvalResult struct {
+	Value     jsonv2.Value `json:"value,omitempty"`
+	Truncated bool         `json:"truncated,omitempty"` // limits elided part of Value
+	// Navigated says the page navigated before the function returned, so
+	// there is no value; URL is where the page is now.
+	Navigated bool   `json:"navigated,omitempty"`
+	URL       string `json:"url,omitempty"`
+}
+
+// ErrEvalException means the evaluated function threw or its promise
+// rejected.
+var ErrEvalException = errors.New("browser: the function threw")
+
+// EvalError is [ErrEvalException] with the exception's message (its first
+// line: no stack).
+type EvalError struct {
+	Message string
+}
+
+func (e *EvalError) Error() string { return "browser: the function threw: " + e.Message }
+func (e *EvalError) Unwrap() error { return ErrEvalException }
+
+// evalGroup is the object group of an evaluation's handles, released when
+// it ends.
+const evalGroup = "cdpkit-eval"
+
+// evalCleanup bounds releasing an evaluation's handles, and
+// evalLateCleanup doing so behind an open dialog.
+const (
+	evalCleanup     = 2 * time.Second
+	evalLateCleanup = time.Minute
+)
+
+// evalNavigatedWait bounds learning where the page went when it navigated
+// during an evaluation.
+const evalNavigatedWait = time.Second
+
+// Evaluate calls fn, the source of a JavaScript function such as
+// "() => document.title" or "async (el) => el.innerText", with args, awaits
+// the promise it returns, and serializes the value in the page within lim.
+// It runs in the page's main frame, or in the frame of its element
+// arguments, which must all be in one frame.
+//
+// An exception is an [*EvalError]. A navigation before fn returns gives a
+// result with Navigated set, not an error. A dialog that waits for an
+// answer ends the call with a [*DialogOpenError]. The context bounds the
+// call; a function that never returns ends with it.
+func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalLimits) (*EvalResult, error) {
+	if strings.TrimSpace(fn) == "" {
+		return nil, fmt.Errorf("%w: the function is empty", ErrInvalidArgument)
+	}
+	s, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.CheckDialog(); err != nil {
+		return nil, err
+	}
+	dctx, stop := t.UntilDialog(ctx)
+	defer stop()
+
+	// Where the function runs: the first element argument's frame, or the
+	// main frame's global object.
+	target, this := s, runtime.RemoteObjectID("")
+	callArgs := make([]*runtime.CallArgument, 0, len(args))
+	var first *Element
+	var els []*Element
+	defer func() { t.releaseEval(target, els) }()
+	for _, a := range args {
+		if a.Ref == "" {
+			callArgs = append(callArgs, &runtime.CallArgument{Value: a.Value})
+			continue
+		}
+		el, err := t.Element(dctx, a.Ref, "")
+		if err != nil {
+			return nil, dialogErr(dctx, err)
+		}
+		els = append(els, el)
+		if first == nil {
+			first, target, this = el, el.Session, el.Object
+		} else if el.Session != target {
+			return nil, fmt.Errorf("%w: %s and %s are in different frames", ErrInvalidArgument, first.Ref, el.Ref)
+		}
+		callArgs = append(callArgs, &runtime.CallArgument{ObjectID: el.Object})
+	}
+	if this == "" {
+		g, err := cdpapi.Call(dctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis", ObjectGroup: evalGroup})
+		if err != nil {
+			return t.evalFailed(ctx, dctx, s, err)
+		}
+		if g.Result == nil || g.Result.ObjectID == "" {
+			return nil, errors.New("browser: evaluating: the page has no global object")
+		}
+		this = g.Result.ObjectID
+	}
+
+	yes := true
+	res, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: fn,
+		ObjectID:            this,
+		Arguments:           callArgs,
+		AwaitPromise:        &yes,
+		Silent:              &yes,
+		ObjectGroup:         evalGroup,
+	})
+	if err != nil {
+		var pe *cdp.ProtocolError
+		if errors.As(err, &pe) && strings.Contains(pe.Message, "does not evaluate to a function") {
+			return nil, &EvalError{Message: "the source is not a function; write it as () => … or function () { … }"}
+		}
+		return t.evalFailed(ctx, dctx, s, err)
+	}
+	if res.ExceptionDetails != nil {
+		return nil, &EvalError{Message: exceptionText(res.ExceptionDetails)}
+	}
+	limits, err := jsonv2.Marshal(map[string]int{"depth": lim.Depth, "items": lim.Items, "chars": lim.Chars})
+	if err != nil {
+		return nil, err
+	}
+	ser, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: serializeJS,
+		ObjectID:            this,
+		Arguments:           []*runtime.CallArgument{valueArg(res.Result), {Value: limits}},
+		ReturnByValue:       &yes,
+		Silent:              &yes,
+		ObjectGroup:         evalGroup,
+	})
+	if err != nil {
+		return t.evalFailed(ctx, dctx, s, err)
+	}
+	if ser.ExceptionDetails != nil || ser.Result == nil {
+		return nil, fmt.Errorf("browser: serializing the value: %s", exceptionText(ser.ExceptionDetails))
+	}
+	var out struct {
+		JSON      string `json:"json"`
+		Truncated bool   `json:"truncated"`
+	}
+	if err := jsonv2.Unmarshal(ser.Result.Value, &out); err != nil || !json.Valid([]byte(out.JSON)) {
+		return nil, fmt.Errorf("browser: decoding the serialized value: %v", err)
+	}
+	return &EvalResult{Value: jsonv2.Value(out.JSON), Truncated: out.Truncated}, nil
+}
+
+// releaseEval frees an evaluation's handles. While a dialog is open the
+// page can answer nothing, so then it does so in the background, bounded
+// by evalLateCleanup: the commands run once the dialog closes.
+func (t *Tab) releaseEval(s *cdp.Session, els []*Element) {
+	release := func(ctx context.Context) {
+		for _, el := range els {
+			el.Release(ctx)
+		}
+		cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: evalGroup})
+	}
+	if t.CheckDialog() != nil {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), evalLateCleanup)
+			defer cancel()
+			release(ctx)
+		}()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), evalCleanup)
+	defer cancel()
+	release(ctx)
+}
+
+// evalFailed turns a failed evaluation command into the dialog that ended
+// it, a navigated result when the page's context went away, or a wrapped
+// error.
+func (t *Tab) evalFailed(ctx, dctx context.Context, s *cdp.Session, err error) (*EvalResult, error) {
+	if err := dialogErr(dctx, err); errors.Is(err, ErrDialogOpen) {
+		return nil, err
+	}
+	if !isContextGone(err) {
+		return nil, fmt.Errorf("browser: evaluating: %w", err)
+	}
+	// Mid-navigation the page briefly answers "Not attached to an active
+	// page"; the URL is worth a short wait.
+	res := &EvalResult{Navigated: true}
+	lctx, cancel := context.WithTimeout(ctx, evalNavigatedWait)
+	defer cancel()
+	for {
+		loc, err := location(lctx, s)
+		if err == nil {
+			res.URL = loc.URL
+			return res, nil
+		}
+		select {
+		case <-lctx.Done():
+			return res, nil
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// isContextGone reports the errors of a command whose JavaScript context
+// went away with its document.
+func isContextGone(err error) bool {
+	var pe *cdp.ProtocolError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	for _, m := range []string{"Execution context was destroyed", "Inspected target navigated or closed",
+		"Cannot find context with specified id", "Cannot find default execution context", "Promise was collected",
+		"Could not find object with given id"} {
+		if strings.Contains(pe.Message, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueArg passes a function's result on to another call in its context.
+func valueArg(r *runtime.RemoteObject) *runtime.CallArgument {
+	switch {
+	case r == nil || r.Type == runtime.RemoteObjectTypeUndefined:
+		return &runtime.CallArgument{}
+	case r.ObjectID != "":
+		return &runtime.CallArgument{ObjectID: r.ObjectID}
+	case r.UnserializableValue != "":
+		return &runtime.CallArgument{UnserializableValue: r.UnserializableValue}
+	}
+	return &runtime.CallArgument{Value: r.Value}
+}
+
+// serializeJS turns any value into JSON within limits {depth, items,
+// chars}, marking what JSON cannot show (see EvalResult), and returns
+// {json, truncated}. A value's own toJSON is never called.
+const serializeJS = `function (value, limits) {
+  const { depth: maxDepth, items: maxItems, chars: maxChars } = limits;
+  const tag = v => Object.prototype.toString.call(v).slice(8, -1);
+  let budget = maxChars, truncated = false;
+  const path = [];
+  const cut = s => {
+    if (s.length <= budget) return s;
+    truncated = true;
+    return s.slice(0, Math.max(0, budget)) + '…[' + (s.length - Math.max(0, budget)) + ' more chars]';
+  };
+  const node = n => {
+    switch (n.nodeType) {
+      case 1: {
+        let s = '<' + String(n.localName || n.nodeName).toLowerCase();
+        if (n.id) s += '#' + n.id;
+        const cls = String(n.getAttribute && n.getAttribute('class') || '').trim().split(/\s+/).filter(Boolean);
+        for (const c of cls.slice(0, 3)) s += '.' + c;
+        if (cls.length > 3) s += '…';
+        return s + (n.isConnected ? '>' : '> (detached)');
+      }
+      case 3: {
+        const t = n.data.length > 40 ? n.data.slice(0, 40) + '…' : n.data;
+        return '#text ' + JSON.stringify(t);
+      }
+      case 8: return '<!--comment-->';
+      case 9: return '#document ' + n.URL;
+      case 10: return '<!doctype ' + n.name + '>';
+      case 11: return n.host ? '#shadow-root of ' + node(n.host) : '#document-fragment';
+    }
+    return String(n.nodeName);
+  };
+  const isNode = v => { try { return typeof v.nodeType === 'number' && typeof v.nodeName === 'string' && typeof v.cloneNode === 'function'; } catch { return false; } };
+  const isWindow = v => { try { return v === v.window && v.self === v; } catch { return true; } };
+  const ser = (v, depth) => {
+    if (budget <= 0) { truncated = true; return '[…]'; }
+    switch (typeof v) {
+      case 'undefined': budget -= 13; return '[undefined]';
+      case 'boolean': budget -= 5; return v;
+      case 'number':
+        if (Number.isNaN(v)) { budget -= 7; return '[NaN]'; }
+        if (!Number.isFinite(v)) { budget -= 12; return v > 0 ? '[Infinity]' : '[-Infinity]'; }
+        budget -= String(v).length; return v;
+      case 'bigint': { const s = String(v) + 'n'; budget -= s.length + 2; return s; }
+      case 'string': { const s = cut(v); budget -= s.length + 2; return s; }
+      case 'symbol': { const s = '[' + String(v) + ']'; budget -= s.length + 2; return s; }
+      case 'function': { const s = '[Function ' + (v.name || 'anonymous') + ']'; budget -= s.length + 2; return s; }
+    }
+    if (v === null) { budget -= 4; return null; }
+    if (path.includes(v)) { budget -= 12; return '[Circular]'; }
+    let simple;
+    try {
+      if (isWindow(v)) { let u = ''; try { u = ' ' + v.location.href; } catch {} simple = '[Window' + u + ']'; }
+      else if (isNode(v)) simple = node(v);
+      else switch (tag(v)) {
+        case 'Date': simple = isNaN(v) ? '[Date Invalid]' : '[Date ' + Date.prototype.toISOString.call(v) + ']'; break;
+        case 'Error': case 'DOMException': simple = '[' + (v.name || 'Error') + ': ' + v.message + ']'; break;
+        case 'RegExp': simple = '[RegExp ' + String(v) + ']'; break;
+        case 'Promise': simple = '[Promise]'; break;
+        case 'WeakMap': case 'WeakSet': case 'WeakRef': simple = '[' + tag(v) + ']'; break;
+        case 'ArrayBuffer': case 'SharedArrayBuffer': simple = '[' + tag(v) + ' ' + v.byteLength + ' bytes]'; break;
+        case 'URL': simple = '[URL ' + v.href + ']'; break;
+      }
+    } catch (e) { simple = '[Unreadable: ' + (e && e.message) + ']'; }
+    if (simple !== undefined) { const s = cut(simple); budget -= s.length + 2; return s; }
+    const kind = tag(v);
+    const listLike = Array.isArray(v) || (ArrayBuffer.isView(v) && kind !== 'DataView') ||
+      kind === 'NodeList' || kind === 'HTMLCollection' || kind === 'Arguments';
+    if (depth >= maxDepth) {
+      truncated = true;
+      const s = listLike ? '[' + kind + '(' + v.length + ')]' : kind === 'Map' || kind === 'Set' ? '[' + kind + '(' + v.size + ')]' : '[Object]';
+      budget -= s.length + 2;
+      return s;
+    }
+    path.push(v);
+    try {
+      budget -= 2;
+      if (listLike) {
+        const out = [], n = v.length;
+        for (let i = 0; i < n && i < maxItems && budget > 0; i++) { out.push(ser(v[i], depth + 1)); budget -= 1; }
+        if (out.length < n) { truncated = true; out.push('[… ' + (n - out.length) + ' more]'); }
+        return out;
+      }
+      if (kind === 'Set') {
+        const out = [];
+        for (const x of v) { if (out.length >= maxItems || budget <= 0) break; out.push(ser(x, depth + 1)); budget -= 1; }
+        if (out.length < v.size) { truncated = true; out.push('[… ' + (v.size - out.length) + ' more]'); }
+        return { '[Set]': out };
+      }
+      if (kind === 'Map') {
+        const entries = [];
+        for (const e of v) { if (entries.length >= maxItems || budget <= 0) break; entries.push(e); }
+        const more = v.size - entries.length;
+        if (more > 0) truncated = true;
+        if (entries.every(([k]) => typeof k === 'string')) {
+          const out = {};
+          for (const [k, x] of entries) { budget -= cut(k).length + 4; out[k] = ser(x, depth + 1); }
+          if (more > 0) out['…'] = more + ' more entries';
+          return { '[Map]': out };
+        }
+        const out = entries.map(([k, x]) => { budget -= 4; return [ser(k, depth + 2), ser(x, depth + 2)]; });
+        if (more > 0) out.push('[… ' + more + ' more]');
+        return { '[Map]': out };
+      }
+      let keys;
+      try { keys = Object.keys(v); } catch (e) { return '[Unreadable: ' + (e && e.message) + ']'; }
+      const out = {};
+      let shown = 0;
+      for (const k of keys) {
+        if (shown >= maxItems || budget <= 0) break;
+        budget -= k.length + 4;
+        let x;
+        try { x = ser(v[k], depth + 1); } catch (e) { x = '[Thrown: ' + (e && e.message) + ']'; }
+        out[k] = x;
+        shown++;
+      }
+      if (shown < keys.length) { truncated = true; out['…'] = (keys.length - shown) + ' more keys'; }
+      return out;
+    } finally {
+      path.pop();
+    }
+  };
+  let out = ser(value, 0);
+  let json = JSON.stringify(out);
+  if (json === undefined) json = 'null';
+  if (json.length > maxChars + 1024) {
+    truncated = true;
+    json = JSON.stringify(json.slice(0, maxChars) + '…');
+  }
+  return { json, truncated };
+}`

@@ -1,0 +1,575 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	cdpinput "github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// Form errors.
+var (
+	// ErrNotTypeable means an element cannot take the input asked for: it
+	// is disabled or read-only, or not a field of that kind.
+	ErrNotTypeable = errors.New("browser: element cannot take this input")
+	// ErrOptionNotFound means a <select> has no option with the value or
+	// label asked for.
+	ErrOptionNotFound = errors.New("browser: no such option")
+)
+
+// NotTypeableError says why an element refused input, with a hint safe to
+// show an agent.
+type NotTypeableError struct {
+	Ref    string // the element's ref, if it was named by one
+	Reason string // such as "is disabled" or "is a <div>, not a form field"
+	Hint   string
+}
+
+func (e *NotTypeableError) Error() string {
+	return fmt.Sprintf("browser: %s %s", e.What(), e.Reason)
+}
+func (e *NotTypeableError) Unwrap() error { return ErrNotTypeable }
+
+// What names the element for a message: its ref, or "the element".
+func (e *NotTypeableError) What() string {
+	if e.Ref != "" {
+		return e.Ref
+	}
+	return "the element"
+}
+
+// Option is one option of a <select>.
+type Option struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+// OptionError names the option asked for and lists the first options of
+// the <select> (up to maxListedOptions), with how many there are.
+type OptionError struct {
+	Ref     string
+	Want    string
+	Options []Option
+	Total   int
+}
+
+// maxListedOptions bounds the options an OptionError lists.
+const maxListedOptions = 10
+
+// Error leaves out Want, which may be typed text that must not be logged.
+func (e *OptionError) Error() string { return "browser: no such option in the select" }
+func (e *OptionError) Unwrap() error { return ErrOptionNotFound }
+
+// List formats the options for a message: `"Japan" (jp), "Peru"`, and
+// "(and N more)" past the first ones.
+func (e *OptionError) List() string {
+	var b strings.Builder
+	for i, o := range e.Options {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", o.Label)
+		if o.Value != o.Label {
+			fmt.Fprintf(&b, " (%s)", o.Value)
+		}
+	}
+	if n := e.Total - len(e.Options); n > 0 {
+		fmt.Fprintf(&b, " (and %d more)", n)
+	}
+	if e.Total == 0 {
+		b.WriteString("none")
+	}
+	return b.String()
+}
+
+// FillResult says what Fill did.
+type FillResult struct {
+	Kind     string   `json:"kind"`               // text, editable, select, checkbox or radio
+	Selected []string `json:"selected,omitempty"` // a select's selected option values
+	Checked  *bool    `json:"checked,omitempty"`  // a checkbox's or radio's state
+	// Warning says the field holds something other than what was given,
+	// such as a number input refusing letters, or that a dialog cut the
+	// fill short.
+	Warning string `json:"warning,omitempty"`
+}
+
+// fieldInfo is what fieldInfoJS reports about an element.
+type fieldInfo struct {
+	Kind     string `json:"kind"` // text, editable, select, checkbox, radio, file or none
+	Tag      string `json:"tag"`
+	Type     string `json:"type"`
+	Disabled bool   `json:"disabled"`
+	ReadOnly bool   `json:"readonly"`
+	Checked  bool   `json:"checked"`
+	Multiple bool   `json:"multiple"`
+}
+
+// fieldInfoJS classifies an element for input.
+const fieldInfoJS = `function() {
+	const el = this, tag = el.localName || '', type = (el.type || '').toLowerCase();
+	const out = {kind: 'none', tag, type, disabled: false, readonly: false, checked: !!el.checked, multiple: !!el.multiple};
+	if (tag === 'select') out.kind = 'select';
+	else if (tag === 'textarea') out.kind = 'text';
+	else if (tag === 'input') {
+		if (type === 'checkbox' || type === 'radio' || type === 'file') out.kind = type;
+		else if (!['button', 'submit', 'reset', 'image', 'hidden'].includes(type)) out.kind = 'text';
+	} else if (el.isContentEditable) out.kind = 'editable';
+	if (out.kind !== 'none' && out.kind !== 'editable') {
+		out.disabled = el.matches(':disabled');
+		out.readonly = out.kind === 'text' && el.readOnly;
+	}
+	return out;
+}`
+
+// field reads what kind of field e is.
+func (e *Element) field(ctx context.Context) (fieldInfo, error) {
+	var f fieldInfo
+	err := e.callJS(ctx, &f, fieldInfoJS)
+	return f, err
+}
+
+// refuse returns a NotTypeableError for e.
+func (e *Element) refuse(reason, hint string) error {
+	return &NotTypeableError{Ref: e.Ref, Reason: reason, Hint: hint}
+}
+
+// usable refuses a disabled or read-only field.
+func (e *Element) usable(f fieldInfo) error {
+	switch {
+	case f.Disabled:
+		return e.refuse("is disabled", "wait until the page enables it (wait_for), or do what enables it first")
+	case f.ReadOnly:
+		return e.refuse("is read-only", "the page does not let it be edited; pick another field")
+	}
+	return nil
+}
+
+// describe names the element's kind for a message: "a <div>",
+// `an <input type="submit">`.
+func (f fieldInfo) describe() string {
+	if f.Tag == "" {
+		return "a text node"
+	}
+	s := "<" + f.Tag
+	if f.Tag == "input" {
+		s += fmt.Sprintf(" type=%q", f.Type)
+	}
+	s += ">"
+	if strings.ContainsRune("aeio", rune(f.Tag[0])) {
+		return "an " + s
+	}
+	return "a " + s
+}
+
+// Fill clears a field — named by ref, or when ref is empty by CSS selector
+// (see [Tab.Element]) — and sets it to value, the way a person's edit
+// would be seen by the page:
+//
+//   - text inputs and textareas: focus, then the native value setter and
+//     bubbling input and change events, so that controlled inputs of React
+//     or Vue, whose own setter would swallow the change, register it;
+//   - contenteditable elements: focus, select the contents, then
+//     Input.insertText;
+//   - <select>: the option whose value, else visible label (exactly, then
+//     ignoring case and surrounding space), is value;
+//   - checkboxes and radios: value "true" or "false" (also on/off,
+//     checked/unchecked, yes/no), applied with a click when the state
+//     differs: a real mouse click where the element or one of its labels
+//     can be hit in the top document, else a DOM click.
+//
+// value travels as a CDP call argument, never as script source, and is
+// never logged. A disabled, read-only or non-field element is a
+// *NotTypeableError; an unknown option an *OptionError; a radio cannot be
+// unchecked, and a page that undoes a click is a *NotTypeableError too.
+//
+// Like a click, a fill waits for a navigation it starts (a change handler
+// that submits) and ends at once when it opens a JavaScript dialog, with a
+// warning saying so. The context bounds the whole call.
+func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*FillResult, error) {
+	var res *FillResult
+	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) (err error) {
+		res, err = el.fill(ctx, value)
+		return err
+	})
+	if err == nil && res == nil {
+		res = &FillResult{Warning: "a JavaScript dialog opened before the fill finished"}
+	}
+	return res, err
+}
+
+// releaseWait bounds freeing an element's handle after an action.
+const releaseWait = 2 * time.Second
+
+// withElement resolves an element and runs fn on it as an action of the
+// tab (see act): navigations it starts are waited for, a dialog ends it.
+func (t *Tab) withElement(ctx context.Context, ref, selector string, fn func(ctx context.Context, el *Element) error) error {
+	ps, err := t.Session(ctx)
+	if err != nil {
+		return err
+	}
+	el, err := t.Element(ctx, ref, selector)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// The renderer answers nothing while a dialog fn opened waits
+		// (one in an out-of-process frame goes unnoticed here, hence the
+		// bound): the handle is then left to die with its document.
+		rctx, cancel := t.UntilDialog(ctx)
+		defer cancel()
+		rctx, cancelWait := context.WithTimeout(rctx, releaseWait)
+		defer cancelWait()
+		el.Release(rctx)
+	}()
+	return t.act(ctx, ps, el.Session, func(ctx context.Context) error { return fn(ctx, el) })
+}
+
+// fill is Fill on a resolved element.
+func (e *Element) fill(ctx context.Context, value string) (*FillResult, error) {
+	f, err := e.field(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Kind {
+	case "checkbox", "radio":
+		on, ok := parseChecked(value)
+		if !ok {
+			return nil, fmt.Errorf("%w: a %s takes \"true\" or \"false\"", ErrInvalidArgument, f.Kind)
+		}
+		return e.setChecked(ctx, f, on)
+	case "file":
+		return nil, e.refuse("is a file input", "use upload_file")
+	case "none":
+		return nil, e.refuse("is "+f.describe()+", not a form field",
+			"fill takes inputs, textareas, selects, checkboxes, radios and contenteditable elements; take a snapshot and pick one")
+	}
+	if err := e.usable(f); err != nil {
+		return nil, err
+	}
+	switch f.Kind {
+	case "select":
+		sel, err := e.selectOptions(ctx, []string{value})
+		if err != nil {
+			return nil, err
+		}
+		return &FillResult{Kind: f.Kind, Selected: sel}, nil
+	case "editable":
+		return e.fillEditable(ctx, value)
+	}
+	var same bool
+	if err := e.callJS(ctx, &same, setValueJS, value); err != nil {
+		return nil, err
+	}
+	res := &FillResult{Kind: f.Kind}
+	if !same {
+		res.Warning = "the field holds a different value than given: its type refused it (a number field given letters, a line break in a one-line input) or the page changed it"
+	}
+	return res, nil
+}
+
+// setValueJS sets an input's or textarea's value with the prototype's
+// setter (bypassing any setter a framework put on the element) and tells
+// the page with the events an edit fires. It returns whether the value
+// stuck.
+const setValueJS = `function(v) {
+	const el = this;
+	el.focus();
+	const proto = el.localName === 'textarea' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+	Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+	el.dispatchEvent(new InputEvent('input', {bubbles: true, composed: true, inputType: 'insertReplacementText'}));
+	el.dispatchEvent(new Event('change', {bubbles: true}));
+	return el.value === v;
+}`
+
+// selectContentsJS focuses a contenteditable element and selects all it
+// holds, so that inserted text replaces it.
+const selectContentsJS = `function() {
+	this.focus();
+	const sel = this.ownerDocument.defaultView.getSelection();
+	const r = this.ownerDocument.createRange();
+	r.selectNodeContents(this);
+	sel.removeAllRanges();
+	sel.addRange(r);
+	return true;
+}`
+
+func (e *Element) fillEditable(ctx context.Context, value string) (*FillResult, error) {
+	if err := e.callJS(ctx, nil, selectContentsJS); err != nil {
+		return nil, err
+	}
+	if value != "" {
+		if _, err := cdpapi.Call(ctx, e.Session, cdpinput.InsertText, cdpinput.InsertTextParams{Text: value}); err != nil {
+			return nil, fmt.Errorf("browser: inserting text: %w", err)
+		}
+		return &FillResult{Kind: "editable"}, nil
+	}
+	// Inserting "" leaves the selection; deleting it is what clears.
+	for _, ev := range kb.Encode([]rune(kb.Backspace)[0]) {
+		if _, err := cdpapi.Call(ctx, e.Session, cdpinput.DispatchKeyEvent, *ev); err != nil {
+			return nil, fmt.Errorf("browser: clearing: %w", err)
+		}
+	}
+	return &FillResult{Kind: "editable"}, nil
+}
+
+// parseChecked reads a checkbox state.
+func parseChecked(v string) (on, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "on", "checked", "yes", "1":
+		return true, true
+	case "false", "off", "unchecked", "no", "0":
+		return false, true
+	}
+	return false, false
+}
+
+func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillResult, error) {
+	if err := e.usable(f); err != nil {
+		return nil, err
+	}
+	res := &FillResult{Kind: f.Kind, Checked: &on}
+	if f.Checked == on {
+		return res, nil
+	}
+	if f.Kind == "radio" && !on {
+		return nil, e.refuse("is a checked radio button, which a click cannot uncheck", "check another radio button of its group")
+	}
+	if err := e.click(ctx); err != nil {
+		return nil, err
+	}
+	f, err := e.field(ctx)
+	if err != nil {
+		return res, nil // the click navigated away: the changes will say so
+	}
+	if f.Checked != on {
+		return nil, e.refuse("stayed "+map[bool]string{true: "checked", false: "unchecked"}[f.Checked]+" after a click: the page undid it",
+			"take a snapshot to see what the page expects")
+	}
+	return res, nil
+}
+
+// clickPointJS scrolls the element into view and returns a viewport point
+// where a click lands on it or on one of its labels, or null when there is
+// none or the element is not in the top document (whose viewport is the
+// one mouse events address).
+const clickPointJS = `function() {
+	const el = this, win = el.ownerDocument.defaultView;
+	if (!win || win !== win.top) return null;
+	el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+	const hits = n => n === el || (el.labels && Array.from(el.labels).some(l => l.contains(n)));
+	for (const t of [el, ...Array.from(el.labels || [])]) {
+		const r = t.getBoundingClientRect();
+		if (r.width < 1 || r.height < 1) continue;
+		const x = r.left + r.width / 2, y = r.top + r.height / 2;
+		if (hits(el.ownerDocument.elementFromPoint(x, y))) return {x, y};
+	}
+	return null;
+}`
+
+// click clicks the element with the mouse where it can be hit, else in the
+// DOM.
+func (e *Element) click(ctx context.Context) error {
+	var p *struct{ X, Y float64 }
+	if err := e.callJS(ctx, &p, clickPointJS); err != nil {
+		return err
+	}
+	if p == nil {
+		return e.callJS(ctx, nil, `function() { this.click(); return true }`)
+	}
+	for _, typ := range []cdpinput.DispatchMouseEventType{
+		cdpinput.DispatchMouseEventTypeMouseMoved, cdpinput.DispatchMouseEventTypeMousePressed, cdpinput.DispatchMouseEventTypeMouseReleased,
+	} {
+		ev := cdpinput.DispatchMouseEventParams{Type: typ, X: p.X, Y: p.Y}
+		if typ != cdpinput.DispatchMouseEventTypeMouseMoved {
+			ev.Button, ev.ClickCount = cdpinput.MouseButtonLeft, 1
+		}
+		if _, err := cdpapi.Call(ctx, e.Session, cdpinput.DispatchMouseEvent, ev); err != nil {
+			return fmt.Errorf("browser: clicking: %w", err)
+		}
+	}
+	return nil
+}
+
+// SelectOptions selects the options of a <select> — named by ref, or when
+// ref is empty by CSS selector — whose value, else visible label (exactly,
+// then ignoring case), is each of values, and deselects the others; a
+// single select takes one value. It fires input and change events and
+// returns the selected values. An unknown value is an *OptionError;
+// navigations and dialogs are handled as by Fill.
+func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error) {
+	var sel []string
+	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
+		f, err := el.field(ctx)
+		if err != nil {
+			return err
+		}
+		if f.Kind != "select" {
+			return el.refuse("is "+f.describe()+", not a <select>", "use fill for text fields, or take a snapshot and pick a combobox or listbox")
+		}
+		if err := el.usable(f); err != nil {
+			return err
+		}
+		if !f.Multiple && len(values) != 1 {
+			return fmt.Errorf("%w: the select takes one value, not %d", ErrInvalidArgument, len(values))
+		}
+		sel, err = el.selectOptions(ctx, values)
+		return err
+	})
+	return sel, err
+}
+
+// selectOptionsJS selects the options named by values (see SelectOptions).
+const selectOptionsJS = `function(wanted, listed) {
+	const el = this, opts = Array.from(el.options);
+	const label = o => (o.label || o.textContent || '').replace(/\s+/g, ' ').trim();
+	const pick = w => opts.find(o => o.value === w) || opts.find(o => label(o) === w.trim()) ||
+		opts.find(o => label(o).toLowerCase() === w.trim().toLowerCase());
+	const chosen = [];
+	for (const w of wanted) {
+		const o = pick(w);
+		if (!o) return {missing: w, total: opts.length, options: opts.slice(0, listed).map(o => ({value: o.value, label: label(o)}))};
+		chosen.push(o);
+	}
+	el.focus();
+	if (el.multiple) for (const o of opts) o.selected = chosen.includes(o);
+	else if (chosen.length) chosen[0].selected = true;
+	el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+	el.dispatchEvent(new Event('change', {bubbles: true}));
+	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
+}`
+
+func (e *Element) selectOptions(ctx context.Context, values []string) ([]string, error) {
+	var r struct {
+		Missing  *string  `json:"missing"`
+		Total    int      `json:"total"`
+		Options  []Option `json:"options"`
+		Selected []string `json:"selected"`
+	}
+	if err := e.callJS(ctx, &r, selectOptionsJS, values, maxListedOptions); err != nil {
+		return nil, err
+	}
+	if r.Missing != nil {
+		return nil, &OptionError{Ref: e.Ref, Want: *r.Missing, Options: r.Options, Total: r.Total}
+	}
+	if r.Selected == nil {
+		r.Selected = []string{}
+	}
+	return r.Selected, nil
+}
+
+// SetFiles gives a file input — named by ref, or when ref is empty by CSS
+// selector — the files at paths, which the caller has checked
+// (policy.UploadRoots); the page sees input and change events. Anything
+// but an enabled <input type=file> is a *NotTypeableError; more than one
+// file for a single-file input is ErrInvalidArgument.
+func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string) error {
+	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
+		f, err := el.field(ctx)
+		if err != nil {
+			return err
+		}
+		if f.Kind != "file" {
+			return el.refuse("is "+f.describe()+", not a file input", `upload_file takes an <input type="file">; take a snapshot and pick one`)
+		}
+		if err := el.usable(f); err != nil {
+			return err
+		}
+		if !f.Multiple && len(paths) > 1 {
+			return fmt.Errorf("%w: the file input takes one file, not %d", ErrInvalidArgument, len(paths))
+		}
+		if _, err := cdpapi.Call(ctx, el.Session, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, BackendNodeID: el.Backend}); err != nil {
+			return fmt.Errorf("browser: setting files: %w", err)
+		}
+		return nil
+	})
+}
+
+// focus focuses the element. One that cannot take focus is a
+// *NotTypeableError.
+func (e *Element) focus(ctx context.Context) error {
+	var ok bool
+	if err := e.callJS(ctx, &ok, focusJS); err != nil {
+		return err
+	}
+	if !ok {
+		return e.refuse("cannot take keyboard focus", "pick an input or another focusable element, or omit uid to type into whatever has focus")
+	}
+	return nil
+}
+
+// focusJS focuses an element and reports whether focus landed on it or
+// inside it (a shadow host). A text field or contenteditable element that
+// did not have focus gets its caret at the end, as after a person clicks
+// past its text; one that had focus keeps its caret.
+const focusJS = `function() {
+	if (typeof this.focus !== 'function') return false;
+	const el = this, doc = el.ownerDocument;
+	const active = () => {
+		let a = doc.activeElement;
+		while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+		return a;
+	};
+	const had = active() === el;
+	el.focus();
+	const a = active();
+	const ok = a === el || el.contains(a) || (!!a && a.getRootNode().host === el);
+	if (ok && !had) {
+		if (el.isContentEditable) {
+			const sel = doc.defaultView.getSelection();
+			sel.selectAllChildren(el);
+			sel.collapseToEnd();
+		} else if (typeof el.value === 'string') {
+			try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) {} // email, number: no caret API
+		}
+	}
+	return ok;
+}`
+
+// callJS calls fn on the element with args passed as CDP call arguments
+// (never spliced into source) and decodes its by-value result into out,
+// which may be nil. A thrown exception is an error naming only its class
+// and message.
+func (e *Element) callJS(ctx context.Context, out any, fn string, args ...any) error {
+	// The arguments go as one array: cdproto omits an argument whose
+	// value is "" or [], which the function would see as undefined.
+	if args == nil {
+		args = []any{}
+	}
+	v, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("browser: encoding the arguments: %w", err)
+	}
+	yes := true
+	r, err := cdpapi.Call(ctx, e.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function(args) { return (" + fn + ").apply(this, args) }",
+		ObjectID:            e.Object,
+		Arguments:           []*runtime.CallArgument{{Value: v}},
+		ReturnByValue:       &yes,
+		UserGesture:         &yes,
+	})
+	if err != nil {
+		return fmt.Errorf("browser: acting on the element: %w", err)
+	}
+	if r.ExceptionDetails != nil {
+		msg := r.ExceptionDetails.Text
+		if r.ExceptionDetails.Exception != nil && r.ExceptionDetails.Exception.Description != "" {
+			msg = strings.SplitN(r.ExceptionDetails.Exception.Description, "\n", 2)[0]
+		}
+		return fmt.Errorf("browser: acting on the element: the page threw %s", msg)
+	}
+	if out == nil || r.Result == nil || len(r.Result.Value) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(r.Result.Value, out); err != nil {
+		return fmt.Errorf("browser: reading the element's answer: %w", err)
+	}
+	return nil
+}

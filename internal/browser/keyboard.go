@@ -1,0 +1,121 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"unicode"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	cdpinput "github.com/chromedp/cdproto/input"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/input"
+)
+
+// TypeText types text as real key events, character by character, for
+// pages that listen to keydown, keypress and keyup: into the element named
+// by ref, or when ref is empty by CSS selector, focused first; or, when
+// both are empty, into whatever has focus.
+//
+// Characters with no key on a US keyboard (most scripts, emoji) arrive as
+// keys named by the character and carrying it as text, as from a layout
+// that has them; invisible ones that no key types (such as the zero-width
+// joiner inside 👨‍👩‍👧) are inserted as an input method would. "\n" presses
+// Enter and "\t" Tab, with their default actions. A field that gains focus
+// gets its caret at the end; one that had focus keeps it. A read-only or
+// disabled field, or an element that cannot take focus, is a
+// *NotTypeableError.
+//
+// The text is never logged. Navigations and dialogs are handled as by
+// Fill. The context bounds the whole typing; when it ends part of the text
+// may have been typed.
+func (t *Tab) TypeText(ctx context.Context, ref, selector, text string) error {
+	return t.withKeys(ctx, ref, selector, true, func(ctx context.Context, s *cdp.Session) error {
+		return typeText(ctx, s, text)
+	})
+}
+
+// PressKey presses a key or combo — "Enter", "a", "Control+Shift+R" (see
+// input.ParseCombo) — in the element named by ref or selector, focused
+// first, or, when both are empty, in whatever has focus. Keys carry their
+// default actions: Enter submits a form, Tab moves focus, Space activates
+// a focused button. An unknown key is an *input.KeyError, found before
+// anything is focused. Navigations and dialogs are handled as by Fill.
+func (t *Tab) PressKey(ctx context.Context, ref, selector, key string) error {
+	c, err := input.ParseCombo(key)
+	if err != nil {
+		return err
+	}
+	return t.withKeys(ctx, ref, selector, false, func(ctx context.Context, s *cdp.Session) error {
+		return dispatchKeys(ctx, s, c.Events())
+	})
+}
+
+// withKeys runs fn as an action of the tab, with the session whose
+// renderer holds the focus: that of the element, focused first, if one is
+// named (an out-of-process iframe's for an element in one), else the
+// tab's. For typing, a read-only or disabled field is refused.
+func (t *Tab) withKeys(ctx context.Context, ref, selector string, typing bool, fn func(ctx context.Context, s *cdp.Session) error) error {
+	if ref == "" && selector == "" {
+		ps, err := t.Session(ctx)
+		if err != nil {
+			return err
+		}
+		return t.act(ctx, ps, ps, func(ctx context.Context) error { return fn(ctx, ps) })
+	}
+	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
+		if typing {
+			f, err := el.field(ctx)
+			if err != nil {
+				return err
+			}
+			if err := el.usable(f); err != nil {
+				return err
+			}
+		}
+		if err := el.focus(ctx); err != nil {
+			return err
+		}
+		return fn(ctx, el.Session)
+	})
+}
+
+// unidentified is the key value of characters without a key.
+const unidentified = "Unidentified"
+
+// typeText sends the key events that type text (see TypeText).
+func typeText(ctx context.Context, s *cdp.Session, text string) error {
+	for _, r := range text {
+		events := input.TypeEvents(string(r))
+		if events[0].Key != unidentified {
+			if err := dispatchKeys(ctx, s, events); err != nil {
+				return err
+			}
+			continue
+		}
+		if !unicode.IsPrint(r) {
+			if _, err := cdpapi.Call(ctx, s, cdpinput.InsertText, cdpinput.InsertTextParams{Text: string(r)}); err != nil {
+				return fmt.Errorf("browser: inserting text: %w", err)
+			}
+			continue
+		}
+		// A page reading event.key sees the character, not "Unidentified".
+		for _, ev := range events {
+			ev.Key = string(r)
+		}
+		if err := dispatchKeys(ctx, s, events); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dispatchKeys sends key events in order.
+func dispatchKeys(ctx context.Context, s *cdp.Session, events []*cdpinput.DispatchKeyEventParams) error {
+	for _, ev := range events {
+		if _, err := cdpapi.Call(ctx, s, cdpinput.DispatchKeyEvent, *ev); err != nil {
+			return fmt.Errorf("browser: pressing keys: %w", err)
+		}
+	}
+	return nil
+}

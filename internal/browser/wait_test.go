@@ -1,0 +1,170 @@
+package browser
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWaitFor(t *testing.T) {
+	srv := snapshotServer(t)
+	tests := []struct {
+		name string
+		c    WaitCondition
+		want WaitMatch
+	}{
+		{"text appears", WaitCondition{Texts: []string{"Nope", "saved!"}}, WaitMatch{Text: "saved!"}},
+		{"text gone", WaitCondition{TextGone: "Loading…"}, WaitMatch{TextGone: "Loading…"}},
+		{"selector visible", WaitCondition{Selector: "#panel"}, WaitMatch{Selector: "#panel", State: StateVisible}},
+		{"selector hidden", WaitCondition{Selector: "#spinner", State: StateHidden}, WaitMatch{Selector: "#spinner", State: StateHidden}},
+		{"selector detached", WaitCondition{Selector: "#temp", State: StateDetached}, WaitMatch{Selector: "#temp", State: StateDetached}},
+		{"url substring", WaitCondition{URL: "/items/42"}, WaitMatch{URL: "/items/42"}},
+		{"url regex", WaitCondition{URL: `/ITEMS\/\d+$/i`}, WaitMatch{URL: "/items/42"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, tab := newTab(t)
+			if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html"); err != nil {
+				t.Fatal(err)
+			}
+			res, err := tab.WaitFor(t.Context(), tt.c, 5*time.Second)
+			if err != nil {
+				t.Fatalf("WaitFor: %v", err)
+			}
+			got := res.Matched
+			if tt.want.URL != "" {
+				if !strings.HasSuffix(got.URL, tt.want.URL) {
+					t.Errorf("matched URL %q, want one ending in %q", got.URL, tt.want.URL)
+				}
+				got.URL = tt.want.URL
+			}
+			if got != tt.want {
+				t.Errorf("matched %+v, want %+v", got, tt.want)
+			}
+			if res.ElapsedMs > 3000 {
+				t.Errorf("elapsedMs = %d, want about 400", res.ElapsedMs)
+			}
+		})
+	}
+}
+
+func TestWaitForAlreadyTrue(t *testing.T) {
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html?delay=60000"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"LOADING"}, Selector: "#temp", State: StateAttached}, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Matched.Text != "LOADING" || res.ElapsedMs > 1000 {
+		t.Errorf("WaitFor = %+v, want the text at once", res)
+	}
+}
+
+func TestWaitForTimeout(t *testing.T) {
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html?delay=60000"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"Saved!"}, Selector: "#panel"}, 700*time.Millisecond)
+	var te *WaitTimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, ErrWaitTimeout) {
+		t.Fatalf("WaitFor = %v, want a WaitTimeoutError", err)
+	}
+	if d := time.Since(start); d > 700*time.Millisecond+time.Second {
+		t.Errorf("timed out after %v, want within 1.7s", d)
+	}
+	want := []string{`none of the texts ["Saved!"] appeared`, `"#panel" is not visible (it is hidden)`}
+	if strings.Join(te.Missing, "\n") != strings.Join(want, "\n") {
+		t.Errorf("missing = %q, want %q", te.Missing, want)
+	}
+}
+
+// TestWaitForAcrossNavigation waits for text on the page a link leads to.
+func TestWaitForAcrossNavigation(t *testing.T) {
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
+		t.Fatal(err)
+	}
+	pageValue(t, tab, "setTimeout(() => document.getElementById('away').click(), 300), 0")
+	res, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"You arrived"}}, 5*time.Second)
+	if err != nil {
+		t.Fatalf("WaitFor: %v", err)
+	}
+	if res.Matched.Text != "You arrived" {
+		t.Errorf("matched %+v", res.Matched)
+	}
+}
+
+func TestWaitForInvalid(t *testing.T) {
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		c       WaitCondition
+		mention string
+	}{
+		{"nothing", WaitCondition{Texts: []string{" "}}, "nothing to wait for"},
+		{"bad state", WaitCondition{Selector: "p", State: "shown"}, "shown"},
+		{"bad selector", WaitCondition{Selector: "p[", State: StateAttached}, "does not parse"},
+		{"bad regex", WaitCondition{URL: "/a(/"}, "regular expression"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tab.WaitFor(t.Context(), tt.c, time.Second)
+			if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tt.mention) {
+				t.Errorf("WaitFor = %v, want ErrInvalidArgument mentioning %q", err, tt.mention)
+			}
+		})
+	}
+}
+
+// TestWaitForDialogOpens ends a wait when a confirm opens during it.
+func TestWaitForDialogOpens(t *testing.T) {
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-matrix.html?type=confirm&when=timer&delay=300&msg=sure"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"never there"}}, 10*time.Second)
+	var de *DialogOpenError
+	if !errors.As(err, &de) || de.Dialog.Type != DialogConfirm || de.Dialog.Message != "sure" {
+		t.Fatalf("WaitFor = %v, want the confirm as a DialogOpenError", err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond+dialogBudget {
+		t.Errorf("WaitFor returned after %v, want soon after the confirm opened", d)
+	}
+	if _, err := tab.HandleDialog(t.Context(), true, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWaitForHungPage keeps its timeout on a page whose script never
+// yields.
+func TestWaitForHungPage(t *testing.T) {
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
+		t.Fatal(err)
+	}
+	pageValue(t, tab, "setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end) {} }, 100), 0")
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"never"}}, time.Second)
+	if !errors.Is(err, ErrWaitTimeout) {
+		t.Errorf("WaitFor on a hung page = %v, want ErrWaitTimeout", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("WaitFor took %v, want within its 1s timeout + 1s", d)
+	}
+}
