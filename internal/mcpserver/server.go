@@ -5,6 +5,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,8 +15,9 @@ import (
 // New returns an MCP server offering tools, each call run with env.
 func New(env *tools.Env, version string, list []tools.Tool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "cdpkit", Version: version}, &mcp.ServerOptions{
-		Instructions: "cdpkit drives a real Chromium. Tabs are chosen with `target` " +
-			"(active, index:N, url:SUBSTR, title:SUBSTR or an id). Failed calls return [CODE] message with a hint.",
+		Instructions: "cdpkit drives a real Chromium. `target` picks a tab: active (default), index:N, " +
+			"url:SUBSTR, title:SUBSTR or a tab id. Elements: `uid` is a ref from take_snapshot (e12). " +
+			"Actions return `changes`: what differs since your last look. Failed calls return [CODE] message with a hint.",
 	})
 	for i := range list {
 		t := &list[i]
@@ -36,14 +38,14 @@ func New(env *tools.Env, version string, list []tools.Tool) *mcp.Server {
 }
 
 func annotations(t *tools.Tool) *mcp.ToolAnnotations {
-	destructive := t.Destructive
-	openWorld := true
-	return &mcp.ToolAnnotations{
-		ReadOnlyHint:    t.ReadOnly,
-		DestructiveHint: &destructive,
-		IdempotentHint:  t.Idempotent,
-		OpenWorldHint:   &openWorld,
+	// destructiveHint and openWorldHint default to true in MCP: send only
+	// destructiveHint, and only when false matters (a tool that writes).
+	a := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent}
+	if !t.ReadOnly && !t.Destructive {
+		no := false
+		a.DestructiveHint = &no
 	}
+	return a
 }
 
 // result renders a success as compact JSON text (then the raw text, if
@@ -51,11 +53,15 @@ func annotations(t *tools.Tool) *mcp.ToolAnnotations {
 func result(r *tools.Result) *mcp.CallToolResult {
 	var text string
 	if r.Data != nil {
-		b, err := json.Marshal(r.Data)
-		if err != nil {
+		// Not json.Marshal: it escapes < > & as \u003c…, which costs tokens
+		// and garbles the DOM descriptions and URLs an agent reads.
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r.Data); err != nil {
 			return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
 		}
-		text = string(b)
+		text = strings.TrimSuffix(b.String(), "\n")
 	}
 	if r.Text != "" {
 		if text != "" {

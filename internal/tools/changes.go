@@ -55,6 +55,10 @@ type Changes struct {
 	// changed (~) since the agent's last snapshot of this tab, cut at
 	// maxChangesChars with a count of the rest.
 	Elements string `json:"elements,omitempty"`
+	// Dialog is a JavaScript dialog: one that waits for handle_dialog
+	// (handled "open"), or the last one answered without the agent (an
+	// alert, beforeunload, or by the --dialogs policy).
+	Dialog *browser.Dialog `json:"dialog,omitempty"`
 }
 
 // changesSince waits briefly for the page to settle, then reports what
@@ -92,14 +96,22 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if !now[string(o.tab.ID())] {
 		return c, nil // the tab itself closed
 	}
+	if c.Dialog = o.tab.DialogNote(); c.Dialog != nil && c.Dialog.Handled == browser.DialogOpen {
+		return c, nil // the page can be read only once the dialog is answered
+	}
 	opts := browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
 	res, diff, err := o.tab.SnapshotDiff(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	if full {
+	switch {
+	case full:
 		c.Elements = res.Text
-	} else {
+	case c.Navigated && diff.Kept == 0 && len(diff.Removed) > 0:
+		// A new document: its elements are news, the old page's are not.
+		diff.Removed = nil
+		c.Elements = diff.Text(maxChangesChars)
+	default:
 		c.Elements = diff.Text(maxChangesChars)
 	}
 	return c, nil
@@ -110,6 +122,9 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 // the frame callback never running in the old document, which the bound
 // covers.
 func settle(ctx context.Context, tab *browser.Tab) {
+	if tab.CheckDialog() != nil {
+		return // no frame renders while a dialog waits
+	}
 	ctx, cancel := context.WithTimeout(ctx, settleTime)
 	defer cancel()
 	s, err := tab.Session(ctx)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -34,6 +35,7 @@ const (
 	ElementNotTypeable  Code = "ELEMENT_NOT_TYPEABLE"
 	KeyNotSupported     Code = "KEY_NOT_SUPPORTED"
 	DialogOpen          Code = "DIALOG_OPEN"
+	NoDialog            Code = "NO_DIALOG"
 	EvalDisabled        Code = "EVAL_DISABLED"
 	EvalError           Code = "EVAL_ERROR"
 	BusyQueueFull       Code = "BUSY_QUEUE_FULL"
@@ -73,10 +75,27 @@ func AsError(err error) *Error {
 	var pe *policy.PathError
 	var ee *browser.ElementError
 	var tl *browser.ScreenshotTooLargeError
+	var ce *browser.CoveredError
+	var nt *browser.NotTypeableError
+	var oe *browser.OptionError
+	var ke *input.KeyError
+	var he *browser.HistoryEndError
+	var doe *browser.DialogOpenError
+	var wte *browser.WaitTimeoutError
+	var eve *browser.EvalError
 	switch {
 	case errors.As(err, &tl):
 		return &Error{Code: ScreenshotTooLarge, Message: fmt.Sprintf("even downscaled the screenshot is %d bytes, over the %d-byte limit", tl.Bytes, tl.Limit),
 			Hint: "capture an element (uid or selector) or the viewport instead of the full page, use format jpeg or webp, or raise CDPKIT_MAX_IMAGE_BYTES"}
+	case errors.As(err, &ee) && errors.As(err, &ce):
+		return &Error{Code: ElementNotClickable, Message: ee.What() + " " + ce.Reason(), Recoverable: true,
+			Hint: "dismiss what covers it first (its close button, or press Escape), or retry with force:true to click through the DOM"}
+	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementDisabled):
+		return &Error{Code: ElementNotClickable, Message: ee.What() + " is disabled", Recoverable: true,
+			Hint: "do what enables it first (such as filling required fields), or wait_for it to become enabled"}
+	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementOffscreen):
+		return &Error{Code: ElementHidden, Message: ee.What() + " is outside the viewport, where scrolling does not bring it", Recoverable: true,
+			Hint: "scroll its container (scroll with a direction), or retry with force:true to click through the DOM"}
 	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementNotVisible):
 		return &Error{Code: ElementHidden, Message: fmt.Sprintf("%s is not rendered or has no size", ee.What()), Recoverable: true,
 			Hint: "take a snapshot and pick a visible element"}
@@ -91,6 +110,24 @@ func AsError(err error) *Error {
 	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementNotFound):
 		return &Error{Code: ElementNotFound, Message: fmt.Sprintf("no element matches %s", ee.What()), Recoverable: true,
 			Hint: "check the selector, or take a snapshot and use a ref"}
+	case errors.As(err, &nt):
+		return &Error{Code: ElementNotTypeable, Message: nt.What() + " " + nt.Reason, Recoverable: true, Hint: nt.Hint}
+	case errors.As(err, &oe):
+		return &Error{Code: InvalidArgs, Message: fmt.Sprintf("no option %q in the select; options: %s", oe.Want, oe.List()), Recoverable: true,
+			Hint: "give an option's value or label as listed"}
+	case errors.As(err, &ke):
+		return &Error{Code: KeyNotSupported, Message: fmt.Sprintf("key %q is not supported", ke.Key), Recoverable: true, Hint: keyHint}
+	case errors.As(err, &doe):
+		return &Error{Code: DialogOpen, Message: dialogMessage(doe.Dialog), Recoverable: true,
+			Hint: "answer it with handle_dialog (action accept or dismiss)"}
+	case errors.Is(err, browser.ErrNoDialog):
+		return &Error{Code: NoDialog, Message: "no JavaScript dialog waits for an answer in this tab",
+			Hint: "alerts and beforeunload dialogs are answered automatically; a result's changes.dialog says so"}
+	case errors.As(err, &wte):
+		return &Error{Code: Timeout, Message: waitTimeoutMessage(wte), Recoverable: true,
+			Hint: "raise timeout, or take a snapshot to see the page"}
+	case errors.As(err, &eve):
+		return &Error{Code: EvalError, Message: eve.Message, Hint: "fix the function; it runs in the page, such as () => document.title"}
 	case errors.Is(err, browser.ErrInvalidArgument):
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "see the tool's input schema"}
 	case errors.As(err, &ub):
@@ -106,6 +143,10 @@ func AsError(err error) *Error {
 			Recoverable: true, Hint: "call list_pages to see the open tabs, or new_page to open one"}
 	case errors.Is(err, browser.ErrInvalidSelector):
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, index:N, url:SUBSTR, title:SUBSTR or a tab id"}
+	case errors.As(err, &he) && he.Forward:
+		return &Error{Code: NavigationFailed, Message: "the tab is at the end of its history: there is no page to go forward to", Hint: "navigate with a url"}
+	case errors.As(err, &he):
+		return &Error{Code: NavigationFailed, Message: "the tab is at the start of its history: there is no page to go back to", Hint: "navigate with a url"}
 	case errors.As(err, &ne):
 		return &Error{Code: NavigationFailed, Message: fmt.Sprintf("could not load %s: %s", ne.URL, ne.Text), Recoverable: true,
 			Hint: "check the URL and that the server is up"}

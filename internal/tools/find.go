@@ -13,21 +13,20 @@ import (
 const maxFindLimit = 200
 
 type findArgs struct {
-	Target      string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
-	Query       string `json:"query" jsonschema:"text to look for (case-insensitive), or a regular expression with regex:true"`
-	Regex       bool   `json:"regex,omitempty" jsonschema:"query is an RE2 regular expression"`
+	Target      string `json:"target,omitempty"`
+	Query       string `json:"query" jsonschema:"text (case-insensitive), or RE2 with regex:true"`
+	Regex       bool   `json:"regex,omitempty" jsonschema:"query is RE2"`
 	Interactive bool   `json:"interactive,omitempty" jsonschema:"search only actionable elements"`
-	Limit       int    `json:"limit,omitempty" jsonschema:"max matches returned (default 20, max 200)"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"max matches (default 20)"`
 }
 
 func findTools() []Tool {
 	return []Tool{
 		define(Tool{
-			Name: "find",
-			Description: "Search the page's snapshot for text, a role or a name; returns matching lines with their refs " +
-				"and the enclosing element (`← e5 form`), without a full snapshot.",
-			ReadOnly:   true,
-			Idempotent: true,
+			Name:        "find",
+			Description: "Search the snapshot for text, a role or a name: matching lines with refs and their enclosing element.",
+			ReadOnly:    true,
+			Idempotent:  true,
 		}, find),
 	}
 }

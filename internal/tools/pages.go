@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/policy"
@@ -10,12 +12,27 @@ import (
 type listPagesArgs struct{}
 
 type newPageArgs struct {
-	URL string `json:"url,omitempty" jsonschema:"URL to open; about:blank when empty"`
+	URL        string `json:"url,omitempty" jsonschema:"URL to open; about:blank when empty"`
+	Background bool   `json:"background,omitempty" jsonschema:"open it behind: the active tab stays active"`
 }
 
 type navigateArgs struct {
-	URL    string `json:"url" jsonschema:"absolute http(s) URL, or about:blank"`
-	Target string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	URL             string `json:"url,omitempty" jsonschema:"http(s) URL or about:blank"`
+	Type            string `json:"type,omitempty" jsonschema:"url (default), back, forward, reload"`
+	IgnoreCache     bool   `json:"ignoreCache,omitempty" jsonschema:"reload bypassing the cache"`
+	WaitUntil       string `json:"waitUntil,omitempty" jsonschema:"load (default), domcontentloaded or networkidle"`
+	Timeout         int    `json:"timeout,omitempty" jsonschema:"ms (default: the call's limit)"`
+	Target          string `json:"target,omitempty"`
+	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+}
+
+type closePageArgs struct {
+	Target string `json:"target" jsonschema:"tab to close: active, index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+}
+
+type selectPageArgs struct {
+	Target       string `json:"target" jsonschema:"tab to make active: index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	BringToFront bool   `json:"bringToFront,omitempty" jsonschema:"also show it in front (a tab behind others renders no animation frames)"`
 }
 
 func pageTools() []Tool {
@@ -28,12 +45,23 @@ func pageTools() []Tool {
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
-			Description: "Open a new tab, make it active, and load url if given. Returns its id, final url, title and HTTP status.",
+			Description: "Open a new tab, active unless background, and load url if given. Returns its id, final url, title and HTTP status.",
 		}, newPage),
 		define(Tool{
-			Name:        "navigate_page",
-			Description: "Load a URL in a tab and wait for the load event. Returns the final url after redirects, title and HTTP status.",
+			Name: "navigate_page",
+			Description: "Load a URL, or go back, forward or reload, and wait for the load (or waitUntil). " +
+				"Returns the final url, title, HTTP status and changes.",
 		}, navigatePage),
+		define(Tool{
+			Name:        "select_page",
+			Description: "Make a tab the active one, which tools act on by default.",
+			Idempotent:  true,
+		}, selectPage),
+		define(Tool{
+			Name:        "close_page",
+			Description: "Close a tab. Returns the open tabs left and which is active.",
+			Destructive: true,
+		}, closePage),
 	}
 }
 
@@ -55,6 +83,7 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 type pageResult struct {
 	ID string `json:"id,omitempty"`
 	*browser.NavResult
+	Active bool `json:"active"`
 }
 
 func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
@@ -67,7 +96,7 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.NewTab(ctx)
+	tab, err := b.OpenTab(ctx, &browser.TabOptions{Background: in.Background})
 	if err != nil {
 		return nil, err
 	}
@@ -77,20 +106,156 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Data: pageResult{ID: string(tab.ID()), NavResult: nav}}, nil
+	return &Result{Data: pageResult{ID: string(tab.ID()), NavResult: nav, Active: !in.Background}}, nil
+}
+
+type navigateResult struct {
+	*browser.NavResult
+	Changes *Changes `json:"changes,omitempty"`
 }
 
 func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, error) {
-	if err := policy.CheckURL(in.URL); err != nil {
-		return nil, err
+	kind := in.Type
+	if kind == "" {
+		kind = "url"
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
+	switch kind {
+	case "url":
+		if in.URL == "" {
+			return nil, errorf(InvalidArgs, false, "give url, or type back, forward or reload", "url is required to navigate to a url")
+		}
+		if err := policy.CheckURL(in.URL); err != nil {
+			return nil, err
+		}
+	case "back", "forward", "reload":
+		if in.URL != "" {
+			return nil, errorf(InvalidArgs, false, "drop url, or use type url", "url does not go with type %s", kind)
+		}
+	default:
+		return nil, errorf(InvalidArgs, false, "type is url, back, forward or reload", "unknown type %q", in.Type)
+	}
+	if in.IgnoreCache && kind != "reload" {
+		return nil, errorf(InvalidArgs, false, "ignoreCache goes with type reload", "ignoreCache does not go with type %s", kind)
+	}
+	if in.Timeout < 0 {
+		return nil, errorf(InvalidArgs, false, "give a timeout in ms, or none for the call's limit", "timeout %d is negative", in.Timeout)
+	}
+	wait, err := browser.ParseWaitUntil(in.WaitUntil)
 	if err != nil {
 		return nil, err
 	}
-	nav, err := tab.Navigate(ctx, in.URL)
+	b, err := env.Browsers.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: nav}, nil
+	tab, err := b.Resolve(ctx, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	o, err := observe(ctx, b, tab)
+	if err != nil {
+		return nil, err
+	}
+
+	navCtx := ctx
+	if in.Timeout > 0 {
+		var cancel context.CancelFunc
+		navCtx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout)*time.Millisecond)
+		defer cancel()
+	}
+	opts := &browser.NavOptions{WaitUntil: wait}
+	var nav *browser.NavResult
+	switch kind {
+	case "url":
+		nav, err = tab.NavigateWith(navCtx, in.URL, opts)
+	case "back":
+		nav, err = tab.GoBack(navCtx, opts)
+	case "forward":
+		nav, err = tab.GoForward(navCtx, opts)
+	case "reload":
+		nav, err = tab.Reload(navCtx, in.IgnoreCache, opts)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, errorf(Timeout, true, "the page may still be usable: take a snapshot, or retry with waitUntil domcontentloaded or a larger timeout",
+			"the page did not reach %s in time", wait)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := o.changesSince(ctx, in.IncludeSnapshot)
+	if err != nil {
+		// The navigation happened; say so even if the page cannot be
+		// read now.
+		env.Log.Debug("navigate_page: reading the changes", "err", err)
+		c = nil
+	} else {
+		// The result says where the tab is now; say it once.
+		c.URL, c.Title, c.Navigated = "", "", false
+	}
+	return &Result{Data: navigateResult{NavResult: nav, Changes: c}}, nil
+}
+
+func selectPage(ctx context.Context, env *Env, in selectPageArgs) (*Result, error) {
+	if in.Target == "" {
+		return nil, errorf(InvalidArgs, false, "call list_pages to see the tabs", "target is required")
+	}
+	b, err := env.Browsers.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tab, err := b.Resolve(ctx, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	if in.BringToFront {
+		err = b.Activate(ctx, tab)
+	} else {
+		b.Select(tab)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pages, err := b.Pages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pages {
+		if p.ID == tab.ID() {
+			return &Result{Data: p}, nil
+		}
+	}
+	return nil, &browser.TargetNotFoundError{Selector: in.Target, Open: len(pages)}
+}
+
+type closeResult struct {
+	Closed string         `json:"closed"`
+	Pages  []browser.Page `json:"pages"`
+	Note   string         `json:"note,omitempty"`
+}
+
+func closePage(ctx context.Context, env *Env, in closePageArgs) (*Result, error) {
+	if in.Target == "" {
+		return nil, errorf(InvalidArgs, false, "use target active to close the active tab", "target is required")
+	}
+	b, err := env.Browsers.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tab, err := b.Resolve(ctx, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.CloseTab(ctx, tab); err != nil {
+		return nil, err
+	}
+	pages, err := b.Pages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := closeResult{Closed: string(tab.ID()), Pages: pages}
+	if len(pages) == 0 {
+		res.Pages = []browser.Page{}
+		res.Note = "that was the last tab; new_page opens one"
+	}
+	return &Result{Data: res}, nil
 }

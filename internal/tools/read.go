@@ -20,7 +20,7 @@ const (
 )
 
 type listConsoleArgs struct {
-	Target   string   `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	Target   string   `json:"target,omitempty"`
 	Types    []string `json:"types,omitempty" jsonschema:"only these levels: log, info, warn, error, debug"`
 	PageSize int      `json:"pageSize,omitempty" jsonschema:"messages per page (default 50, max 200)"`
 	PageIdx  int      `json:"pageIdx,omitempty" jsonschema:"page to return, 0 = oldest messages (default 0)"`
@@ -29,19 +29,19 @@ type listConsoleArgs struct {
 }
 
 type getConsoleArgs struct {
-	Target string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	Target string `json:"target,omitempty"`
 	MsgID  int    `json:"msgid" jsonschema:"message id: the N of #N in list_console_messages"`
 }
 
 type getURLArgs struct {
-	Target string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	Target string `json:"target,omitempty"`
 }
 
 type getTextArgs struct {
-	Target   string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	Target   string `json:"target,omitempty"`
 	UID      string `json:"uid,omitempty" jsonschema:"element ref from take_snapshot (e12); default the whole page"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector of the element, instead of uid"`
-	MaxChars int    `json:"maxChars,omitempty" jsonschema:"cut the text beyond this many chars (default 24000)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	MaxChars int    `json:"maxChars,omitempty" jsonschema:"cut beyond this many chars (default 24000)"`
 }
 
 func readTools() []Tool {
@@ -65,11 +65,10 @@ func readTools() []Tool {
 			Idempotent:  true,
 		}, getURL),
 		define(Tool{
-			Name: "get_text",
-			Description: "The visible text of the page, or of one element by uid or selector. " +
-				"A form field gives its value; password fields are never read.",
-			ReadOnly:   true,
-			Idempotent: true,
+			Name:        "get_text",
+			Description: "Visible text of the page or of one element (uid); a field gives its value, never a password's.",
+			ReadOnly:    true,
+			Idempotent:  true,
 		}, getText),
 	}
 }

@@ -36,6 +36,15 @@ type Env struct {
 	// and browser.DefaultMaxImageBytes.
 	MaxScreenshotPixels int
 	MaxImageBytes       int
+	// UploadRoots are the directories upload_file may read files from;
+	// nil means the artifact dir and the working directory.
+	UploadRoots policy.UploadRoots
+	// AllowEval enables evaluate_script, which runs the agent's JavaScript
+	// in the page; it is off by default.
+	AllowEval bool
+	// DialogPolicy says which JavaScript dialogs cdpkit answers by itself;
+	// "" means browser.DialogsReport.
+	DialogPolicy browser.DialogPolicy
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
@@ -73,6 +82,9 @@ func define[In any](t Tool, h func(ctx context.Context, env *Env, in In) (*Resul
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: inferring schema: %v", t.Name, err))
 	}
+	// Unknown arguments are refused when decoding; saying so in every
+	// schema would cost tokens on every turn.
+	schema.AdditionalProperties = nil
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: resolving schema: %v", t.Name, err))
@@ -138,7 +150,8 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 
 // All returns every tool, sorted by name.
 func All() []Tool {
-	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools())
+	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
+		dialogTools(), waitTools(), evalTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1

@@ -27,21 +27,21 @@ const (
 )
 
 type screenshotArgs struct {
-	Target   string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
-	FullPage bool   `json:"fullPage,omitempty" jsonschema:"capture the whole page, not just the viewport"`
-	UID      string `json:"uid,omitempty" jsonschema:"capture only this element: a ref from take_snapshot, such as e12"`
-	Selector string `json:"selector,omitempty" jsonschema:"capture only the first element matching this CSS selector"`
+	Target   string `json:"target,omitempty"`
+	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole page, not just the viewport"`
+	UID      string `json:"uid,omitempty" jsonschema:"element ref (e12) to capture"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
 	Format   string `json:"format,omitempty" jsonschema:"png (default), jpeg or webp"`
-	Quality  int    `json:"quality,omitempty" jsonschema:"jpeg or webp quality 1-100 (default 80)"`
-	FilePath string `json:"filePath,omitempty" jsonschema:"file to save it to in the artifact dir (default screenshots/<time>-<tab>.<format>)"`
+	Quality  int    `json:"quality,omitempty" jsonschema:"jpeg/webp quality 1-100"`
+	FilePath string `json:"filePath,omitempty" jsonschema:"file name in the artifact dir"`
 }
 
 func screenshotTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name: "take_screenshot",
-			Description: "Screenshot of the viewport, the whole page (fullPage) or one element (uid/selector), png, jpeg or webp. " +
-				"Saves it in the artifact dir (path) and returns it inline, shrunk if large; over the limits it is downscaled, never cropped.",
+			Description: "Screenshot of the viewport, whole page (fullPage) or an element (uid). Saved in the artifact dir (path); " +
+				"returned inline, downscaled if large, never cropped.",
 			ReadOnly: true,
 		}, takeScreenshot),
 	}

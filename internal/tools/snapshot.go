@@ -9,22 +9,22 @@ import (
 )
 
 type snapshotArgs struct {
-	Target      string `json:"target,omitempty" jsonschema:"tab: active (default), index:N, url:SUBSTR, title:SUBSTR or a tab id"`
+	Target      string `json:"target,omitempty"`
 	Interactive bool   `json:"interactive,omitempty" jsonschema:"only actionable elements"`
-	Scope       string `json:"scope,omitempty" jsonschema:"ref or CSS selector whose subtree to show"`
-	Depth       int    `json:"depth,omitempty" jsonschema:"max levels shown (0 = all)"`
-	URLs        bool   `json:"urls,omitempty" jsonschema:"show link URLs"`
-	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"cut the text beyond this many chars (default 24000)"`
-	FilePath    string `json:"filePath,omitempty" jsonschema:"write the full snapshot to this file in the artifact dir and return its path, not the text"`
-	Diff        bool   `json:"diff,omitempty" jsonschema:"return only what changed since this tab's previous snapshot of the same kind"`
+	Scope       string `json:"scope,omitempty" jsonschema:"ref or CSS selector of a subtree"`
+	Depth       int    `json:"depth,omitempty" jsonschema:"max depth"`
+	URLs        bool   `json:"urls,omitempty" jsonschema:"include link URLs"`
+	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"cut beyond this many chars (default 24000)"`
+	FilePath    string `json:"filePath,omitempty" jsonschema:"save it whole to this artifact file instead"`
+	Diff        bool   `json:"diff,omitempty" jsonschema:"only changes since the previous snapshot"`
 }
 
 func snapshotTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name: "take_snapshot",
-			Description: "The page's accessibility tree as compact lines: `e12 button \"Save\" disabled`. " +
-				"Refs (e12) name elements for other tools and stay the same while the page's document lives.",
+			Description: "The page as compact lines with refs: `e12 button \"Save\" disabled`. " +
+				"Refs stay valid while the document lives.",
 			ReadOnly: true,
 		}, takeSnapshot),
 	}
@@ -96,10 +96,11 @@ func maxCharsOr(n int) int {
 }
 
 // resolveTab starts the browser if needed and resolves a tab selector.
+//
+// Like pageTab it applies the dialog policy and refuses with DIALOG_OPEN
+// while a dialog waits: a page call would otherwise block until its
+// deadline behind the dialog.
 func resolveTab(ctx context.Context, env *Env, target string) (*browser.Tab, error) {
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return b.Resolve(ctx, target)
+	_, tab, err := pageTab(ctx, env, target)
+	return tab, err
 }

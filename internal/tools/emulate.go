@@ -1,0 +1,224 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+type resizeArgs struct {
+	Width           int    `json:"width,omitempty" jsonschema:"viewport width in CSS px, with height"`
+	Height          int    `json:"height,omitempty" jsonschema:"viewport height in CSS px, with width"`
+	Preset          string `json:"preset,omitempty" jsonschema:"mobile (390x844, 3x, touch), tablet (820x1180, 2x, touch) or desktop (1280x800)"`
+	Reset           bool   `json:"reset,omitempty" jsonschema:"remove the override"`
+	Target          string `json:"target,omitempty"`
+	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+}
+
+type geoArgs struct {
+	Latitude  float64 `json:"latitude" jsonschema:"-90 to 90"`
+	Longitude float64 `json:"longitude" jsonschema:"-180 to 180"`
+	Accuracy  float64 `json:"accuracy,omitempty" jsonschema:"meters (default 10)"`
+}
+
+type emulateArgs struct {
+	UserAgent     *string           `json:"userAgent,omitempty" jsonschema:"user agent string; empty restores the browser's"`
+	ColorScheme   string            `json:"colorScheme,omitempty" jsonschema:"light, dark or auto"`
+	ReducedMotion string            `json:"reducedMotion,omitempty" jsonschema:"reduce, no-preference or auto"`
+	CPUThrottling float64           `json:"cpuThrottling,omitempty" jsonschema:"CPU slowdown factor 1-20; 1 turns it off"`
+	Network       string            `json:"network,omitempty" jsonschema:"offline, slow3g (2 s latency, 400 kbit/s), fast3g (563 ms, 1.4 Mbit/s) or none"`
+	Geolocation   *geoArgs          `json:"geolocation,omitempty" jsonschema:"position to report, granting the permission; null clears it"`
+	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty" jsonschema:"headers added to every request of the tab, replacing earlier ones; {} removes them"`
+	Target        string            `json:"target,omitempty"`
+
+	geoGiven bool // geolocation was in the arguments, possibly as null
+}
+
+// UnmarshalJSON decodes the arguments strictly and notes whether
+// geolocation was given: null clears it, absent leaves it.
+func (a *emulateArgs) UnmarshalJSON(b []byte) error {
+	type plain emulateArgs
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*plain)(a)); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	_, a.geoGiven = keys["geolocation"]
+	return nil
+}
+
+func emulateTools() []Tool {
+	return []Tool{
+		define(Tool{
+			Name: "resize_page",
+			Description: "Set the tab's viewport (width and height, or a preset) or reset it; it lasts across navigations. " +
+				"Returns what was asked, what the page measures and a warning when they differ.",
+			Idempotent: true,
+		}, resizePage),
+		define(Tool{
+			Name: "emulate",
+			Description: "Emulate a user agent, color scheme, reduced motion, CPU or network throttling, a geolocation " +
+				"or extra request headers in a tab; each is optional and lasts until changed. Returns all that is in effect.",
+			Idempotent: true,
+		}, emulate),
+	}
+}
+
+type resizeResult struct {
+	Asked    *browser.Viewport       `json:"asked,omitempty"` // nil after a reset
+	Measured browser.ViewportMetrics `json:"measured"`
+	Warning  string                  `json:"warning,omitempty"`
+	Changes  *Changes                `json:"changes,omitempty"`
+}
+
+func resizePage(ctx context.Context, env *Env, in resizeArgs) (*Result, error) {
+	custom := in.Width != 0 || in.Height != 0
+	ways := 0
+	for _, given := range []bool{custom, in.Preset != "", in.Reset} {
+		if given {
+			ways++
+		}
+	}
+	if ways != 1 {
+		return nil, errorf(InvalidArgs, false, "give width and height, or preset, or reset:true", "give exactly one of width/height, preset and reset")
+	}
+	var v *browser.Viewport
+	switch {
+	case custom:
+		if in.Width <= 0 || in.Height <= 0 {
+			return nil, errorf(InvalidArgs, false, "give both, in CSS px", "width and height go together and are positive: got width %d, height %d", in.Width, in.Height)
+		}
+		v = &browser.Viewport{Width: in.Width, Height: in.Height, DeviceScaleFactor: 1}
+	case in.Preset != "":
+		p, ok := browser.ViewportPreset(in.Preset)
+		if !ok {
+			return nil, errorf(InvalidArgs, false, "preset is mobile, tablet or desktop", "unknown preset %q", in.Preset)
+		}
+		v = &p
+	}
+	b, err := env.Browsers.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tab, err := b.Resolve(ctx, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	o, err := observe(ctx, b, tab)
+	if err != nil {
+		return nil, err
+	}
+	m, err := tab.SetViewport(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	c, err := o.changesSince(ctx, in.IncludeSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Data: resizeResult{Asked: v, Measured: m, Warning: viewportWarning(v, m), Changes: c}}, nil
+}
+
+// viewportWarning says how what the page measures differs from what was
+// asked, and why when that is known; "" when it does not.
+func viewportWarning(asked *browser.Viewport, m browser.ViewportMetrics) string {
+	var w []string
+	if asked != nil {
+		if m.InnerWidth != asked.Width {
+			s := fmt.Sprintf("the page lays out %d px wide, not %d", m.InnerWidth, asked.Width)
+			if asked.Mobile && m.InnerWidth > asked.Width {
+				s += ": it lacks <meta name=viewport content=\"width=device-width\">, so mobile browsers lay it out wide and zoom out"
+			}
+			w = append(w, s)
+		}
+		if m.InnerHeight != asked.Height {
+			w = append(w, fmt.Sprintf("innerHeight is %d, not %d", m.InnerHeight, asked.Height))
+		}
+		if m.DevicePixelRatio != asked.DeviceScaleFactor {
+			w = append(w, fmt.Sprintf("devicePixelRatio is %g, not %g (the page may be zoomed)", m.DevicePixelRatio, asked.DeviceScaleFactor))
+		}
+	}
+	if m.ScrollWidth > m.InnerWidth && m.InnerWidth > 0 {
+		w = append(w, fmt.Sprintf("the content is %d px wide, more than the %d px viewport: the page scrolls sideways", m.ScrollWidth, m.InnerWidth))
+	}
+	return strings.Join(w, "; ")
+}
+
+// defaultAccuracy is the geolocation accuracy, in meters, when none is given.
+const defaultAccuracy = 10
+
+func emulate(ctx context.Context, env *Env, in emulateArgs) (*Result, error) {
+	c := browser.EmulationChange{UserAgent: in.UserAgent, ExtraHeaders: in.ExtraHeaders}
+	if in.ColorScheme != "" {
+		c.ColorScheme = &in.ColorScheme
+	}
+	if in.ReducedMotion != "" {
+		c.ReducedMotion = &in.ReducedMotion
+	}
+	if in.CPUThrottling != 0 {
+		c.CPUThrottling = &in.CPUThrottling
+	}
+	if in.Network != "" {
+		c.Network = &in.Network
+	}
+	if g := in.Geolocation; g != nil {
+		acc := g.Accuracy
+		if acc == 0 {
+			acc = defaultAccuracy
+		}
+		c.Geolocation = &browser.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: acc}
+	} else if in.geoGiven {
+		c.ClearGeolocation = true
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	tab, err := resolveTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	e, err := tab.Emulate(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	e.ExtraHeaders = redactHeaders(e.ExtraHeaders)
+	return &Result{Data: e}, nil
+}
+
+// redactHeaders returns h with the values of credential headers replaced,
+// so that echoing them does not put a secret in the transcript.
+func redactHeaders(h map[string]string) map[string]string {
+	if h == nil {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		if secretHeader(k) {
+			v = "<redacted>"
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func secretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
+	}
+	for _, s := range []string{"token", "secret", "api-key", "apikey", "password", "session"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// TestEmulateToolsRejectArgs checks the argument errors caught before any
+// browser is needed (testEnv has none).
+func TestEmulateToolsRejectArgs(t *testing.T) {
+	tools := map[string]Tool{}
+	for _, tool := range emulateTools() {
+		tools[tool.Name] = tool
+	}
+	tests := []struct {
+		tool    string
+		args    string
+		mention string
+	}{
+		{"resize_page", `{}`, "exactly one"},
+		{"resize_page", `{"preset":"mobile","reset":true}`, "exactly one"},
+		{"resize_page", `{"width":390,"preset":"mobile"}`, "exactly one"},
+		{"resize_page", `{"width":390}`, "height"},
+		{"resize_page", `{"width":-1,"height":5}`, "width"},
+		{"resize_page", `{"preset":"watch"}`, "watch"},
+		{"emulate", `{"colorScheme":"sepia"}`, "colorScheme"},
+		{"emulate", `{"reducedMotion":"less"}`, "reducedMotion"},
+		{"emulate", `{"cpuThrottling":50}`, "cpuThrottling"},
+		{"emulate", `{"network":"5g"}`, "network"},
+		{"emulate", `{"geolocation":{"latitude":100,"longitude":0}}`, "latitude"},
+		{"emulate", `{"geolocation":{"longitude":0}}`, "latitude"},
+		{"emulate", `{"extraHeaders":{"X":1}}`, "extraHeaders"},
+		{"emulate", `{"nope":1}`, "nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
+			tool := tools[tt.tool]
+			_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(tt.args))
+			var te *Error
+			if !errors.As(err, &te) || te.Code != InvalidArgs || !strings.Contains(te.Message, tt.mention) || te.Hint == "" {
+				t.Fatalf("error = %v, want INVALID_ARGS mentioning %q, with a hint", err, tt.mention)
+			}
+		})
+	}
+}
+
+func TestEmulateArgsGeolocation(t *testing.T) {
+	tests := []struct {
+		args      string
+		wantGiven bool
+		wantGeo   bool
+	}{
+		{`{}`, false, false},
+		{`{"geolocation":null}`, true, false},
+		{`{"geolocation":{"latitude":1,"longitude":2}}`, true, true},
+	}
+	for _, tt := range tests {
+		var a emulateArgs
+		if err := json.Unmarshal([]byte(tt.args), &a); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", tt.args, err)
+		}
+		if a.geoGiven != tt.wantGiven || (a.Geolocation != nil) != tt.wantGeo {
+			t.Errorf("Unmarshal(%s): given %v, geolocation %+v; want given %v, set %v", tt.args, a.geoGiven, a.Geolocation, tt.wantGiven, tt.wantGeo)
+		}
+	}
+	var a emulateArgs
+	if err := json.Unmarshal([]byte(`{"colorScheme":"dark","bogus":1}`), &a); err == nil {
+		t.Errorf("Unmarshal accepted an unknown field")
+	}
+}
+
+func TestViewportWarning(t *testing.T) {
+	mobile, _ := browser.ViewportPreset("mobile")
+	desktop, _ := browser.ViewportPreset("desktop")
+	tests := []struct {
+		name    string
+		asked   *browser.Viewport
+		m       browser.ViewportMetrics
+		mention []string // "" when there should be no warning
+	}{
+		{"as asked", &mobile, browser.ViewportMetrics{InnerWidth: 390, InnerHeight: 844, DevicePixelRatio: 3, ScrollWidth: 390}, nil},
+		{"no viewport meta", &mobile, browser.ViewportMetrics{InnerWidth: 980, InnerHeight: 2120, DevicePixelRatio: 3, ScrollWidth: 980},
+			[]string{"980 px wide, not 390", "meta name=viewport", "innerHeight is 2120"}},
+		{"wide content", &desktop, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 800, DevicePixelRatio: 1, ScrollWidth: 1600},
+			[]string{"1600 px wide", "scrolls sideways"}},
+		{"zoomed", &desktop, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 800, DevicePixelRatio: 1.25, ScrollWidth: 1280},
+			[]string{"devicePixelRatio is 1.25, not 1"}},
+		{"reset, wide content", nil, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 720, DevicePixelRatio: 1, ScrollWidth: 1300},
+			[]string{"scrolls sideways"}},
+		{"reset", nil, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 720, DevicePixelRatio: 1, ScrollWidth: 1280}, nil},
+	}
+	for _, tt := range tests {
+		got := viewportWarning(tt.asked, tt.m)
+		if len(tt.mention) == 0 && got != "" {
+			t.Errorf("%s: warning %q, want none", tt.name, got)
+		}
+		for _, m := range tt.mention {
+			if !strings.Contains(got, m) {
+				t.Errorf("%s: warning %q, want it to mention %q", tt.name, got, m)
+			}
+		}
+	}
+}
+
+func TestRedactHeaders(t *testing.T) {
+	got := redactHeaders(map[string]string{
+		"Authorization": "Bearer abc", "cookie": "sid=1", "Proxy-Authorization": "Basic x",
+		"X-Api-Key": "k", "X-Auth-Token": "t", "X-Test": "visible", "Accept-Language": "fr",
+	})
+	want := map[string]string{
+		"Authorization": "<redacted>", "cookie": "<redacted>", "Proxy-Authorization": "<redacted>",
+		"X-Api-Key": "<redacted>", "X-Auth-Token": "<redacted>", "X-Test": "visible", "Accept-Language": "fr",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("redactHeaders = %v, want %v", got, want)
+	}
+	if redactHeaders(nil) != nil {
+		t.Errorf("redactHeaders(nil) is not nil")
+	}
+}

@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+type evalArgs struct {
+	Function string `json:"function" jsonschema:"JavaScript function source, such as () => document.title or async (el) => el.innerText; returns its awaited value"`
+	Args     []any  `json:"args,omitempty" jsonschema:"arguments: {\"uid\":\"e12\"} or \"e12\" passes that element; other JSON values pass as they are"`
+	SavePath string `json:"savePath,omitempty" jsonschema:"write the value as JSON to this file in the artifact dir and return only its path and size"`
+	Target   string `json:"target,omitempty"`
+
+	IncludeSnapshot bool `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+}
+
+func evalTools() []Tool {
+	return []Tool{
+		define(Tool{
+			Name: "evaluate_script",
+			Description: "Run a JavaScript function in the page and return its value as JSON (DOM nodes, Map, Set, Date, " +
+				"undefined, NaN… shown readably; ~25k chars max, or savePath). Off unless cdpkit runs with --allow-eval.",
+		}, evaluateScript),
+	}
+}
+
+type evalData struct {
+	Value     json.RawMessage `json:"value,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Navigated bool            `json:"navigated,omitempty"`
+	URL       string          `json:"url,omitempty"`
+	Note      string          `json:"note,omitempty"`
+	Path      string          `json:"path,omitempty"`
+	Bytes     int             `json:"bytes,omitempty"`
+	Changes   *Changes        `json:"changes,omitempty"`
+}
+
+// refArg matches an argument that names an element by ref.
+var refArg = regexp.MustCompile(`^@?e[0-9]+$`)
+
+func evaluateScript(ctx context.Context, env *Env, in evalArgs) (*Result, error) {
+	// Refused before any browser work, even starting one.
+	if !env.AllowEval {
+		return nil, errorf(EvalDisabled, false, "restart cdpkit with --allow-eval (or CDPKIT_ALLOW_EVAL=1) to allow it",
+			"evaluate_script is disabled: running the agent's JavaScript in pages is off unless cdpkit is started with --allow-eval")
+	}
+	if strings.TrimSpace(in.Function) == "" {
+		return nil, errorf(InvalidArgs, false, "give a function such as () => document.title", "function is empty")
+	}
+	args, err := evalArgList(in.Args)
+	if err != nil {
+		return nil, err
+	}
+	b, tab, err := pageTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	o, err := observe(ctx, b, tab)
+	if err != nil {
+		return nil, err
+	}
+	lim := browser.EvalInline
+	if in.SavePath != "" {
+		lim = browser.EvalFile
+	}
+	res, err := tab.Evaluate(ctx, in.Function, args, lim)
+	if err != nil {
+		return nil, err
+	}
+	d := evalData{Truncated: res.Truncated, Navigated: res.Navigated, URL: res.URL}
+	switch {
+	case res.Navigated:
+		d.Note = "the page navigated before the function returned, so there is no value"
+	case in.SavePath != "":
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, res.Value, "", "  "); err != nil {
+			buf.Reset()
+			buf.Write(res.Value)
+		}
+		buf.WriteByte('\n')
+		if d.Path, err = env.Artifacts.WriteFile(in.SavePath, buf.Bytes()); err != nil {
+			return nil, err
+		}
+		d.Bytes = buf.Len()
+	default:
+		d.Value = json.RawMessage(res.Value)
+	}
+	// A page in mid-navigation may not answer yet; the value matters more
+	// than the changes.
+	if d.Changes, err = o.changesSince(ctx, in.IncludeSnapshot); err != nil {
+		env.Log.Debug("evaluate_script: no changes section", "err", err)
+	}
+	return &Result{Data: d}, nil
+}
+
+// evalArgList turns the tool's arguments into the browser's: refs to
+// elements, the rest JSON values.
+func evalArgList(in []any) ([]browser.EvalArg, error) {
+	out := make([]browser.EvalArg, 0, len(in))
+	for i, a := range in {
+		switch v := a.(type) {
+		case string:
+			if refArg.MatchString(v) {
+				out = append(out, browser.EvalArg{Ref: v})
+				continue
+			}
+		case map[string]any:
+			if uid, ok := v["uid"]; ok && len(v) == 1 {
+				ref, ok := uid.(string)
+				if !ok || !refArg.MatchString(ref) {
+					return nil, errorf(InvalidArgs, false, "a uid is a snapshot ref such as e12", "args[%d].uid is not a ref", i)
+				}
+				out = append(out, browser.EvalArg{Ref: ref})
+				continue
+			}
+		}
+		raw, err := json.Marshal(a)
+		if err != nil {
+			return nil, errorf(InvalidArgs, false, "pass JSON values", "args[%d]: %v", i, err)
+		}
+		out = append(out, browser.EvalArg{Value: jsonv2.Value(raw)})
+	}
+	return out, nil
+}

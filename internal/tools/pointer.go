@@ -1,0 +1,235 @@
+package tools
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/input"
+)
+
+type clickArgs struct {
+	UID             string   `json:"uid,omitempty" jsonschema:"element ref (e12)"`
+	Selector        string   `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	DblClick        bool     `json:"dblClick,omitempty" jsonschema:"double-click"`
+	Button          string   `json:"button,omitempty" jsonschema:"left, right or middle"`
+	Modifiers       []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
+	Force           bool     `json:"force,omitempty" jsonschema:"if covered or hidden, click via the DOM"`
+	IncludeSnapshot bool     `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	Target          string   `json:"target,omitempty"`
+}
+
+type hoverArgs struct {
+	UID             string `json:"uid,omitempty" jsonschema:"element ref (e12)"`
+	Selector        string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	Target          string `json:"target,omitempty"`
+}
+
+type dragArgs struct {
+	FromUID         string `json:"from_uid,omitempty" jsonschema:"ref of the element to drag (e12)"`
+	FromSelector    string `json:"from_selector,omitempty" jsonschema:"CSS selector of the element to drag, instead of from_uid"`
+	ToUID           string `json:"to_uid,omitempty" jsonschema:"ref of the element to drop it on"`
+	ToSelector      string `json:"to_selector,omitempty" jsonschema:"CSS selector of the element to drop it on, instead of to_uid"`
+	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	Target          string `json:"target,omitempty"`
+}
+
+type scrollArgs struct {
+	Direction       string   `json:"direction,omitempty" jsonschema:"up, down, left or right"`
+	Pixels          float64  `json:"pixels,omitempty" jsonschema:"distance for direction, in CSS px (default 80% of the viewport)"`
+	UID             string   `json:"uid,omitempty" jsonschema:"element ref to scroll into view, instead of direction"`
+	Selector        string   `json:"selector,omitempty" jsonschema:"CSS selector of the element to scroll into view, instead of uid"`
+	X               *float64 `json:"x,omitempty" jsonschema:"page position to scroll to, in CSS px; alone keeps the vertical position"`
+	Y               *float64 `json:"y,omitempty" jsonschema:"page position to scroll to, in CSS px; alone keeps the horizontal position"`
+	IncludeSnapshot bool     `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	Target          string   `json:"target,omitempty"`
+}
+
+func pointerTools() []Tool {
+	return []Tool{
+		define(Tool{
+			Name: "click",
+			Description: "Click an element with real mouse events at an uncovered point. " +
+				"If covered: ELEMENT_NOT_CLICKABLE names the cover; force:true clicks via the DOM.",
+		}, click),
+		define(Tool{
+			Name:        "hover",
+			Description: "Move the mouse over an element, as click aims. Returns hovered (whether it matches :hover).",
+		}, hover),
+		define(Tool{
+			Name:        "drag",
+			Description: "Drag an element onto another with the mouse (HTML5 drag and drop too).",
+		}, dragTool),
+		define(Tool{
+			Name: "scroll",
+			Description: "Scroll by direction (80% of the viewport, or pixels), to an element (reports inViewport, fullyInViewport) " +
+				"or to x/y. Returns scrollX, scrollY and the page and viewport sizes.",
+		}, scroll),
+	}
+}
+
+// modifierBits maps modifier names, in lower case, to their bits.
+var modifierBits = map[string]int64{
+	"alt": input.ModAlt, "option": input.ModAlt,
+	"control": input.ModCtrl, "ctrl": input.ModCtrl,
+	"meta": input.ModMeta, "cmd": input.ModMeta, "command": input.ModMeta,
+	"shift": input.ModShift,
+}
+
+// parseModifiers turns modifier names into a bit field.
+func parseModifiers(names []string) (int64, error) {
+	var bits int64
+	for _, n := range names {
+		b, ok := modifierBits[strings.ToLower(n)]
+		if !ok {
+			return 0, errorf(InvalidArgs, false, "use Alt, Control, Meta or Shift", "modifier %q is not a modifier key", n)
+		}
+		bits |= b
+	}
+	return bits, nil
+}
+
+// pointerData is what click, hover and drag return.
+type pointerData struct {
+	Forced  bool  `json:"forced,omitempty"`
+	Hovered *bool `json:"hovered,omitempty"`
+	// HTML5Drag says the drop went as HTML5 drag events.
+	HTML5Drag bool     `json:"html5Drag,omitempty"`
+	Changes   *Changes `json:"changes"`
+}
+
+// startPointer starts a pointer tool's call: it checks that uid and
+// selector are not both given, resolves the tab for page work (see
+// pageTab) and notes its state for the changes section.
+func startPointer(ctx context.Context, env *Env, target, uid, selector string) (*browser.Tab, *before, error) {
+	if uid != "" && selector != "" {
+		return nil, nil, errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
+	}
+	b, tab, err := pageTab(ctx, env, target)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := observe(ctx, b, tab)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tab, o, nil
+}
+
+// finish adds the changes section to d.
+func finish(ctx context.Context, o *before, full bool, d *pointerData) (*Result, error) {
+	c, err := o.changesSince(ctx, full)
+	if err != nil {
+		return nil, err
+	}
+	d.Changes = c
+	return &Result{Data: d}, nil
+}
+
+func click(ctx context.Context, env *Env, in clickArgs) (*Result, error) {
+	if err := needElement(in.UID, in.Selector); err != nil {
+		return nil, err
+	}
+	switch in.Button {
+	case "", "left", "right", "middle":
+	default:
+		return nil, errorf(InvalidArgs, false, "use left, right or middle", "button %q is not a mouse button", in.Button)
+	}
+	mods, err := parseModifiers(in.Modifiers)
+	if err != nil {
+		return nil, err
+	}
+	tab, o, err := startPointer(ctx, env, in.Target, in.UID, in.Selector)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tab.Click(ctx, browser.ClickOptions{
+		Ref: in.UID, Selector: in.Selector, Button: in.Button, Double: in.DblClick, Modifiers: mods, Force: in.Force,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return finish(ctx, o, in.IncludeSnapshot, &pointerData{Forced: res.Forced})
+}
+
+func hover(ctx context.Context, env *Env, in hoverArgs) (*Result, error) {
+	if err := needElement(in.UID, in.Selector); err != nil {
+		return nil, err
+	}
+	tab, o, err := startPointer(ctx, env, in.Target, in.UID, in.Selector)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tab.Hover(ctx, in.UID, in.Selector)
+	if err != nil {
+		return nil, err
+	}
+	return finish(ctx, o, in.IncludeSnapshot, &pointerData{Hovered: &res.Hovered})
+}
+
+func dragTool(ctx context.Context, env *Env, in dragArgs) (*Result, error) {
+	for _, e := range []struct{ name, uid, selector string }{{"from", in.FromUID, in.FromSelector}, {"to", in.ToUID, in.ToSelector}} {
+		switch {
+		case e.uid == "" && e.selector == "":
+			return nil, errorf(InvalidArgs, false, "take a snapshot and pass refs as from_uid and to_uid", "give %s_uid or %s_selector", e.name, e.name)
+		case e.uid != "" && e.selector != "":
+			return nil, errorf(InvalidArgs, false, "give a uid or a selector, not both", "%s_uid and %s_selector do not go together", e.name, e.name)
+		}
+	}
+	tab, o, err := startPointer(ctx, env, in.Target, "", "")
+	if err != nil {
+		return nil, err
+	}
+	res, err := tab.Drag(ctx, browser.DragOptions{FromRef: in.FromUID, FromSelector: in.FromSelector, ToRef: in.ToUID, ToSelector: in.ToSelector})
+	if err != nil {
+		return nil, err
+	}
+	return finish(ctx, o, in.IncludeSnapshot, &pointerData{HTML5Drag: res.HTML5})
+}
+
+type scrollData struct {
+	*browser.ScrollResult
+	Changes *Changes `json:"changes"`
+}
+
+func scroll(ctx context.Context, env *Env, in scrollArgs) (*Result, error) {
+	modes := 0
+	for _, set := range []bool{in.Direction != "", in.UID != "" || in.Selector != "", in.X != nil || in.Y != nil} {
+		if set {
+			modes++
+		}
+	}
+	switch {
+	case modes != 1:
+		return nil, errorf(InvalidArgs, false, "give direction, uid (or selector), or x and/or y",
+			"give exactly one of direction, an element, or a position")
+	case in.Direction != "" && in.Direction != "up" && in.Direction != "down" && in.Direction != "left" && in.Direction != "right":
+		return nil, errorf(InvalidArgs, false, "use up, down, left or right", "direction %q is not a direction", in.Direction)
+	case in.Pixels != 0 && in.Direction == "":
+		return nil, errorf(InvalidArgs, false, "pixels goes with direction", "pixels needs a direction")
+	case in.Pixels < 0 || math.IsInf(in.Pixels, 0):
+		return nil, errorf(InvalidArgs, false, "give a positive distance and a direction", "pixels %v is not positive", in.Pixels)
+	}
+	for _, v := range []*float64{in.X, in.Y} {
+		if v != nil && (*v < 0 || math.IsInf(*v, 0)) {
+			return nil, errorf(InvalidArgs, false, "positions start at 0", "position %v is out of range", *v)
+		}
+	}
+	tab, o, err := startPointer(ctx, env, in.Target, in.UID, in.Selector)
+	if err != nil {
+		return nil, err
+	}
+	res, err := tab.Scroll(ctx, browser.ScrollOptions{
+		Direction: in.Direction, Pixels: in.Pixels, Ref: in.UID, Selector: in.Selector, X: in.X, Y: in.Y,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, err := o.changesSince(ctx, in.IncludeSnapshot)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Data: scrollData{res, c}}, nil
+}

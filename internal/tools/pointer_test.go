@@ -1,0 +1,308 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/fixtures"
+	"github.com/cdpkit/cdpkit/internal/input"
+	"github.com/cdpkit/cdpkit/internal/snapshot"
+)
+
+// TestPointerToolsRejectArgs checks the argument errors caught before any
+// browser is needed.
+func TestPointerToolsRejectArgs(t *testing.T) {
+	tools := map[string]Tool{}
+	for _, tool := range pointerTools() {
+		tools[tool.Name] = tool
+	}
+	tests := []struct {
+		tool    string
+		args    string
+		mention string
+	}{
+		{"click", `{}`, "uid or selector"},
+		{"click", `{"uid":"e1","selector":"b"}`, "uid and selector"},
+		{"click", `{"uid":"e1","button":"back"}`, "back"},
+		{"click", `{"uid":"e1","modifiers":["Hyper"]}`, "Hyper"},
+		{"hover", `{}`, "uid or selector"},
+		{"drag", `{"to_uid":"e2"}`, "from_uid"},
+		{"drag", `{"from_uid":"e1"}`, "to_uid"},
+		{"drag", `{"from_uid":"e1","from_selector":"a","to_uid":"e2"}`, "from_uid and from_selector"},
+		{"scroll", `{}`, "exactly one"},
+		{"scroll", `{"direction":"down","uid":"e1"}`, "exactly one"},
+		{"scroll", `{"direction":"sideways"}`, "sideways"},
+		{"scroll", `{"uid":"e1","pixels":10}`, "pixels"},
+		{"scroll", `{"direction":"down","pixels":-10}`, "pixels"},
+		{"scroll", `{"x":-1}`, "position"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
+			tool := tools[tt.tool]
+			_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(tt.args))
+			var te *Error
+			if !errors.As(err, &te) || te.Code != InvalidArgs || !strings.Contains(te.Message, tt.mention) || te.Hint == "" {
+				t.Fatalf("error = %v, want INVALID_ARGS mentioning %q, with a hint", err, tt.mention)
+			}
+		})
+	}
+}
+
+func TestParseModifiers(t *testing.T) {
+	got, err := parseModifiers([]string{"Shift", "control", "Meta", "Alt"})
+	if want := input.ModShift | input.ModCtrl | input.ModMeta | input.ModAlt; err != nil || got != want {
+		t.Errorf("parseModifiers = %d, %v; want %d", got, err, want)
+	}
+}
+
+func TestPointerErrors(t *testing.T) {
+	tests := []struct {
+		err     error
+		code    Code
+		message string
+	}{
+		{&browser.ElementError{Ref: "e3", Err: &browser.CoveredError{By: `div#overlay.modal "Accept cookies"`}},
+			ElementNotClickable, `e3 is covered by div#overlay.modal "Accept cookies"`},
+		{&browser.ElementError{Selector: "#go", Err: &browser.CoveredError{By: "div.card", Ancestor: true}},
+			ElementNotClickable, `"#go" takes no pointer events: they land on its ancestor div.card`},
+		{&browser.ElementError{Ref: "e4", Err: browser.ErrElementDisabled}, ElementNotClickable, "e4 is disabled"},
+		{&browser.ElementError{Ref: "e5", Err: browser.ErrElementNotVisible}, ElementHidden, "e5 is not rendered"},
+		{&browser.ElementError{Ref: "e6", Err: browser.ErrElementOffscreen}, ElementHidden, "e6 is outside the viewport"},
+	}
+	for _, tt := range tests {
+		got := AsError(tt.err)
+		if got.Code != tt.code || got.Message != tt.message && !strings.HasPrefix(got.Message, tt.message) || got.Hint == "" || !got.Recoverable {
+			t.Errorf("AsError(%v) = %+v, want %s %q, recoverable, with a hint", tt.err, got, tt.code, tt.message)
+		}
+	}
+}
+
+// pointerServer serves the fixture pages on 127.0.0.1, with CROSS_ORIGIN
+// replaced by the same server reached as localhost: another site.
+func pointerServer(t *testing.T) string {
+	t.Helper()
+	var cross string
+	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := fs.ReadFile(fixtures.Pages(), strings.TrimPrefix(r.URL.Path, "/"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(strings.ReplaceAll(string(b), "CROSS_ORIGIN", cross)))
+	}))
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	cross = "http://localhost:" + port
+	return srv.URL
+}
+
+// TestPointerTools runs click, hover, drag and scroll on one real browser.
+func TestPointerTools(t *testing.T) {
+	base := pointerServer(t)
+	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t)})
+	t.Cleanup(func() {
+		if err := browsers.Close(); err != nil {
+			t.Errorf("closing the browser: %v", err)
+		}
+	})
+	env := &Env{Browsers: browsers, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Timeout: 30 * time.Second}
+	tools := map[string]Tool{}
+	for _, tl := range All() {
+		tools[tl.Name] = tl
+	}
+	// call runs a tool and returns its data, JSON-decoded.
+	call := func(t *testing.T, name, args string) (map[string]any, error) {
+		t.Helper()
+		tool := tools[name]
+		res, err := tool.Call(t.Context(), env, json.RawMessage(args))
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(res.Data)
+		if err != nil {
+			t.Fatalf("%s: encoding the result: %v", name, err)
+		}
+		t.Logf("%s %s → %s", name, args, raw)
+		var data map[string]any
+		if err := json.Unmarshal(raw, &data); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := data["changes"].(map[string]any); !ok {
+			t.Errorf("%s %s: result has no changes section", name, args)
+		}
+		return data, nil
+	}
+	mustCall := func(t *testing.T, name, args string) map[string]any {
+		t.Helper()
+		data, err := call(t, name, args)
+		if err != nil {
+			t.Fatalf("%s %s: %v", name, args, err)
+		}
+		return data
+	}
+	wantCode := func(t *testing.T, err error, code Code, mention string) {
+		t.Helper()
+		var te *Error
+		if !errors.As(err, &te) || te.Code != code || !strings.Contains(te.Message, mention) || te.Hint == "" {
+			t.Fatalf("error = %v, want %s mentioning %q, with a hint", err, code, mention)
+		}
+	}
+	tab := func(t *testing.T) *browser.Tab {
+		t.Helper()
+		b, err := browsers.Browser(t.Context())
+		if err != nil {
+			t.Fatalf("starting the browser: %v", err)
+		}
+		tab, err := b.Resolve(t.Context(), "")
+		if err != nil {
+			t.Fatalf("Resolve: %v", err)
+		}
+		return tab
+	}
+	// open loads a page in the active tab and takes the interactive
+	// snapshot that changes are reported against; it returns its text.
+	open := func(t *testing.T, page string) string {
+		t.Helper()
+		tb := tab(t)
+		if _, err := tb.Navigate(t.Context(), base+"/"+page); err != nil {
+			t.Fatalf("Navigate: %v", err)
+		}
+		res, _, err := tb.SnapshotDiff(t.Context(), browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Text
+	}
+	// refOf returns the ref on the last snapshot line containing line.
+	refOf := func(t *testing.T, snapshot, line string) string {
+		t.Helper()
+		ref := ""
+		for l := range strings.Lines(snapshot) {
+			if strings.Contains(l, line) {
+				ref = strings.Fields(l)[0]
+			}
+		}
+		if ref == "" {
+			t.Fatalf("no %q in the snapshot:\n%s", line, snapshot)
+		}
+		return ref
+	}
+	changes := func(data map[string]any) map[string]any { return data["changes"].(map[string]any) }
+
+	t.Run("click submits and navigates", func(t *testing.T) {
+		open(t, "pointer-click.html")
+		c := changes(mustCall(t, "click", `{"selector":"#submit"}`))
+		if c["navigated"] != true || !strings.Contains(fmt.Sprint(c["url"]), "/pointer-done.html?q=hello") || c["title"] != "Pointer done" {
+			t.Errorf("changes = %v, want navigated to the result page", c)
+		}
+	})
+	t.Run("click opens a tab", func(t *testing.T) {
+		open(t, "pointer-click.html")
+		c := changes(mustCall(t, "click", `{"selector":"#newtab"}`))
+		opened, _ := c["tabsOpened"].([]any)
+		if len(opened) != 1 || c["navigated"] == true {
+			t.Fatalf("changes = %v, want one tab opened and no navigation", c)
+		}
+		b, err := browsers.Browser(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		newTab, err := b.Resolve(t.Context(), opened[0].(map[string]any)["id"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.CloseTab(t.Context(), newTab); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("click opens a dialog", func(t *testing.T) {
+		open(t, "pointer-click.html")
+		start := time.Now()
+		c := changes(mustCall(t, "click", `{"selector":"#confirm"}`))
+		if d, _ := c["dialog"].(map[string]any); d["type"] != "confirm" || d["message"] != "Sure?" || d["handled"] != "open" {
+			t.Errorf("changes = %v, want the open confirm dialog", c)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("click took %v with a dialog open", d)
+		}
+		_, err := call(t, "click", `{"selector":"#plain"}`)
+		wantCode(t, err, DialogOpen, "Sure?")
+		if _, err := tab(t).HandleDialog(t.Context(), true, ""); err != nil {
+			t.Fatal(err)
+		}
+		if c := changes(mustCall(t, "click", `{"selector":"#plain"}`)); c["dialog"] != nil {
+			t.Errorf("changes = %v, want no dialog", c)
+		}
+	})
+	t.Run("click covered, then forced", func(t *testing.T) {
+		snap := open(t, "pointer-overlay.html")
+		ref := refOf(t, snap, `button "Behind the overlay"`)
+		_, err := call(t, "click", fmt.Sprintf(`{"uid":%q}`, ref))
+		wantCode(t, err, ElementNotClickable, ref+` is covered by div#overlay.modal "Accept cookies OK"`)
+		data := mustCall(t, "click", fmt.Sprintf(`{"uid":%q,"force":true}`, ref))
+		if data["forced"] != true {
+			t.Errorf("result = %v, want forced", data)
+		}
+	})
+	t.Run("click refused", func(t *testing.T) {
+		open(t, "pointer-click.html")
+		_, err := call(t, "click", `{"selector":"#none"}`)
+		wantCode(t, err, ElementHidden, `"#none"`)
+		_, err = call(t, "click", `{"selector":"#disabled"}`)
+		wantCode(t, err, ElementNotClickable, `"#disabled" is disabled`)
+	})
+	t.Run("click in a cross-origin frame", func(t *testing.T) {
+		ref := refOf(t, open(t, "pointer-frame.html"), `button "Frame button"`)
+		c := changes(mustCall(t, "click", fmt.Sprintf(`{"uid":%q}`, ref)))
+		if !strings.Contains(fmt.Sprint(c["elements"]), `"Clicked for real"`) {
+			t.Errorf("changes = %v, want the frame button renamed by a real click", c)
+		}
+	})
+	t.Run("hover opens a menu", func(t *testing.T) {
+		open(t, "pointer-hover.html")
+		data := mustCall(t, "hover", `{"selector":"#products"}`)
+		if data["hovered"] != true || !strings.Contains(fmt.Sprint(changes(data)["elements"]), `link "Phones"`) {
+			t.Errorf("result = %v, want hovered and the menu's links added", data)
+		}
+	})
+	t.Run("drag reorders a list", func(t *testing.T) {
+		open(t, "pointer-dnd.html")
+		data := mustCall(t, "drag", `{"from_selector":"#d","to_selector":"#b"}`)
+		if data["html5Drag"] != true {
+			t.Errorf("result = %v, want an HTML5 drag", data)
+		}
+		res, err := tab(t).Snapshot(t.Context(), browser.SnapshotOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i, j := strings.Index(res.Text, "Date"), strings.Index(res.Text, "Banana"); i < 0 || j < 0 || i > j {
+			t.Errorf("Date is not before Banana after the drop:\n%s", res.Text)
+		}
+	})
+	t.Run("scroll", func(t *testing.T) {
+		open(t, "pointer-scroll.html")
+		data := mustCall(t, "scroll", `{"direction":"down","pixels":700}`)
+		if data["scrollY"] != 700.0 || data["pageHeight"] != 5000.0 {
+			t.Errorf("result = %v, want scrollY 700 of 5000", data)
+		}
+		data = mustCall(t, "scroll", `{"x":40}`)
+		if data["scrollX"] != 40.0 || data["scrollY"] != 700.0 {
+			t.Errorf("result = %v, want x 40 and y kept at 700", data)
+		}
+		data = mustCall(t, "scroll", `{"selector":"#target"}`)
+		if data["inViewport"] != true || data["fullyInViewport"] != true {
+			t.Errorf("result = %v, want the target fully in view", data)
+		}
+	})
+}

@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// coreTools are what an agent needs for the open → look → act → verify
+// loop. Every tool schema costs context on every turn, so the default
+// profile offers only these.
+var coreTools = []string{
+	"navigate_page", "list_pages",
+	"take_snapshot", "find", "take_screenshot", "get_text",
+	"click", "fill", "type_text", "press_key",
+	"wait_for", "handle_dialog",
+}
+
+// Select returns the tools a --tools value names: "core" (the default
+// when empty), "full" (every tool), or a comma-separated list of names. An
+// unknown name is an error that lists the valid ones.
+func Select(spec string) ([]Tool, error) {
+	all := All()
+	var names []string
+	switch strings.TrimSpace(spec) {
+	case "", "core":
+		names = coreTools
+	case "full":
+		return all, nil
+	default:
+		for _, n := range strings.Split(spec, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	var out []Tool
+	for _, n := range names {
+		i := slices.IndexFunc(all, func(t Tool) bool { return t.Name == n })
+		if i < 0 {
+			var valid []string
+			for _, t := range all {
+				valid = append(valid, t.Name)
+			}
+			return nil, fmt.Errorf("--tools: unknown tool %q; use core, full or names from: %s", n, strings.Join(valid, ", "))
+		}
+		if !slices.ContainsFunc(out, func(t Tool) bool { return t.Name == n }) {
+			out = append(out, all[i])
+		}
+	}
+	slices.SortFunc(out, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}

@@ -1,0 +1,56 @@
+package tools
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// toolsListChars is the size of what tools/list sends for these tools.
+func toolsListChars(t *testing.T, list []Tool) int {
+	t.Helper()
+	type wire struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		InputSchema any    `json:"inputSchema"`
+		Annotations any    `json:"annotations"`
+	}
+	var ws []wire
+	for _, tool := range list {
+		ws = append(ws, wire{tool.Name, tool.Description, tool.InputSchema, map[string]any{
+			"readOnlyHint": tool.ReadOnly, "destructiveHint": false, "idempotentHint": tool.Idempotent,
+		}})
+	}
+	b, err := json.Marshal(map[string]any{"tools": ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b)
+}
+
+func TestProfiles(t *testing.T) {
+	core, err := Select("core")
+	if err != nil {
+		t.Fatalf("Select(core): %v (every core tool must exist)", err)
+	}
+	if len(core) != len(coreTools) {
+		t.Errorf("core has %d tools, want %d", len(core), len(coreTools))
+	}
+	// The core profile's tools/list must stay under 8,000 characters of
+	// JSON (about 2,000 tokens).
+	if n := toolsListChars(t, core); n >= 8000 {
+		t.Errorf("core tools/list is %d chars, want < 8000", n)
+	} else {
+		t.Logf("core tools/list: %d chars; full: %d chars", n, toolsListChars(t, All()))
+	}
+	full, _ := Select("full")
+	if len(full) != len(All()) {
+		t.Errorf("full has %d tools, want all %d", len(full), len(All()))
+	}
+	some, err := Select("take_snapshot, find,find")
+	if err != nil || len(some) != 2 {
+		t.Errorf("Select(list) = %d tools, %v; want 2", len(some), err)
+	}
+	if _, err := Select("take_snapshot,nope"); err == nil {
+		t.Error("Select with an unknown name succeeded")
+	}
+}

@@ -1,0 +1,102 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// Bounds of wait_for's timeout.
+const (
+	defaultWaitTimeout = 5 * time.Second
+	// waitReserve is kept from the tool's deadline to report a timeout.
+	waitReserve = time.Second
+)
+
+type waitForArgs struct {
+	Text     []string `json:"text,omitempty" jsonschema:"any of these texts appears"`
+	TextGone string   `json:"textGone,omitempty" jsonschema:"text to disappear"`
+	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector reaching state"`
+	State    string   `json:"state,omitempty" jsonschema:"visible (default), hidden, attached or detached"`
+	URL      string   `json:"url,omitempty" jsonschema:"URL substring, or /regex/flags"`
+	Time     int      `json:"time,omitempty" jsonschema:"just wait this many ms"`
+	Timeout  int      `json:"timeout,omitempty" jsonschema:"ms (default 5000)"`
+	Target   string   `json:"target,omitempty"`
+}
+
+func waitTools() []Tool {
+	return []Tool{
+		define(Tool{
+			Name: "wait_for",
+			Description: "Wait until any condition holds (text, textGone, selector state, url) or time ms passes. " +
+				"Returns what matched.",
+			ReadOnly: true,
+		}, waitFor),
+	}
+}
+
+type waitForData struct {
+	*browser.WaitResult
+	Dialog *browser.Dialog `json:"dialog,omitempty"`
+}
+
+func waitFor(ctx context.Context, env *Env, in waitForArgs) (*Result, error) {
+	hasCondition := len(in.Text) > 0 || in.TextGone != "" || in.Selector != "" || in.URL != ""
+	switch {
+	case in.Time < 0 || in.Timeout < 0:
+		return nil, errorf(InvalidArgs, false, "use 0 or more", "time and timeout must not be negative")
+	case in.State != "" && in.Selector == "":
+		return nil, errorf(InvalidArgs, false, "give the selector whose state to wait for", "state needs a selector")
+	case in.Time > 0 && (hasCondition || in.Timeout > 0):
+		return nil, errorf(InvalidArgs, false, "give time alone, or conditions with a timeout", "time does not go with conditions or timeout")
+	case in.Time == 0 && !hasCondition:
+		return nil, errorf(InvalidArgs, false, "give text, textGone, selector, url or time", "nothing to wait for")
+	}
+	if in.Time > 0 {
+		d := time.Duration(in.Time) * time.Millisecond
+		if budget := waitBudget(ctx); d > budget {
+			return nil, errorf(InvalidArgs, false, "wait in several calls, or raise the tool timeout",
+				"time %d ms is past the call's deadline (%d ms left)", in.Time, budget.Milliseconds())
+		}
+		start := time.Now()
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return &Result{Data: map[string]int64{"elapsedMs": time.Since(start).Milliseconds()}}, nil
+	}
+	_, tab, err := pageTab(ctx, env, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	timeout := defaultWaitTimeout
+	if in.Timeout > 0 {
+		timeout = time.Duration(in.Timeout) * time.Millisecond
+	}
+	timeout = max(min(timeout, waitBudget(ctx)), 0)
+	res, err := tab.WaitFor(ctx, browser.WaitCondition{
+		Texts: in.Text, TextGone: in.TextGone, Selector: in.Selector, State: in.State, URL: in.URL,
+	}, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Data: waitForData{WaitResult: res, Dialog: tab.DialogNote()}}, nil
+}
+
+// waitBudget is how long a wait may last and still report its outcome
+// before the call's deadline.
+func waitBudget(ctx context.Context) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return time.Until(dl) - waitReserve
+	}
+	return DefaultTimeout - waitReserve
+}
+
+// waitTimeoutMessage is a timed-out wait's TIMEOUT message.
+func waitTimeoutMessage(e *browser.WaitTimeoutError) string {
+	return fmt.Sprintf("waited %d ms: %s", e.After.Milliseconds(), strings.Join(e.Missing, "; "))
+}

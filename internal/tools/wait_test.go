@@ -1,0 +1,103 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWaitForRejectArgs(t *testing.T) {
+	tool := waitTools()[0]
+	tests := []struct {
+		args    string
+		mention string
+	}{
+		{`{}`, "nothing to wait for"},
+		{`{"text":[]}`, "nothing to wait for"},
+		{`{"time":-1}`, "negative"},
+		{`{"text":["a"],"timeout":-5}`, "negative"},
+		{`{"time":100,"text":["a"]}`, "time does not go with"},
+		{`{"time":100,"timeout":200}`, "time does not go with"},
+		{`{"state":"visible"}`, "state needs a selector"},
+		{`{"time":60000}`, "past the call's deadline"},
+		{`{"text":"one"}`, "text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(tt.args))
+			wantCode(t, err, InvalidArgs, tt.mention)
+		})
+	}
+}
+
+func TestWaitForTool(t *testing.T) {
+	env, base := dialogTestEnv(t)
+	open := func(t *testing.T, page string) {
+		t.Helper()
+		mustRun(t, env, "navigate_page", `{"url":"`+base+"/"+page+`"}`)
+	}
+	tests := []struct {
+		name  string
+		args  string
+		match string // the matched object, as JSON
+	}{
+		{"text after a timer", `{"text":["Failed","Saved!"]}`, `{"text":"Saved!"}`},
+		{"text gone", `{"textGone":"Loading…"}`, `{"textGone":"Loading…"}`},
+		{"selector visible", `{"selector":"#panel"}`, `{"selector":"#panel","state":"visible"}`},
+		{"selector hidden", `{"selector":"#spinner","state":"hidden"}`, `{"selector":"#spinner","state":"hidden"}`},
+		{"url after pushState", `{"url":"/items/42"}`, `{"url":"BASE/items/42"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			open(t, "wait-delayed.html")
+			data := mustRun(t, env, "wait_for", tt.args)
+			got, _ := json.Marshal(data["matched"])
+			if want := strings.ReplaceAll(tt.match, "BASE", base); string(got) != want {
+				t.Errorf("matched = %s, want %s", got, want)
+			}
+			if ms, ok := data["elapsedMs"].(float64); !ok || ms > 5000 {
+				t.Errorf("elapsedMs = %v, want a number under the timeout", data["elapsedMs"])
+			}
+		})
+	}
+
+	t.Run("time", func(t *testing.T) {
+		start := time.Now()
+		data := mustRun(t, env, "wait_for", `{"time":300}`)
+		if ms, _ := data["elapsedMs"].(float64); ms < 300 || time.Since(start) < 300*time.Millisecond {
+			t.Errorf("elapsedMs = %v after %v, want at least 300", data["elapsedMs"], time.Since(start))
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		open(t, "wait-delayed.html?delay=60000")
+		start := time.Now()
+		_, err := runTool(t, env, "wait_for", `{"text":["Saved!"],"selector":"#temp","state":"detached","timeout":800}`)
+		te := wantCode(t, err, Timeout, `none of the texts ["Saved!"] appeared; "#temp" is not detached (it is visible)`)
+		if !te.Recoverable {
+			t.Errorf("TIMEOUT is not recoverable")
+		}
+		if d := time.Since(start); d > 800*time.Millisecond+time.Second {
+			t.Errorf("TIMEOUT came after %v, want within 1.8s", d)
+		}
+	})
+
+	t.Run("timeout capped by the call's deadline", func(t *testing.T) {
+		open(t, "wait-delayed.html?delay=60000")
+		short := *env
+		short.Timeout = 2 * time.Second
+		start := time.Now()
+		_, err := runTool(t, &short, "wait_for", `{"text":["Saved!"],"timeout":60000}`)
+		wantCode(t, err, Timeout, "Saved!")
+		if d := time.Since(start); d > 2*time.Second+time.Second {
+			t.Errorf("TIMEOUT came after %v, want within the 2s deadline", d)
+		}
+	})
+
+	t.Run("bad selector", func(t *testing.T) {
+		open(t, "wait-delayed.html")
+		_, err := runTool(t, env, "wait_for", `{"selector":"div[","state":"attached"}`)
+		wantCode(t, err, InvalidArgs, "does not parse")
+	})
+}
