@@ -20,13 +20,24 @@ import (
 
 // config is everything the flags and environment say.
 type config struct {
-	browser     browser.Options
+	browser browser.Options
+	tools   string // --tools: core, full or a list of names
+
+	// serve only
+	listen      string
+	token       string
+	allowRemote bool
+
 	artifactDir string
 	toolTimeout time.Duration
 	maxPixels   int // screenshot width × height; 0 means the default
 	maxBytes    int // encoded screenshot size; 0 means the default
+	// uploadRoots are the --upload-root dirs; nil means the tools' default.
+	uploadRoots policy.UploadRoots
 	logFormat   string
 	logLevel    string
+	allowEval   bool                 // evaluate_script is enabled
+	dialogs     browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
 }
 
 // envHelp documents the environment variables; flags win over them.
@@ -36,6 +47,7 @@ Environment:
   CDPKIT_CDP_TIMEOUT    deadline for one CDP command without its own (default 15s)
   CDPKIT_TOOL_TIMEOUT   deadline for one tool call (default 30s)
   CDPKIT_ARTIFACT_DIR   the only directory tools write files to (default: the user cache dir's cdpkit/artifacts)
+  CDPKIT_ALLOW_EVAL     1 enables evaluate_script (same as --allow-eval)
   CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
 `
@@ -52,8 +64,31 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", "", "attach to a running browser at this `ws://` DevTools URL")
 	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable)")
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
+	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), full (all), or a comma-separated list of names")
+	if name == "serve" {
+		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
+		fs.StringVar(&c.token, "token", os.Getenv("CDPKIT_TOKEN"), "bearer token clients must send (default: CDPKIT_TOKEN, else a random one printed once)")
+		fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (needs a token; anyone who has it drives the browser)")
+	}
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&c.allowEval, "allow-eval", os.Getenv("CDPKIT_ALLOW_EVAL") == "1", "enable evaluate_script, which runs the agent's JavaScript in pages")
+	c.dialogs = browser.DialogsReport
+	fs.Func("dialogs", "JavaScript dialogs cdpkit answers by itself: `report` (the default: accepts alerts; confirm and prompt wait for handle_dialog), accept or dismiss", func(s string) error {
+		p, err := browser.ParseDialogPolicy(s)
+		if err != nil || s == "" {
+			return errors.New("want report, accept or dismiss")
+		}
+		c.dialogs = p
+		return nil
+	})
+	fs.Func("upload-root", "`dir` whose files upload_file may give a page (repeatable; default: the artifact dir and the working directory)", func(dir string) error {
+		if dir == "" {
+			return errors.New("want a directory")
+		}
+		c.uploadRoots = append(c.uploadRoots, dir)
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: cdpkit %s [flags]\n\nFlags:\n", name)
 		fs.PrintDefaults()

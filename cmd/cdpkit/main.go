@@ -25,6 +25,7 @@ const usage = `cdpkit — a real browser for AI agents, over the Chrome DevTools
 
 Usage:
   cdpkit mcp [flags]      serve the tools over MCP on stdin/stdout
+  cdpkit serve [flags]    serve the tools over MCP on streamable HTTP (loopback, bearer token)
   cdpkit doctor [flags]   check that a browser can be found and driven; print fixes
   cdpkit version          print the version
   cdpkit help             print this help
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "mcp":
 		return runMCP(ctx, args[1:], stderr)
+	case "serve":
+		return runServe(ctx, args[1:], stderr)
 	case "doctor":
 		return runDoctor(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":

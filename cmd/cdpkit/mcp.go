@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/mcpserver"
-	"github.com/cdpkit/cdpkit/internal/policy"
-	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
 // runMCP serves the tools over stdio until stdin closes or a signal
@@ -25,31 +22,17 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cdpkit mcp: %v\n", err)
 		return 2
 	}
-	log, err := cfg.logger(stderr)
+	a, err := newApp(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cdpkit mcp: %v\n", err)
 		return 2
 	}
-	cfg.browser.Logger = log
-	artifacts, err := policy.OpenArtifacts(cfg.artifactDir)
-	if err != nil {
-		fmt.Fprintf(stderr, "cdpkit mcp: %v (set CDPKIT_ARTIFACT_DIR to a writable directory)\n", err)
-		return 1
-	}
-	defer artifacts.Close()
-	browsers := browser.NewManager(&cfg.browser)
 	// Stop the browser on every way out, a panic included.
-	defer func() {
-		if err := browsers.Close(); err != nil {
-			log.Warn("stopping the browser", "err", err)
-		}
-	}()
-	env := &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: cfg.toolTimeout,
-		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes}
-	server := mcpserver.New(env, buildVersion(), tools.All())
-	log.Info("cdpkit mcp serving on stdio", "version", buildVersion())
+	defer a.close()
+	server := mcpserver.New(a.env, buildVersion(), a.tools)
+	a.log.Info("cdpkit mcp serving on stdio", "version", buildVersion(), "tools", len(a.tools))
 	if err := mcpserver.RunStdio(ctx, server); err != nil && ctx.Err() == nil {
-		log.Error("mcp server stopped", "err", err)
+		a.log.Error("mcp server stopped", "err", err)
 		return 1
 	}
 	return 0

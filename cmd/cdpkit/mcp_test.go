@@ -51,7 +51,8 @@ func startMCP(t *testing.T, args ...string) *child {
 	t.Helper()
 	exe := browsertest.ExecPath(t)
 	tmp := t.TempDir()
-	cmd := exec.Command(binary, append([]string{"mcp"}, args...)...)
+	// The tests exercise every tool, not only the default core profile.
+	cmd := exec.Command(binary, append([]string{"mcp", "--tools", "full"}, args...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

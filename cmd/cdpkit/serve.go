@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/mcpserver"
+)
+
+// runServe serves the tools over streamable HTTP until a signal arrives.
+// It binds loopback unless --allow-remote, and every request needs the
+// bearer token.
+func runServe(ctx context.Context, args []string, stderr io.Writer) int {
+	cfg, err := parseConfig("serve", args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+		return 2
+	}
+	host, _, err := net.SplitHostPort(cfg.listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "cdpkit serve: --listen %q: want host:port\n", cfg.listen)
+		return 2
+	}
+	loopback := host == "localhost" || net.ParseIP(host).IsLoopback()
+	if !loopback && !cfg.allowRemote {
+		fmt.Fprintf(stderr, "cdpkit serve: --listen %s is not a loopback address; add --allow-remote (and a --token) if you mean it\n", cfg.listen)
+		return 2
+	}
+	if !loopback && cfg.token == "" {
+		fmt.Fprintln(stderr, "cdpkit serve: a non-loopback --listen needs --token or CDPKIT_TOKEN")
+		return 2
+	}
+	a, err := newApp(cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+		return 2
+	}
+	defer a.close()
+	if cfg.token == "" {
+		b := make([]byte, 16) // 128 bits
+		rand.Read(b)
+		cfg.token = hex.EncodeToString(b)
+		fmt.Fprintf(stderr, "cdpkit serve: token %s (send it as Authorization: Bearer; set CDPKIT_TOKEN to choose one)\n", cfg.token)
+	}
+	var hosts []string
+	if !loopback {
+		a.log.Warn("serving on a non-loopback address: anyone with the token can drive the browser", "listen", cfg.listen)
+		hosts = append(hosts, host)
+	}
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+		return 1
+	}
+	handler := mcpserver.NewHTTPHandler(func(*http.Request) *mcp.Server {
+		return mcpserver.New(a.env, buildVersion(), a.tools)
+	}, mcpserver.HTTPOptions{Token: cfg.token, Hosts: hosts, Log: a.log})
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/", "version", buildVersion())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+		return 0
+	case err := <-done:
+		a.log.Error("http server stopped", "err", err)
+		return 1
+	}
+}
