@@ -42,7 +42,8 @@ type mcpResult struct {
 	serverVersion  string
 	initialize     time.Duration // process start → initialize answered
 	coldStart      time.Duration // process start → first new_page answered
-	toolsListChars int           // characters in the JSON of tools/list's tools
+	toolsListChars int           // characters in the JSON of tools/list's tools, full profile
+	coreListChars  int           // the same for the default core profile
 	ping           latency       // MCP ping: stdio and SDK, no tool, no browser
 	listPages      latency
 	navigate       latency
@@ -50,6 +51,10 @@ type mcpResult struct {
 	snapshot       latency // take_snapshot of snapshotPage, default mode
 	snapshotI      latency // the same, interactive
 	snapshotSizes  []snapshotSize
+	click          latency // click on app.html's Sign in (fails login, stays)
+	fill           latency
+	pressKey       latency
+	changesChars   int        // the changes section of the first such click, JSON
 	cdpkitRSS      int64      // the cdpkit process, idle with a browser open
 	chromium       treeMemory // the browser cdpkit launched
 }
@@ -70,7 +75,7 @@ func benchMCP(ctx context.Context, log *slog.Logger, cfg *config, scratch string
 
 	res := &mcpResult{}
 	start := time.Now()
-	c, err := startChild(ctx, log, cfg, tmp)
+	c, err := startChild(ctx, log, cfg, tmp, "full")
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +96,17 @@ func benchMCP(ctx context.Context, log *slog.Logger, cfg *config, scratch string
 
 	if res.toolsListChars, err = c.toolsListChars(ctx); err != nil {
 		return nil, c.withStderr(err)
+	}
+	// tools/list starts no browser, so a second cdpkit for the default
+	// profile costs only its start.
+	core, err := startChild(ctx, log, cfg, tmp, "core")
+	if err != nil {
+		return nil, err
+	}
+	res.coreListChars, err = core.toolsListChars(ctx)
+	core.Close()
+	if err != nil {
+		return nil, err
 	}
 	if err := c.warm(ctx, log, cfg.iters, srv.URL, res); err != nil {
 		return nil, c.withStderr(err)
@@ -121,8 +137,8 @@ type child struct {
 
 // startChild starts `cdpkit mcp` and completes the MCP handshake. On error
 // nothing it started is left running.
-func startChild(ctx context.Context, log *slog.Logger, cfg *config, tmp string) (*child, error) {
-	cmd := exec.Command(cfg.cdpkit, "mcp")
+func startChild(ctx context.Context, log *slog.Logger, cfg *config, tmp string, profile string) (*child, error) {
+	cmd := exec.Command(cfg.cdpkit, "mcp", "--tools", profile)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+cfg.chromium)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		// Keep a terminal's Ctrl-C to the bench, which then shuts cdpkit
@@ -306,7 +322,65 @@ func (c *child) snapshots(ctx context.Context, log *slog.Logger, iters int, base
 	}
 	res.snapshot, res.snapshotI = lat[0], lat[1]
 	log.Info("take_snapshot done", "p50_us", res.snapshot.p(50).Microseconds())
+	return c.actions(ctx, log, iters, baseURL, res)
+}
+
+// actions times click, fill and press_key on the app fixture's login
+// form, and records the size of a click's changes section.
+func (c *child) actions(ctx context.Context, log *slog.Logger, iters int, baseURL string, res *mcpResult) error {
+	if _, err := c.call(ctx, "navigate_page", map[string]any{"url": baseURL + "/pages/app.html"}); err != nil {
+		return err
+	}
+	snap, err := c.call(ctx, "take_snapshot", map[string]any{"interactive": true})
+	if err != nil {
+		return err
+	}
+	user, button := refIn(snap, `textbox "Username"`), refIn(snap, `button "Sign in"`)
+	if user == "" || button == "" {
+		return fmt.Errorf("app.html snapshot lacks the login form:\n%s", snap)
+	}
+	out, err := c.call(ctx, "click", map[string]any{"uid": button})
+	if err != nil {
+		return fmt.Errorf("click: %w", err)
+	}
+	var r struct {
+		Changes json.RawMessage `json:"changes"`
+	}
+	header, _, _ := strings.Cut(out, "\n")
+	if json.Unmarshal([]byte(header), &r) == nil {
+		res.changesChars = utf8.RuneCount(r.Changes)
+	}
+	lat, err := measure(ctx, mcpWarmup, iters,
+		func(ctx context.Context, _ int) error {
+			_, err := c.call(ctx, "click", map[string]any{"uid": button})
+			return err
+		},
+		func(ctx context.Context, i int) error {
+			_, err := c.call(ctx, "fill", map[string]any{"uid": user, "value": fmt.Sprintf("user%d", i)})
+			return err
+		},
+		func(ctx context.Context, _ int) error {
+			_, err := c.call(ctx, "press_key", map[string]any{"key": "Tab"})
+			return err
+		})
+	if err != nil {
+		return fmt.Errorf("click, fill and press_key: %w", err)
+	}
+	res.click, res.fill, res.pressKey = lat[0], lat[1], lat[2]
+	log.Info("actions done", "click_p50_ms", res.click.p(50).Milliseconds())
 	return nil
+}
+
+// refIn returns the ref of the first line containing needle, or "".
+func refIn(text, needle string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if i := strings.Index(l, needle); i > 0 {
+			if f := strings.Fields(l[:i]); len(f) > 0 {
+				return f[len(f)-1]
+			}
+		}
+	}
+	return ""
 }
 
 // memory reads cdpkit's RSS and that of the browser it launched: every

@@ -75,7 +75,8 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 
 	r.addMillis("mcp.initialize", "mcp: process start → initialize", m.initialize)
 	r.addMillis("mcp.cold_start", "mcp: cold start (process start → first new_page done)", m.coldStart)
-	r.add("mcp.tools_list", "mcp: tools/list JSON size", float64(m.toolsListChars), unitChars)
+	r.add("mcp.tools_list_core", "mcp: tools/list JSON size, core profile (default)", float64(m.coreListChars), unitChars)
+	r.add("mcp.tools_list", "mcp: tools/list JSON size, full profile", float64(m.toolsListChars), unitChars)
 	r.addMicros("mcp.ping.p50", "mcp: ping p50 (stdio + SDK, no tool)", m.ping.p(50))
 	r.addMicros("mcp.list_pages.p50", "mcp: list_pages p50", m.listPages.p(50))
 	r.addMicros("mcp.list_pages.p95", "mcp: list_pages p95", m.listPages.p(95))
@@ -90,6 +91,14 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 	r.addMillis("mcp.take_snapshot.p95", "mcp: take_snapshot ("+snapshotPage+".html) p95", m.snapshot.p(95))
 	r.addMillis("mcp.take_snapshot_interactive.p50", "mcp: take_snapshot interactive ("+snapshotPage+".html) p50", m.snapshotI.p(50))
 	r.addMillis("mcp.take_snapshot_interactive.p95", "mcp: take_snapshot interactive ("+snapshotPage+".html) p95", m.snapshotI.p(95))
+	for _, a := range []struct {
+		key, name string
+		lat       latency
+	}{{"click", "click", m.click}, {"fill", "fill", m.fill}, {"press_key", "press_key (Tab)", m.pressKey}} {
+		r.addMillis("mcp."+a.key+".p50", "mcp: "+a.name+" (app.html, with changes) p50", a.lat.p(50))
+		r.addMillis("mcp."+a.key+".p95", "mcp: "+a.name+" (app.html, with changes) p95", a.lat.p(95))
+	}
+	r.add("mcp.changes_chars", "mcp: changes section of a click (JSON)", float64(m.changesChars), unitChars)
 	for _, sz := range m.snapshotSizes {
 		note := ""
 		if sz.truncated {

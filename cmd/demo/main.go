@@ -85,6 +85,31 @@ func run(ctx context.Context, cdpkit, out string) error {
 	}
 	step("list_pages", text)
 
+	// The agent loop: look, act on refs from the snapshot, verify.
+	snap, _, err := call(ctx, session, "take_snapshot", map[string]any{"interactive": true})
+	if err != nil {
+		return err
+	}
+	step("take_snapshot (interactive)", "\n"+indent(snap))
+	email, button := refIn(snap, `textbox "Email"`), refIn(snap, `button "Continue"`)
+	if email == "" || button == "" {
+		return errors.New("the snapshot lacks the email field or the button")
+	}
+	if _, _, err := call(ctx, session, "fill", map[string]any{"uid": email, "value": "ada@example.com"}); err != nil {
+		return err
+	}
+	step("fill "+email, `"ada@example.com"`)
+	text, _, err = call(ctx, session, "click", map[string]any{"uid": button})
+	if err != nil {
+		return err
+	}
+	step("click "+button, text)
+	text, _, err = call(ctx, session, "find", map[string]any{"query": "Welcome"})
+	if err != nil {
+		return err
+	}
+	step("find \"Welcome\" (verify)", text)
+
 	start = time.Now()
 	text, img, err := call(ctx, session, "take_screenshot", nil)
 	if err != nil {
@@ -128,10 +153,26 @@ func call(ctx context.Context, s *mcp.ClientSession, name string, args map[strin
 	return compact(text), img, nil
 }
 
+// refIn returns the ref on the first line of a snapshot containing needle.
+func refIn(text, needle string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if i := strings.Index(l, needle); i > 0 {
+			if f := strings.Fields(l[:i]); len(f) > 0 {
+				return f[len(f)-1]
+			}
+		}
+	}
+	return ""
+}
+
+func indent(s string) string {
+	return "      " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n      ")
+}
+
 func compact(s string) string {
 	var v any
-	if json.Unmarshal([]byte(s), &v) != nil {
-		return s
+	if strings.Contains(s, "\n") || json.Unmarshal([]byte(s), &v) != nil {
+		return s // a JSON header followed by text
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
