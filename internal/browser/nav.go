@@ -132,6 +132,22 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 // context.DeadlineExceeded and the tab stays usable. A network error is a
 // [*NavigationError].
 func (t *Tab) NavigateWith(ctx context.Context, url string, o *NavOptions) (*NavResult, error) {
+	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+		sameDoc := false
+		if strings.Contains(url, "#") { // else it cannot be a fragment change
+			cur, err := location(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			sameDoc = fragmentOnly(cur.URL, url)
+		}
+		return navigateTo(ctx, s, url, want, sameDoc)
+	})
+}
+
+// runNavigation runs nav on the tab's session with the lifecycle events o
+// asks for, under the navigation deadline.
+func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error)) (*NavResult, error) {
 	want, err := o.lifecycle()
 	if err != nil {
 		return nil, err
@@ -142,15 +158,21 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *NavOptions) (*Nav
 	if err != nil {
 		return nil, err
 	}
-	sameDoc := false
-	if strings.Contains(url, "#") { // else it cannot be a fragment change
-		cur, err := location(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		sameDoc = fragmentOnly(cur.URL, url)
+	return nav(ctx, s, want)
+}
+
+// result waits for the navigation n describes and reports where the tab
+// ended up; what names it in an error.
+func (n *navigation) result(ctx context.Context, s eventSession, events <-chan cdp.Event, what string) (*NavResult, error) {
+	status, err := n.wait(ctx, events)
+	if err != nil {
+		return nil, fmt.Errorf("browser: waiting for %s: %w", what, err)
 	}
-	return navigateTo(ctx, s, url, want, sameDoc)
+	loc, err := location(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
 }
 
 // fragmentOnly reports whether navigating from to to changes only the
@@ -207,31 +229,15 @@ func navigateTo(ctx context.Context, s eventSession, url string, want []string, 
 	// Page.navigate answers with no loader for a same-document navigation:
 	// no load follows, and until it commits the history shows the old URL.
 	n := &navigation{url: url, frame: res.FrameID, loader: res.LoaderID, sameDoc: sameDoc || res.LoaderID == "", want: want}
-	status, err := n.wait(ctx, events)
-	if err != nil {
-		return nil, fmt.Errorf("browser: waiting for %s: %w", url, err)
-	}
-	loc, err := location(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+	return n.result(ctx, s, events, url)
 }
 
 // Reload reloads the tab's document, from the network when ignoreCache is
 // set, and waits as [Tab.NavigateWith] does.
 func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *NavOptions) (*NavResult, error) {
-	want, err := o.lifecycle()
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := withNavDeadline(ctx)
-	defer cancel()
-	s, err := t.Session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return reload(ctx, s, ignoreCache, want)
+	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+		return reload(ctx, s, ignoreCache, want)
+	})
 }
 
 func reload(ctx context.Context, s eventSession, ignoreCache bool, want []string) (*NavResult, error) {
@@ -250,15 +256,7 @@ func reload(ctx context.Context, s eventSession, ignoreCache bool, want []string
 		addr = main.UnreachableURL // reloading an error page loads what failed
 	}
 	n := &navigation{url: addr, frame: main.ID, old: main.LoaderID, want: want}
-	status, err := n.wait(ctx, events)
-	if err != nil {
-		return nil, fmt.Errorf("browser: waiting for the reload: %w", err)
-	}
-	loc, err := location(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+	return n.result(ctx, s, events, "the reload")
 }
 
 // GoBack goes one entry back in the tab's history and waits as
@@ -276,17 +274,9 @@ func (t *Tab) GoForward(ctx context.Context, o *NavOptions) (*NavResult, error) 
 }
 
 func (t *Tab) goHistory(ctx context.Context, delta int, o *NavOptions) (*NavResult, error) {
-	want, err := o.lifecycle()
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := withNavDeadline(ctx)
-	defer cancel()
-	s, err := t.Session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return goHistory(ctx, s, delta, want)
+	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+		return goHistory(ctx, s, delta, want)
+	})
 }
 
 func goHistory(ctx context.Context, s eventSession, delta int, want []string) (*NavResult, error) {
@@ -309,15 +299,7 @@ func goHistory(ctx context.Context, s eventSession, delta int, want []string) (*
 		return nil, fmt.Errorf("browser: going to %s in history: %w", entry.URL, err)
 	}
 	n := &navigation{url: entry.URL, frame: main.ID, old: main.LoaderID, history: true, want: want}
-	status, err := n.wait(ctx, events)
-	if err != nil {
-		return nil, fmt.Errorf("browser: waiting for %s from history: %w", entry.URL, err)
-	}
-	loc, err := location(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+	return n.result(ctx, s, events, entry.URL+" from history")
 }
 
 // mainFrame returns the tab's main frame as it is now.
@@ -330,13 +312,6 @@ func mainFrame(ctx context.Context, s cdpapi.Session) (*cdpapi.Frame, error) {
 		return nil, errors.New("no main frame")
 	}
 	return tree.FrameTree.Frame, nil
-}
-
-// waitLoad waits for the load event of the navigation res started, and
-// returns the HTTP status of its document.
-func waitLoad(ctx context.Context, events <-chan cdp.Event, res page.NavigateResult) (int, error) {
-	n := &navigation{frame: res.FrameID, loader: res.LoaderID, want: []string{"load"}}
-	return n.wait(ctx, events)
 }
 
 // errorPageWait bounds the wait for the error page of a failed navigation.

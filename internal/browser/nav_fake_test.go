@@ -131,8 +131,9 @@ func TestNavigateFailsAtEachCall(t *testing.T) {
 func TestNavigateSessionClosedWhileWaiting(t *testing.T) {
 	events := make(chan cdpkitcdp.Event)
 	close(events)
-	_, err := waitLoad(t.Context(), events, page.NavigateResult{FrameID: "F", LoaderID: "L"})
+	n := &navigation{frame: "F", loader: "L", want: []string{"load"}}
+	_, err := n.wait(t.Context(), events)
 	if !errors.Is(err, cdpkitcdp.ErrSessionClosed) {
-		t.Errorf("waitLoad on a closed stream = %v, want ErrSessionClosed", err)
+		t.Errorf("wait on a closed stream = %v, want ErrSessionClosed", err)
 	}
 }
