@@ -12,6 +12,19 @@ import (
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
+// actionArgs are the arguments every state-changing tool takes besides
+// its own: the tab, and whether to return a snapshot instead of changes.
+type actionArgs struct {
+	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	Target          string `json:"target,omitempty"`
+}
+
+// elementArgs name the element a tool acts on: a ref, or a selector.
+type elementArgs struct {
+	UID      string `json:"uid,omitempty" jsonschema:"element ref (e12)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+}
+
 // maxChangesChars bounds the elements part of a changes section.
 const maxChangesChars = 1500
 

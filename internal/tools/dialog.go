@@ -9,10 +9,9 @@ import (
 )
 
 type handleDialogArgs struct {
-	Action          string `json:"action" jsonschema:"accept or dismiss"`
-	PromptText      string `json:"promptText,omitempty" jsonschema:"a prompt's answer when accepting"`
-	Target          string `json:"target,omitempty"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	Action     string `json:"action" jsonschema:"accept or dismiss"`
+	PromptText string `json:"promptText,omitempty" jsonschema:"a prompt's answer when accepting"`
+	actionArgs
 }
 
 func dialogTools() []Tool {

@@ -11,12 +11,11 @@ import (
 )
 
 type resizeArgs struct {
-	Width           int    `json:"width,omitempty" jsonschema:"viewport width in CSS px, with height"`
-	Height          int    `json:"height,omitempty" jsonschema:"viewport height in CSS px, with width"`
-	Preset          string `json:"preset,omitempty" jsonschema:"mobile (390x844, 3x, touch), tablet (820x1180, 2x, touch) or desktop (1280x800)"`
-	Reset           bool   `json:"reset,omitempty" jsonschema:"remove the override"`
-	Target          string `json:"target,omitempty"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	Width  int    `json:"width,omitempty" jsonschema:"viewport width in CSS px, with height"`
+	Height int    `json:"height,omitempty" jsonschema:"viewport height in CSS px, with width"`
+	Preset string `json:"preset,omitempty" jsonschema:"mobile (390x844, 3x, touch), tablet (820x1180, 2x, touch) or desktop (1280x800)"`
+	Reset  bool   `json:"reset,omitempty" jsonschema:"remove the override"`
+	actionArgs
 }
 
 type geoArgs struct {

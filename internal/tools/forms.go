@@ -21,57 +21,49 @@ const (
 )
 
 type fillArgs struct {
-	UID             string `json:"uid,omitempty" jsonschema:"element ref (e12)"`
-	Selector        string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	Value           string `json:"value" jsonschema:"text, option value or label, or true/false for a checkbox"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string `json:"target,omitempty"`
+	elementArgs
+	Value string `json:"value" jsonschema:"text, option value or label, or true/false for a checkbox"`
+	actionArgs
 }
 
 type formField struct {
-	UID      string `json:"uid,omitempty" jsonschema:"element ref (e12)"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	Value    string `json:"value" jsonschema:"as for fill"`
+	elementArgs
+	Value string `json:"value" jsonschema:"as for fill"`
 }
 
 type fillFormArgs struct {
-	Elements        []formField `json:"elements" jsonschema:"the fields to fill, in order"`
-	IncludeSnapshot bool        `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string      `json:"target,omitempty"`
+	Elements []formField `json:"elements" jsonschema:"the fields to fill, in order"`
+	actionArgs
 }
 
 type typeTextArgs struct {
-	Text            string `json:"text" jsonschema:"text to type"`
-	UID             string `json:"uid,omitempty" jsonschema:"element ref to focus first (default: the focused one)"`
-	Selector        string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	SubmitKey       string `json:"submitKey,omitempty" jsonschema:"key to press after, such as Enter"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string `json:"target,omitempty"`
+	Text      string `json:"text" jsonschema:"text to type"`
+	UID       string `json:"uid,omitempty" jsonschema:"element ref to focus first (default: the focused one)"`
+	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	SubmitKey string `json:"submitKey,omitempty" jsonschema:"key to press after, such as Enter"`
+	actionArgs
 }
 
 type pressKeyArgs struct {
-	Key             string `json:"key" jsonschema:"key name, character or combo such as Control+Shift+R"`
-	UID             string `json:"uid,omitempty" jsonschema:"element ref to focus first (default: the focused one)"`
-	Selector        string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string `json:"target,omitempty"`
+	Key      string `json:"key" jsonschema:"key name, character or combo such as Control+Shift+R"`
+	UID      string `json:"uid,omitempty" jsonschema:"element ref to focus first (default: the focused one)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	actionArgs
 }
 
 type selectOptionArgs struct {
-	UID             string   `json:"uid,omitempty" jsonschema:"element ref of the select (e12)"`
-	Selector        string   `json:"selector,omitempty" jsonschema:"CSS selector of the select, instead of uid"`
-	Values          []string `json:"values" jsonschema:"option values or labels (several for a multiple select)"`
-	IncludeSnapshot bool     `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string   `json:"target,omitempty"`
+	UID      string   `json:"uid,omitempty" jsonschema:"element ref of the select (e12)"`
+	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector of the select, instead of uid"`
+	Values   []string `json:"values" jsonschema:"option values or labels (several for a multiple select)"`
+	actionArgs
 }
 
 type uploadFileArgs struct {
-	UID             string   `json:"uid,omitempty" jsonschema:"element ref of the file input (e12)"`
-	Selector        string   `json:"selector,omitempty" jsonschema:"CSS selector of the file input, instead of uid"`
-	Paths           []string `json:"paths,omitempty" jsonschema:"local files to give the input, inside the upload roots"`
-	FilePath        string   `json:"filePath,omitempty" jsonschema:"one local file, instead of paths"`
-	IncludeSnapshot bool     `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string   `json:"target,omitempty"`
+	UID      string   `json:"uid,omitempty" jsonschema:"element ref of the file input (e12)"`
+	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector of the file input, instead of uid"`
+	Paths    []string `json:"paths,omitempty" jsonschema:"local files to give the input, inside the upload roots"`
+	FilePath string   `json:"filePath,omitempty" jsonschema:"one local file, instead of paths"`
+	actionArgs
 }
 
 func formTools() []Tool {

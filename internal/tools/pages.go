@@ -17,13 +17,12 @@ type newPageArgs struct {
 }
 
 type navigateArgs struct {
-	URL             string `json:"url,omitempty" jsonschema:"http(s) URL or about:blank"`
-	Type            string `json:"type,omitempty" jsonschema:"url (default), back, forward, reload"`
-	IgnoreCache     bool   `json:"ignoreCache,omitempty" jsonschema:"reload bypassing the cache"`
-	WaitUntil       string `json:"waitUntil,omitempty" jsonschema:"load (default), domcontentloaded or networkidle"`
-	Timeout         int    `json:"timeout,omitempty" jsonschema:"ms (default: the call's limit)"`
-	Target          string `json:"target,omitempty"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+	URL         string `json:"url,omitempty" jsonschema:"http(s) URL or about:blank"`
+	Type        string `json:"type,omitempty" jsonschema:"url (default), back, forward, reload"`
+	IgnoreCache bool   `json:"ignoreCache,omitempty" jsonschema:"reload bypassing the cache"`
+	WaitUntil   string `json:"waitUntil,omitempty" jsonschema:"load (default), domcontentloaded or networkidle"`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"ms (default: the call's limit)"`
+	actionArgs
 }
 
 type closePageArgs struct {

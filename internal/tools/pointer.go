@@ -10,41 +10,35 @@ import (
 )
 
 type clickArgs struct {
-	UID             string   `json:"uid,omitempty" jsonschema:"element ref (e12)"`
-	Selector        string   `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	DblClick        bool     `json:"dblClick,omitempty" jsonschema:"double-click"`
-	Button          string   `json:"button,omitempty" jsonschema:"left, right or middle"`
-	Modifiers       []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
-	Force           bool     `json:"force,omitempty" jsonschema:"if covered or hidden, click via the DOM"`
-	IncludeSnapshot bool     `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string   `json:"target,omitempty"`
+	elementArgs
+	DblClick  bool     `json:"dblClick,omitempty" jsonschema:"double-click"`
+	Button    string   `json:"button,omitempty" jsonschema:"left, right or middle"`
+	Modifiers []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
+	Force     bool     `json:"force,omitempty" jsonschema:"if covered or hidden, click via the DOM"`
+	actionArgs
 }
 
 type hoverArgs struct {
-	UID             string `json:"uid,omitempty" jsonschema:"element ref (e12)"`
-	Selector        string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string `json:"target,omitempty"`
+	elementArgs
+	actionArgs
 }
 
 type dragArgs struct {
-	FromUID         string `json:"from_uid,omitempty" jsonschema:"ref of the element to drag (e12)"`
-	FromSelector    string `json:"from_selector,omitempty" jsonschema:"CSS selector of the element to drag, instead of from_uid"`
-	ToUID           string `json:"to_uid,omitempty" jsonschema:"ref of the element to drop it on"`
-	ToSelector      string `json:"to_selector,omitempty" jsonschema:"CSS selector of the element to drop it on, instead of to_uid"`
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string `json:"target,omitempty"`
+	FromUID      string `json:"from_uid,omitempty" jsonschema:"ref of the element to drag (e12)"`
+	FromSelector string `json:"from_selector,omitempty" jsonschema:"CSS selector of the element to drag, instead of from_uid"`
+	ToUID        string `json:"to_uid,omitempty" jsonschema:"ref of the element to drop it on"`
+	ToSelector   string `json:"to_selector,omitempty" jsonschema:"CSS selector of the element to drop it on, instead of to_uid"`
+	actionArgs
 }
 
 type scrollArgs struct {
-	Direction       string   `json:"direction,omitempty" jsonschema:"up, down, left or right"`
-	Pixels          float64  `json:"pixels,omitempty" jsonschema:"distance for direction, in CSS px (default 80% of the viewport)"`
-	UID             string   `json:"uid,omitempty" jsonschema:"element ref to scroll into view, instead of direction"`
-	Selector        string   `json:"selector,omitempty" jsonschema:"CSS selector of the element to scroll into view, instead of uid"`
-	X               *float64 `json:"x,omitempty" jsonschema:"page position to scroll to, in CSS px; alone keeps the vertical position"`
-	Y               *float64 `json:"y,omitempty" jsonschema:"page position to scroll to, in CSS px; alone keeps the horizontal position"`
-	IncludeSnapshot bool     `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string   `json:"target,omitempty"`
+	Direction string   `json:"direction,omitempty" jsonschema:"up, down, left or right"`
+	Pixels    float64  `json:"pixels,omitempty" jsonschema:"distance for direction, in CSS px (default 80% of the viewport)"`
+	UID       string   `json:"uid,omitempty" jsonschema:"element ref to scroll into view, instead of direction"`
+	Selector  string   `json:"selector,omitempty" jsonschema:"CSS selector of the element to scroll into view, instead of uid"`
+	X         *float64 `json:"x,omitempty" jsonschema:"page position to scroll to, in CSS px; alone keeps the vertical position"`
+	Y         *float64 `json:"y,omitempty" jsonschema:"page position to scroll to, in CSS px; alone keeps the horizontal position"`
+	actionArgs
 }
 
 func pointerTools() []Tool {
