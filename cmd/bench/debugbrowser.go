@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // debugBrowser is a Chromium the bench launched with
@@ -23,7 +25,7 @@ type debugBrowser struct {
 	cmd    *exec.Cmd
 	dir    string
 	exited chan struct{} // closed once the process is reaped
-	stderr *tail
+	stderr *sysproc.Tail
 
 	closeOnce sync.Once
 }
@@ -44,7 +46,7 @@ func startDebugBrowser(ctx context.Context, exe, dir string) (*debugBrowser, err
 		// If the bench dies without closing, take the browser with it.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	d := &debugBrowser{cmd: cmd, dir: dir, exited: make(chan struct{}), stderr: &tail{max: 2 << 10}}
+	d := &debugBrowser{cmd: cmd, dir: dir, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 2 << 10}}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", exe, err)

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -131,7 +132,7 @@ type child struct {
 	cmd     *exec.Cmd
 	tmp     string
 	session *mcp.ClientSession
-	stderr  *tail
+	stderr  *sysproc.Tail
 	log     *slog.Logger
 }
 
@@ -148,7 +149,7 @@ func startChild(ctx context.Context, log *slog.Logger, cfg *config, tmp string, 
 		// then stops its browser.
 		Pdeathsig: syscall.SIGTERM,
 	}
-	c := &child{cmd: cmd, tmp: tmp, stderr: &tail{max: 8 << 10}, log: log}
+	c := &child{cmd: cmd, tmp: tmp, stderr: &sysproc.Tail{Max: 8 << 10}, log: log}
 	cmd.Stderr = c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-bench", Version: "0"}, nil)
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

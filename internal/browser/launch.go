@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // quietFlags keep Chromium from reaching the network on its own and from
@@ -51,7 +52,7 @@ type process struct {
 	profile string // removed on close when ownProfile
 	own     bool
 	exited  chan struct{} // closed when the process has been reaped
-	stderr  *tailBuffer
+	stderr  *sysproc.Tail
 
 	closeOnce sync.Once
 }
@@ -91,7 +92,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		// already makes Chromium exit.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	p := &process{cmd: cmd, profile: profile, own: true, exited: make(chan struct{}), stderr: newTailBuffer(8 << 10)}
+	p := &process{cmd: cmd, profile: profile, own: true, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		cmdR.Close()
@@ -118,7 +119,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		conn.Close()
 		p.close(nil)
 		reason := fmt.Sprintf("%s did not answer on the DevTools pipe: %v", exe, err)
-		if tail := p.stderr.lastLine(); tail != "" {
+		if tail := lastLine(p.stderr); tail != "" {
 			reason += "; last stderr line: " + tail
 		}
 		return nil, nil, &NoBrowserError{Reason: reason, Hint: "run `cdpkit doctor` to diagnose"}
@@ -185,32 +186,8 @@ func (p *process) close(conn *cdp.Conn) error {
 	return err
 }
 
-// tailBuffer keeps the last bytes written to it, for error messages.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-// lastLine returns the last line that Chromium wrote, skipping noise from
-// wrapper scripts (Debian's /usr/bin/chromium is a shell script that can
-// print "[: …: unexpected operator").
-func (t *tailBuffer) lastLine() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
+func lastLine(t *sysproc.Tail) string {
+	lines := strings.Split(t.String(), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
 		if l != "" && !strings.Contains(l, "unexpected operator") && !strings.HasPrefix(l, "/usr/bin/") {

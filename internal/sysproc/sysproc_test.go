@@ -67,3 +67,12 @@ func TestSweepOwned(t *testing.T) {
 		t.Errorf("Alive(self) = %v, Alive(exited) = %v", Alive(os.Getpid()), Alive(dead.Process.Pid))
 	}
 }
+
+func TestTail(t *testing.T) {
+	tail := &Tail{Max: 8}
+	tail.Write([]byte("hello "))
+	tail.Write([]byte("world\n"))
+	if got := tail.String(); got != "o world" {
+		t.Errorf("Tail.String() = %q, want the last 8 bytes trimmed, %q", got, "o world")
+	}
+}
