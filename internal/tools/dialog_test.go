@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
-	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // dialogTestEnv starts a browser Manager (launched on first use) with eval
@@ -25,19 +22,9 @@ import (
 func dialogTestEnv(t *testing.T) (*Env, string) {
 	t.Helper()
 	srv := browsertest.Server(t, fixtures.Pages())
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t)})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	return &Env{Browsers: browsers, Artifacts: artifacts, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Timeout: 30 * time.Second, AllowEval: true}, srv.URL
+	env := browserEnv(t, nil)
+	env.AllowEval = true
+	return env, srv.URL
 }
 
 // runTool calls a tool and returns its data as decoded JSON.

@@ -1,16 +1,13 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -93,45 +90,15 @@ func TestAsErrorForms(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestFormTools runs the form and keyboard tools against one real browser
 // on the fixture pages.
 func TestFormTools(t *testing.T) {
 	srv := browsertest.Server(t, fixtures.Pages())
-	exe := browsertest.ExecPath(t)
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
 	// Everything cdpkit logs, at debug level, so that secrets can be looked for.
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	browsers := browser.NewManager(&browser.Options{ExecPath: exe, Logger: log})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
+	log, logs := debugLog()
+	env := browserEnv(t, log)
 	uploads := t.TempDir()
-	env := &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second, UploadRoots: policy.UploadRoots{uploads}}
+	env.UploadRoots = policy.UploadRoots{uploads}
 
 	tools := map[string]Tool{}
 	for _, tl := range All() {
@@ -176,7 +143,7 @@ func TestFormTools(t *testing.T) {
 	}
 	tab := func(t *testing.T) *browser.Tab {
 		t.Helper()
-		b, err := browsers.Browser(t.Context())
+		b, err := env.Browsers.Browser(t.Context())
 		if err != nil {
 			t.Fatalf("starting the browser: %v", err)
 		}

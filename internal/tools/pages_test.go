@@ -1,14 +1,12 @@
 package tools
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"image/png"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,10 +17,8 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
-	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // TestPageToolsRejectArgs checks the argument errors caught before any
@@ -61,24 +57,6 @@ func TestPageToolsRejectArgs(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestNavigationTools runs the navigation, tab and emulation tools against
 // one real browser on the shared fixture pages.
 func TestNavigationTools(t *testing.T) {
@@ -112,21 +90,8 @@ func TestNavigationTools(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	exe := browsertest.ExecPath(t)
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	logs := &lockedBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	browsers := browser.NewManager(&browser.Options{ExecPath: exe, Logger: log})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	env := &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}
+	log, logs := debugLog()
+	env := browserEnv(t, log)
 
 	tools := map[string]Tool{}
 	for _, tl := range All() {
@@ -179,7 +144,7 @@ func TestNavigationTools(t *testing.T) {
 	}
 	eval := func(t *testing.T, expr string, v any) {
 		t.Helper()
-		b, err := browsers.Browser(t.Context())
+		b, err := env.Browsers.Browser(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

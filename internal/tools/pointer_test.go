@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -110,13 +108,7 @@ func pointerServer(t *testing.T) string {
 // TestPointerTools runs click, hover, drag and scroll on one real browser.
 func TestPointerTools(t *testing.T) {
 	base := pointerServer(t)
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t)})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	env := &Env{Browsers: browsers, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Timeout: 30 * time.Second}
+	env := browserEnv(t, nil)
 	tools := map[string]Tool{}
 	for _, tl := range All() {
 		tools[tl.Name] = tl
@@ -160,7 +152,7 @@ func TestPointerTools(t *testing.T) {
 	}
 	tab := func(t *testing.T) *browser.Tab {
 		t.Helper()
-		b, err := browsers.Browser(t.Context())
+		b, err := env.Browsers.Browser(t.Context())
 		if err != nil {
 			t.Fatalf("starting the browser: %v", err)
 		}
@@ -214,7 +206,7 @@ func TestPointerTools(t *testing.T) {
 		if len(opened) != 1 || c["navigated"] == true {
 			t.Fatalf("changes = %v, want one tab opened and no navigation", c)
 		}
-		b, err := browsers.Browser(t.Context())
+		b, err := env.Browsers.Browser(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"image"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,26 +14,13 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
-	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // TestTakeScreenshot runs take_screenshot against one real browser (this
 // package's only one) on the browser package's screenshot fixtures.
 func TestTakeScreenshot(t *testing.T) {
 	srv := browsertest.Server(t, os.DirFS("../browser/testdata/screenshot"))
-	exe := browsertest.ExecPath(t)
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: exe})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	env := &Env{Browsers: browsers, Artifacts: artifacts, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Timeout: 30 * time.Second}
+	env := browserEnv(t, nil)
 
 	var tool Tool
 	for _, tl := range All() {
@@ -45,7 +30,7 @@ func TestTakeScreenshot(t *testing.T) {
 	}
 	open := func(t *testing.T, page string) {
 		t.Helper()
-		b, err := browsers.Browser(t.Context())
+		b, err := env.Browsers.Browser(t.Context())
 		if err != nil {
 			t.Fatalf("starting the browser: %v", err)
 		}
@@ -73,8 +58,8 @@ func TestTakeScreenshot(t *testing.T) {
 		if err != nil {
 			t.Fatalf("reading the saved file: %v", err)
 		}
-		if rel, err := filepath.Rel(artifacts.Dir(), d.Path); err != nil || strings.HasPrefix(rel, "..") {
-			t.Errorf("saved to %s, outside the artifact dir %s", d.Path, artifacts.Dir())
+		if rel, err := filepath.Rel(env.Artifacts.Dir(), d.Path); err != nil || strings.HasPrefix(rel, "..") {
+			t.Errorf("saved to %s, outside the artifact dir %s", d.Path, env.Artifacts.Dir())
 		}
 		cfg, format, err := image.DecodeConfig(bytes.NewReader(saved))
 		if err != nil || format != d.Format || cfg.Width != d.Width || cfg.Height != d.Height || len(saved) != d.Bytes {
