@@ -42,15 +42,10 @@ func handleDialog(ctx context.Context, env *Env, in handleDialogArgs) (*Result, 
 	if in.PromptText != "" && !accept {
 		return nil, errorf(InvalidArgs, false, "promptText goes with action accept", "promptText is only typed when accepting")
 	}
-	b, err := env.Browsers.Browser(ctx)
+	b, tab, err := useTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.Resolve(ctx, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	tab.SetDialogPolicy(env.DialogPolicy)
 	if tab.CheckDialog() == nil {
 		return nil, browser.ErrNoDialog
 	}
@@ -67,25 +62,6 @@ func handleDialog(ctx context.Context, env *Env, in handleDialogArgs) (*Result, 
 		return nil, err
 	}
 	return &Result{Data: handleDialogData{Dialog: dl, Changes: c}}, nil
-}
-
-// pageTab resolves target for page work: it applies env's dialog policy
-// to the tab, and fails with DIALOG_OPEN while a dialog waits for an
-// answer, since the page can do nothing until then.
-func pageTab(ctx context.Context, env *Env, target string) (*browser.Browser, *browser.Tab, error) {
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	tab, err := b.Resolve(ctx, target)
-	if err != nil {
-		return nil, nil, err
-	}
-	tab.SetDialogPolicy(env.DialogPolicy)
-	if err := tab.CheckDialog(); err != nil {
-		return nil, nil, err
-	}
-	return b, tab, nil
 }
 
 // maxDialogMessage caps a dialog's message in an error: the page chose it.

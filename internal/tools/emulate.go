@@ -103,11 +103,7 @@ func resizePage(ctx context.Context, env *Env, in resizeArgs) (*Result, error) {
 		}
 		v = &p
 	}
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tab, err := b.Resolve(ctx, in.Target)
+	b, tab, err := useTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -102,11 +102,7 @@ func actOn(ctx context.Context, env *Env, target, uid, selector string) (*browse
 	if uid != "" && selector != "" {
 		return nil, nil, errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
 	}
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	tab, err := b.Resolve(ctx, target)
+	b, tab, err := useTab(ctx, env, target)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -143,11 +143,7 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tab, err := b.Resolve(ctx, in.Target)
+	b, tab, err := useTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -198,11 +194,7 @@ func selectPage(ctx context.Context, env *Env, in selectPageArgs) (*Result, erro
 	if in.Target == "" {
 		return nil, errorf(InvalidArgs, false, "call list_pages to see the tabs", "target is required")
 	}
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tab, err := b.Resolve(ctx, in.Target)
+	b, tab, err := useTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +228,7 @@ func closePage(ctx context.Context, env *Env, in closePageArgs) (*Result, error)
 	if in.Target == "" {
 		return nil, errorf(InvalidArgs, false, "use target active to close the active tab", "target is required")
 	}
-	b, err := env.Browsers.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tab, err := b.Resolve(ctx, in.Target)
+	b, tab, err := useTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
 	}

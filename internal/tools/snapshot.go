@@ -94,13 +94,3 @@ func maxCharsOr(n int) int {
 	}
 	return snapshot.DefaultMaxChars
 }
-
-// resolveTab starts the browser if needed and resolves a tab selector.
-//
-// Like pageTab it applies the dialog policy and refuses with DIALOG_OPEN
-// while a dialog waits: a page call would otherwise block until its
-// deadline behind the dialog.
-func resolveTab(ctx context.Context, env *Env, target string) (*browser.Tab, error) {
-	_, tab, err := pageTab(ctx, env, target)
-	return tab, err
-}
