@@ -108,24 +108,24 @@ const (
 var special = func() []netip.Prefix {
 	var ps []netip.Prefix
 	for _, s := range []string{
-		"0.0.0.0/8",       // "this network"; 0.0.0.0 reaches the local host
-		"10.0.0.0/8",      // RFC 1918
-		"100.64.0.0/10",   // CGNAT shared space
-		"169.254.0.0/16",  // link-local, cloud metadata (169.254.169.254)
-		"172.16.0.0/12",   // RFC 1918
-		"192.0.0.0/24",    // IETF protocol assignments
-		"192.168.0.0/16",  // RFC 1918
-		"198.18.0.0/15",   // benchmarking
-		"224.0.0.0/4",     // multicast
-		"240.0.0.0/4",     // reserved, and 255.255.255.255 broadcast
-		"::/128",          // unspecified
-		"fc00::/7",        // unique local (ULA)
-		"fe80::/10",       // link-local
-		"fec0::/10",       // site-local (deprecated)
-		"ff00::/8",        // multicast
-		"100::/64",        // discard-only
-		"2001:db8::/32",   // documentation
-		"64:ff9b:1::/48",  // local-use NAT64
+		"0.0.0.0/8",      // "this network"; 0.0.0.0 reaches the local host
+		"10.0.0.0/8",     // RFC 1918
+		"100.64.0.0/10",  // CGNAT shared space
+		"169.254.0.0/16", // link-local, cloud metadata (169.254.169.254)
+		"172.16.0.0/12",  // RFC 1918
+		"192.0.0.0/24",   // IETF protocol assignments
+		"192.168.0.0/16", // RFC 1918
+		"198.18.0.0/15",  // benchmarking
+		"224.0.0.0/4",    // multicast
+		"240.0.0.0/4",    // reserved, and 255.255.255.255 broadcast
+		"::/128",         // unspecified
+		"fc00::/7",       // unique local (ULA)
+		"fe80::/10",      // link-local
+		"fec0::/10",      // site-local (deprecated)
+		"ff00::/8",       // multicast
+		"100::/64",       // discard-only
+		"2001:db8::/32",  // documentation
+		"64:ff9b:1::/48", // local-use NAT64
 	} {
 		ps = append(ps, netip.MustParsePrefix(s))
 	}
