@@ -1,0 +1,28 @@
+package policy
+
+import (
+	"maps"
+	"testing"
+)
+
+func TestRedactHeaders(t *testing.T) {
+	in := map[string]string{
+		"Authorization": "Bearer s3cret", "cookie": "sid=s3cret", "Set-Cookie": "sid=s3cret; HttpOnly",
+		"PROXY-AUTHORIZATION": "Basic s3cret", "Content-Type": "text/html", "X-Cookie-Hint": "visible",
+	}
+	orig := maps.Clone(in)
+	got := RedactHeaders(in)
+	want := map[string]string{
+		"Authorization": Redacted, "cookie": Redacted, "Set-Cookie": Redacted,
+		"PROXY-AUTHORIZATION": Redacted, "Content-Type": "text/html", "X-Cookie-Hint": "visible",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("RedactHeaders = %v, want %v", got, want)
+	}
+	if !maps.Equal(in, orig) {
+		t.Errorf("RedactHeaders changed its input: %v", in)
+	}
+	if RedactHeaders(nil) != nil {
+		t.Error("RedactHeaders(nil) != nil")
+	}
+}
