@@ -36,6 +36,8 @@ type Browser struct {
 	next   int                // guarded by mu
 	active target.ID          // guarded by mu
 	tabs   map[target.ID]*Tab // guarded by mu; tabs we have handed out
+
+	guard *guard // judges every document request; nil only in tests that measure without it
 }
 
 // Start launches a browser, or attaches to one when o names an endpoint.
@@ -55,6 +57,12 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !o.noGuard {
+		if b.guard, err = startGuard(ctx, b.conn, o.urlPolicy(), b.log); err != nil {
+			b.Close()
+			return nil, &NoBrowserError{Reason: err.Error(), Hint: "run `cdpkit doctor`"}
+		}
 	}
 	// Learn the tabs that exist now, so "active" means the first of them.
 	if _, err := b.Pages(ctx); err != nil {

@@ -33,6 +33,9 @@ var shared struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	for _, c := range sharedClosers {
+		c()
+	}
 	if shared.b != nil {
 		if err := shared.b.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "closing the shared browser: %v\n", err)

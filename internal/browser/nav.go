@@ -158,7 +158,9 @@ func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx con
 	if err != nil {
 		return nil, err
 	}
-	return nav(ctx, s, want)
+	start := time.Now()
+	res, err := nav(ctx, s, want)
+	return res, t.explainBlock(err, start)
 }
 
 // result waits for the navigation n describes and reports where the tab

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // Options say how to get a browser: launch one (the default) or attach to
@@ -32,6 +34,12 @@ type Options struct {
 	LaunchTimeout time.Duration
 
 	Logger *slog.Logger
+
+	// URLPolicy judges every document request of every frame and tab, in
+	// the browser (see guard.go); nil means the defaults of policy.Policy.
+	URLPolicy *policy.Policy
+	// noGuard turns the guard off, for tests that measure its cost.
+	noGuard bool
 }
 
 func (o *Options) attaching() bool {
@@ -43,6 +51,13 @@ func (o *Options) logger() *slog.Logger {
 		return o.Logger
 	}
 	return slog.Default()
+}
+
+func (o *Options) urlPolicy() *policy.Policy {
+	if o.URLPolicy != nil {
+		return o.URLPolicy
+	}
+	return &policy.Policy{}
 }
 
 func (o *Options) launchTimeout() time.Duration {

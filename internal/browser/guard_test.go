@@ -1,0 +1,304 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/policy"
+)
+
+// requestLog records the paths a test server was asked for.
+type requestLog struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (l *requestLog) add(p string) {
+	l.mu.Lock()
+	l.paths = append(l.paths, p)
+	l.mu.Unlock()
+}
+
+func (l *requestLog) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.paths)
+}
+
+// guardWorld is a browser whose policy treats the name private.test as a
+// private address, while Chromium itself maps it to a real loopback server
+// (127.0.0.2): a request that got past the guard would show in that
+// server's log.
+type guardWorld struct {
+	b       *Browser
+	site    string // http://127.0.0.1:port, allowed
+	private string // http://private.test:port, refused by the policy
+	hits    *requestLog
+}
+
+var guardShared struct {
+	once sync.Once
+	w    *guardWorld
+	err  error
+}
+
+func newGuardWorld(t *testing.T) *guardWorld {
+	t.Helper()
+	exe := browsertest.ExecPath(t)
+	guardShared.once.Do(func() {
+		hits := &requestLog{}
+		ln, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			guardShared.err = err
+			return
+		}
+		target := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.add(r.URL.Path)
+			fmt.Fprint(w, "<title>private</title><p>secret internal page")
+		}))
+		target.Listener = ln
+		target.Start()
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		private := "http://private.test:" + port
+		site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			q := r.URL.Query().Get("to")
+			switch r.URL.Path {
+			case "/redirect":
+				http.Redirect(w, r, q, http.StatusFound)
+			case "/redirect2": // a two-hop chain
+				http.Redirect(w, r, "/redirect?to="+q, http.StatusFound)
+			case "/iframe":
+				fmt.Fprintf(w, `<iframe src="%s"></iframe>`, q)
+			case "/meta":
+				fmt.Fprintf(w, `<meta http-equiv="refresh" content="0;url=%s">`, q)
+			case "/link":
+				fmt.Fprintf(w, `<a id="a" href="%s">go</a>`, q)
+			default:
+				fmt.Fprint(w, "<title>ok</title><p>allowed")
+			}
+		}))
+		pol := &policy.Policy{Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			if host == "private.test" {
+				return []netip.Addr{netip.MustParseAddr("10.0.0.7")}, nil
+			}
+			return nil, errors.New("no such host")
+		}}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		b, err := Start(ctx, &Options{ExecPath: exe, URLPolicy: pol, Logger: slog.New(slog.DiscardHandler),
+			Args: []string{"--host-resolver-rules=MAP private.test 127.0.0.2"}})
+		if err != nil {
+			target.Close()
+			site.Close()
+			guardShared.err = err
+			return
+		}
+		guardShared.w = &guardWorld{b: b, site: site.URL, private: private, hits: hits}
+		sharedClosers = append(sharedClosers, func() { b.Close(); site.Close(); target.Close() })
+	})
+	if guardShared.err != nil {
+		t.Fatalf("starting the guard browser: %v", guardShared.err)
+	}
+	return guardShared.w
+}
+
+// sharedClosers run after the package's tests (see TestMain).
+var sharedClosers []func()
+
+func (w *guardWorld) tab(t *testing.T) *Tab {
+	t.Helper()
+	tab, err := w.b.NewTab(t.Context())
+	if err != nil {
+		t.Fatalf("NewTab: %v", err)
+	}
+	t.Cleanup(func() { closeTab(t, w.b, tab) })
+	return tab
+}
+
+// waitBlocked waits until the guard has refused a request whose URL
+// contains sub.
+func (w *guardWorld) waitBlocked(t *testing.T, sub string) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		w.b.guard.mu.Lock()
+		for _, b := range w.b.guard.blocks {
+			if strings.Contains(b.url, sub) {
+				w.b.guard.mu.Unlock()
+				return
+			}
+		}
+		w.b.guard.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the guard refused no request to %s within %s", sub, waitLimit)
+}
+
+func (w *guardWorld) noHits(t *testing.T) {
+	t.Helper()
+	if got := w.hits.get(); len(got) > 0 {
+		t.Fatalf("the private server was reached: %v", got)
+	}
+}
+
+func evalIn(t *testing.T, tab *Tab, expr string) {
+	t.Helper()
+	s, err := tab.Session(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gesture := true
+	if _, err := cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, UserGesture: &gesture}); err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+}
+
+func wantBlocked(t *testing.T, err error, sub string) {
+	t.Helper()
+	var be *BlockedError
+	if !errors.As(err, &be) || !errors.Is(err, policy.ErrURLBlocked) || !strings.Contains(be.URL, sub) {
+		t.Fatalf("navigation error = %v, want a *BlockedError for %s wrapping policy.ErrURLBlocked", err, sub)
+	}
+}
+
+func TestGuardNavigations(t *testing.T) {
+	w := newGuardWorld(t)
+	if _, err := w.tab(t).Navigate(t.Context(), w.site+"/ok"); err != nil {
+		t.Fatalf("an allowed page: %v", err)
+	}
+	tests := []struct {
+		name, url, blocked string
+	}{
+		{"direct", w.private + "/direct", "private.test"},
+		{"redirect to a private name", w.site + "/redirect?to=" + w.private + "/redirect", "private.test"},
+		{"two-hop redirect", w.site + "/redirect2?to=" + w.private + "/redirect2", "private.test"},
+		{"redirect to cloud metadata", w.site + "/redirect?to=http://169.254.169.254/latest/meta-data/", "169.254.169.254"},
+		// Chromium canonicalizes every spelling before the guard sees it.
+		{"decimal", "http://2852039166/", "169.254.169.254"},
+		{"hex", "http://0xA9FEA9FE/", "169.254.169.254"},
+		{"octal", "http://0251.0376.0251.0376/", "169.254.169.254"},
+		{"short form", "http://10.1/", "10.0.0.1"},
+		{"IPv4-mapped IPv6", "http://[::ffff:169.254.169.254]/", "[::ffff:a9fe:a9fe]"},
+		{"userinfo", "http://user@169.254.169.254/", "169.254.169.254"},
+		{"trailing dot", "http://169.254.169.254./", "169.254.169.254"},
+		{"this host", "http://0.0.0.0/", "0.0.0.0"},
+		{"ULA", "http://[fd00::1]/", "[fd00::1]"},
+	}
+	tab := w.tab(t) // one tab: each blocked navigation leaves an error page
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tab.Navigate(t.Context(), tt.url)
+			wantBlocked(t, err, tt.blocked)
+			w.noHits(t)
+		})
+	}
+}
+
+func TestGuardPageInitiated(t *testing.T) {
+	w := newGuardWorld(t)
+	tests := []struct {
+		name, page, script, blocked string
+	}{
+		{"iframe", "/iframe?to=" + w.private + "/iframe", "", "/iframe"},
+		{"meta refresh", "/meta?to=" + w.private + "/meta", "", "/meta"},
+		{"link click", "/link?to=" + w.private + "/link", "document.getElementById('a').click()", "/link"},
+		{"location assignment", "/ok", "location = '" + w.private + "/location'", "/location"},
+		{"window.open", "/ok", "window.open('" + w.private + "/popup')", "/popup"},
+		{"window.open redirected", "/ok", "window.open('/redirect?to=" + w.private + "/popup-redirect')", "/popup-redirect"},
+		{"form post", "/ok", "const f = document.createElement('form'); f.method = 'post'; f.action = '" + w.private + "/form'; document.body.append(f); f.submit()", "/form"},
+	}
+	tab := w.tab(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := tab.Navigate(t.Context(), w.site+tt.page); err != nil {
+				t.Fatalf("loading %s: %v", tt.page, err)
+			}
+			if tt.script != "" {
+				evalIn(t, tab, tt.script)
+			}
+			w.waitBlocked(t, w.private+tt.blocked)
+			w.noHits(t)
+		})
+	}
+}
+
+func TestGuardLocalFiles(t *testing.T) {
+	w := newGuardWorld(t)
+	tab := w.tab(t)
+	for _, tt := range []struct{ name, page, script string }{
+		{"redirect to file:", "/redirect?to=file:///etc/passwd", ""},
+		{"link click to file:", "/link?to=file:///etc/passwd", "document.getElementById('a').click()"},
+		{"location to file:", "/ok", "location = 'file:///etc/passwd'"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tab.Navigate(t.Context(), w.site+tt.page) // the redirect fails: Chromium refuses it
+			if tt.script != "" {
+				evalIn(t, tab, tt.script)
+			}
+			time.Sleep(300 * time.Millisecond)
+			loc, err := tab.Location(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(loc.URL, "file:") {
+				t.Fatalf("the tab is at %s", loc.URL)
+			}
+			text, err := tab.Text(t.Context(), TextOptions{})
+			if err == nil && strings.Contains(text.Text, "root:") {
+				t.Fatalf("the tab shows /etc/passwd: %.80q", text.Text)
+			}
+		})
+	}
+}
+
+// TestGuardLatency measures what the guard adds to a loopback navigation.
+// It runs only with CDPKIT_MEASURE_GUARD=1.
+func TestGuardLatency(t *testing.T) {
+	if os.Getenv("CDPKIT_MEASURE_GUARD") == "" {
+		t.Skip("set CDPKIT_MEASURE_GUARD=1 to measure")
+	}
+	site := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>x</title><p>x")
+	}))
+	for _, guarded := range []bool{false, true, false, true} {
+		b, err := Start(t.Context(), &Options{ExecPath: browsertest.ExecPath(t), noGuard: !guarded})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := b.NewTab(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ds []time.Duration
+		for i := range 45 {
+			start := time.Now()
+			if _, err := tab.Navigate(t.Context(), fmt.Sprintf("%s/%d", site.URL, i)); err != nil {
+				t.Fatal(err)
+			}
+			if i >= 5 {
+				ds = append(ds, time.Since(start))
+			}
+		}
+		b.Close()
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		t.Logf("guard=%v: navigate p50 %v p90 %v (%d runs)", guarded, ds[len(ds)/2], ds[len(ds)*9/10], len(ds))
+	}
+}
