@@ -89,6 +89,27 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		c.uploadRoots = append(c.uploadRoots, dir)
 		return nil
 	})
+	urls := &policy.Policy{}
+	c.browser.URLPolicy = urls
+	fs.BoolVar(&urls.AllowPrivateNetworks, "allow-private-networks", false, "let pages load from private and special networks (10/8, 172.16/12, 192.168/16, 169.254/16 incl. cloud metadata, 100.64/10, fc00::/7, 0.0.0.0/8, multicast), by address or by a name resolving to one")
+	fs.BoolVar(&urls.BlockLoopback, "block-loopback", false, "refuse loopback (127.0.0.0/8, ::1, localhost), which is allowed by default")
+	fs.Func("allowed-origins", "comma-separated `origins` that are the only ones pages may load from: https://example.com, a host (any scheme and port) or *.example.com; a listed origin may be private", func(s string) error {
+		var err error
+		urls.AllowedOrigins, err = policy.ParseOrigins(s)
+		return err
+	})
+	fs.Func("blocked-origins", "comma-separated `origins` pages may not load from, written as for --allowed-origins", func(s string) error {
+		var err error
+		urls.BlockedOrigins, err = policy.ParseOrigins(s)
+		return err
+	})
+	fs.Func("chrome-arg", "extra `--switch` for a launched browser (repeatable); switches that run other programs, load extensions or open the DevTools endpoint are refused", func(s string) error {
+		if err := policy.CheckChromeArg(s); err != nil {
+			return err
+		}
+		c.browser.Args = append(c.browser.Args, s)
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: cdpkit %s [flags]\n\nFlags:\n", name)
 		fs.PrintDefaults()

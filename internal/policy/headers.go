@@ -13,12 +13,29 @@ var secretHeaders = map[string]bool{
 	"set-cookie":          true,
 }
 
-// SecretHeader reports whether a header's value is a credential.
-func SecretHeader(name string) bool { return secretHeaders[strings.ToLower(strings.TrimSpace(name))] }
+// secretParts mark a header as a credential wherever they appear in its
+// name (X-Api-Key, X-Auth-Token, X-Session-Id, …).
+var secretParts = []string{"token", "secret", "api-key", "apikey", "password", "session"}
 
-// RedactHeaders returns a copy of h with the values of Authorization,
-// Proxy-Authorization, Cookie and Set-Cookie replaced by [Redacted],
-// whatever their case. The input is not changed.
+// SecretHeader reports whether a header's value is a credential:
+// Authorization, Proxy-Authorization, Cookie, Set-Cookie, or a name
+// containing token, secret, api-key, apikey, password or session.
+func SecretHeader(name string) bool {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if secretHeaders[n] {
+		return true
+	}
+	for _, s := range secretParts {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactHeaders returns a copy of h with the values of credential headers
+// (see [SecretHeader]) replaced by [Redacted], whatever their case. The
+// input is not changed.
 func RedactHeaders(h map[string]string) map[string]string {
 	if h == nil {
 		return nil

@@ -8,13 +8,13 @@ import (
 func TestRedactHeaders(t *testing.T) {
 	in := map[string]string{
 		"Authorization": "Bearer s3cret", "cookie": "sid=s3cret", "Set-Cookie": "sid=s3cret; HttpOnly",
-		"PROXY-AUTHORIZATION": "Basic s3cret", "Content-Type": "text/html", "X-Cookie-Hint": "visible",
+		"PROXY-AUTHORIZATION": "Basic s3cret", "Content-Type": "text/html", "X-Cookie-Hint": "visible", "X-Api-Key": "k",
 	}
 	orig := maps.Clone(in)
 	got := RedactHeaders(in)
 	want := map[string]string{
 		"Authorization": Redacted, "cookie": Redacted, "Set-Cookie": Redacted,
-		"PROXY-AUTHORIZATION": Redacted, "Content-Type": "text/html", "X-Cookie-Hint": "visible",
+		"PROXY-AUTHORIZATION": Redacted, "Content-Type": "text/html", "X-Cookie-Hint": "visible", "X-Api-Key": Redacted,
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("RedactHeaders = %v, want %v", got, want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 type resizeArgs struct {
@@ -190,30 +191,4 @@ func emulate(ctx context.Context, env *Env, in emulateArgs) (*Result, error) {
 
 // redactHeaders returns h with the values of credential headers replaced,
 // so that echoing them does not put a secret in the transcript.
-func redactHeaders(h map[string]string) map[string]string {
-	if h == nil {
-		return nil
-	}
-	out := make(map[string]string, len(h))
-	for k, v := range h {
-		if secretHeader(k) {
-			v = "<redacted>"
-		}
-		out[k] = v
-	}
-	return out
-}
-
-func secretHeader(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "authorization", "proxy-authorization", "cookie", "set-cookie":
-		return true
-	}
-	for _, s := range []string{"token", "secret", "api-key", "apikey", "password", "session"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
-}
+func redactHeaders(h map[string]string) map[string]string { return policy.RedactHeaders(h) }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 type listPagesArgs struct{}
@@ -87,7 +86,7 @@ type pageResult struct {
 
 func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if in.URL != "" {
-		if err := policy.CheckURL(in.URL); err != nil {
+		if err := env.checkURL(ctx, in.URL); err != nil {
 			return nil, err
 		}
 	}
@@ -123,7 +122,7 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 		if in.URL == "" {
 			return nil, errorf(InvalidArgs, false, "give url, or type back, forward or reload", "url is required to navigate to a url")
 		}
-		if err := policy.CheckURL(in.URL); err != nil {
+		if err := env.checkURL(ctx, in.URL); err != nil {
 			return nil, err
 		}
 	case "back", "forward", "reload":

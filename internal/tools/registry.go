@@ -45,6 +45,9 @@ type Env struct {
 	// DialogPolicy says which JavaScript dialogs cdpkit answers by itself;
 	// "" means browser.DialogsReport.
 	DialogPolicy browser.DialogPolicy
+	// URLPolicy checks the URLs tools are asked to open, before the
+	// browser's own guard does; nil means the defaults of policy.Policy.
+	URLPolicy *policy.Policy
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
