@@ -90,6 +90,28 @@ func (a *Artifacts) WriteFile(name string, data []byte) (string, error) {
 	return filepath.Join(a.dir, rel), nil
 }
 
+// Check reports whether WriteFile(name, …) would be refused for the path
+// alone, without writing: so that a tool can refuse a bad path before it
+// does the work whose result it would write. WriteFile checks again.
+func (a *Artifacts) Check(name string) error {
+	rel, err := a.rel(name)
+	if err != nil {
+		return err
+	}
+	// The nearest existing ancestor (or the file itself) must resolve
+	// inside the root.
+	for p := rel; p != "."; p = filepath.Dir(p) {
+		_, err := a.root.Stat(p)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return a.refuse(name, err)
+		}
+	}
+	return nil
+}
+
 // rel validates name and returns it relative to the artifact dir.
 func (a *Artifacts) rel(name string) (string, error) {
 	switch {

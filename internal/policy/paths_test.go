@@ -24,6 +24,9 @@ func TestArtifactsWriteFile(t *testing.T) {
 	}
 
 	for _, ok := range []string{"shot.png", "sub/dir/shot.png", filepath.Join(a.Dir(), "abs.png"), "./x/../y.png"} {
+		if err := a.Check(ok); err != nil {
+			t.Errorf("Check(%q) = %v, want nil", ok, err)
+		}
 		p, err := a.WriteFile(ok, []byte("x"))
 		if err != nil {
 			t.Errorf("WriteFile(%q) = %v, want ok", ok, err)
@@ -38,6 +41,9 @@ func TestArtifactsWriteFile(t *testing.T) {
 		_, err := a.WriteFile(bad, []byte("x"))
 		if !errors.Is(err, ErrUnsafePath) {
 			t.Errorf("WriteFile(%q) = %v, want ErrUnsafePath", bad, err)
+		}
+		if err := a.Check(bad); !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("Check(%q) = %v, want ErrUnsafePath", bad, err)
 		}
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {

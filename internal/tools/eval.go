@@ -58,6 +58,11 @@ func evaluateScript(ctx context.Context, env *Env, in evalArgs) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if in.SavePath != "" {
+		if err := env.Artifacts.Check(in.SavePath); err != nil {
+			return nil, err // before the work whose result it would hold
+		}
+	}
 	b, tab, err := pageTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err

@@ -95,6 +95,11 @@ func takeScreenshot(ctx context.Context, env *Env, in screenshotArgs) (*Result, 
 	if in.FullPage && (in.UID != "" || in.Selector != "") {
 		return nil, errorf(InvalidArgs, false, "omit fullPage to capture one element", "fullPage does not go with uid or selector")
 	}
+	if in.FilePath != "" {
+		if err := env.Artifacts.Check(in.FilePath); err != nil {
+			return nil, err // before the work whose result it would hold
+		}
+	}
 	tab, err := resolveTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err

@@ -50,6 +50,11 @@ func takeSnapshot(ctx context.Context, env *Env, in snapshotArgs) (*Result, erro
 	if in.FilePath != "" && in.Diff {
 		return nil, errorf(InvalidArgs, false, "use one of them", "filePath and diff do not go together")
 	}
+	if in.FilePath != "" {
+		if err := env.Artifacts.Check(in.FilePath); err != nil {
+			return nil, err // before the work whose result it would hold
+		}
+	}
 	tab, err := resolveTab(ctx, env, in.Target)
 	if err != nil {
 		return nil, err
