@@ -302,3 +302,84 @@ func TestGuardLatency(t *testing.T) {
 		t.Logf("guard=%v: navigate p50 %v p90 %v (%d runs)", guarded, ds[len(ds)/2], ds[len(ds)*9/10], len(ds))
 	}
 }
+
+// TestControlChannel checks that a launched browser has no DevTools port
+// for a page to reach and was not told to accept pages' origins, and that
+// launching refuses flags that would change that.
+func TestControlChannel(t *testing.T) {
+	b := sharedBrowser(t)
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", b.PID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(string(cmdline), "\x00")
+	if !slices.Contains(args, "--remote-debugging-pipe") {
+		t.Errorf("launched without --remote-debugging-pipe: %q", args)
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--remote-debugging-port") || strings.HasPrefix(a, "--remote-allow-origins") || strings.HasPrefix(a, "--remote-debugging-address") {
+			t.Errorf("launched with %s", a)
+		}
+	}
+	_, err = Start(t.Context(), &Options{ExecPath: browsertest.ExecPath(t), Args: []string{"--renderer-cmd-prefix=touch /tmp/cdpkit-pwned"}})
+	var nb *NoBrowserError
+	if !errors.As(err, &nb) || !strings.Contains(nb.Reason, "renderer-cmd-prefix") {
+		t.Errorf("Start with --renderer-cmd-prefix = %v, want a NoBrowserError naming it", err)
+	}
+}
+
+// TestPageCannotReachDevTools attaches to a browser that has a DevTools
+// port, as attach mode does, and checks that a page can neither read the
+// endpoint's HTTP API nor open its WebSocket: Chromium checks the Origin.
+func TestPageCannotReachDevTools(t *testing.T) {
+	ext := startExternal(t)
+	b, err := Start(t.Context(), &Options{BrowserURL: fmt.Sprintf("http://127.0.0.1:%d", ext.port), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	site := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>page</title>")
+	}))
+	tab, err := b.NewTab(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeTab(t, b, tab)
+	if _, err := tab.Navigate(t.Context(), site.URL); err != nil {
+		t.Fatal(err)
+	}
+	s, err := tab.Session(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := fmt.Sprintf("127.0.0.1:%d", ext.port)
+	yes := true
+	res, err := cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{AwaitPromise: &yes, ReturnByValue: &yes, Expression: `(async () => {
+		const out = {};
+		try { const r = await fetch('http://` + endpoint + `/json/version'); out.fetch = 'read ' + (await r.text()).slice(0, 60); }
+		catch (e) { out.fetch = 'error'; }
+		try { const r = await fetch('http://` + endpoint + `/json/version', {mode: 'no-cors'}); out.opaque = r.type + ' ' + (await r.text()).length; }
+		catch (e) { out.opaque = 'error'; }
+		out.ws = await new Promise(done => {
+			const ws = new WebSocket('ws://` + endpoint + ext.wsPath + `');
+			ws.onopen = () => { done('open'); ws.close(); };
+			ws.onerror = () => done('refused');
+			setTimeout(() => done('timeout'), 5000);
+		});
+		return JSON.stringify(out);
+	})()`})
+	if err != nil || res.ExceptionDetails != nil {
+		t.Fatalf("evaluate: %v %v", err, res)
+	}
+	got := string(res.Result.Value)
+	t.Logf("the page saw %s", got)
+	for _, want := range []string{`\"fetch\":\"error\"`, `\"ws\":\"refused\"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("page reached the DevTools endpoint: %s, want %s", got, want)
+		}
+	}
+	if !strings.Contains(got, `\"opaque\":\"opaque 0\"`) && !strings.Contains(got, `\"opaque\":\"error\"`) {
+		t.Errorf("a no-cors fetch read the endpoint: %s", got)
+	}
+}

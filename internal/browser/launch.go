@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -63,6 +64,11 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	exe, err := FindExecutable(o.ExecPath)
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, a := range o.Args {
+		if err := policy.CheckChromeArg(a); err != nil {
+			return nil, nil, &NoBrowserError{Reason: err.Error(), Hint: "drop that browser flag"}
+		}
 	}
 	profile, err := newProfile()
 	if err != nil {
