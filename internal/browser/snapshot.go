@@ -92,6 +92,9 @@ func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) 
 	}
 	frame := frameOf(ctx, el.Session, el.Backend, main)
 	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds}
+	if frame == main {
+		b.hidden = hiddenBackends(ctx, el.Session)
+	}
 	return b.build(ctx, res.Nodes, el.Backend, 0)
 }
 
@@ -128,6 +131,9 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 		return nil, nil
 	}
 	b := &treeBuilder{t: t, s: s, loader: lds[frame], frame: frame, lds: lds}
+	if frame == main {
+		b.hidden = hiddenBackends(ctx, s)
+	}
 	return b.build(ctx, res.Nodes, 0, depth)
 }
 
@@ -138,6 +144,7 @@ type treeBuilder struct {
 	frame  cdpapi.FrameID
 	loader cdpapi.LoaderID
 	lds    map[cdpapi.FrameID]cdpapi.LoaderID
+	hidden map[cdpapi.BackendNodeID]bool // elements a user cannot see, left out with their subtrees (hidden.go)
 }
 
 // build links nodes; the root is the node of rootBackend, or the first
@@ -176,7 +183,7 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 			out.Key = refEntry{session: b.s, frame: b.frame, loader: b.loader, backend: n.BackendDOMNodeID}
 		}
 		for _, id := range n.ChildIDs {
-			if c := byID[id]; c != nil && !seen[id] {
+			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] {
 				out.Children = append(out.Children, link(c))
 			}
 		}

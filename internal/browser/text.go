@@ -40,12 +40,12 @@ type TextResult struct {
 
 // readText runs on the page's document or an element. It gets maxChars as
 // an argument: nothing the caller gives is ever part of script source.
-const readText = `function(max) {
+const readText = `function(max) {` + hiddenJS + `
 	const n = this;
 	let s, field = "";
 	if (n.nodeType === 9) {
 		const root = n.body || n.documentElement;
-		s = root ? root.innerText : "";
+		s = root ? visibleText(root) : "";
 	} else if (n.namespaceURI === "http://www.w3.org/1999/xhtml" && n.localName === "input") {
 		field = "input";
 		if (n.type === "password") return {text: "", chars: 0, truncated: false, field, password: true};
@@ -57,7 +57,7 @@ const readText = `function(max) {
 		field = "select";
 		s = Array.from(n.selectedOptions, o => o.label).join("\n");
 	} else {
-		s = typeof n.innerText === "string" ? n.innerText : (n.textContent || "");
+		s = typeof n.innerText === "string" ? visibleText(n) : (n.textContent || "");
 	}
 	s = String(s ?? "");
 	let text = s;

@@ -1,0 +1,91 @@
+package browser
+
+import (
+	"context"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// Page content is data, and a page can hide text meant for an agent, not
+// its user. The accessibility tree already leaves out display:none,
+// visibility:hidden and aria-hidden content, and innerText leaves out the
+// first two; these helpers find the rest: aria-hidden subtrees (for text),
+// boxes of zero size that clip their content, and boxes entirely off the
+// page (left:-10000px). Transparent or clipped-to-a-pixel content stays:
+// custom checkboxes and file inputs are often transparent, and
+// screen-reader-only text labels real controls.
+
+// hiddenJS defines hiddenRoots(root): the top-most elements under root a
+// user cannot see, and visibleText(root): root's innerText without them.
+const hiddenJS = `
+const hiddenRoots = (root) => {
+	const out = [], sx = window.scrollX, sy = window.scrollY;
+	const hidden = (el) => {
+		if (el.getAttribute("aria-hidden") === "true") return true;
+		const cs = getComputedStyle(el);
+		if (cs.display === "contents" || cs.display === "none") return false;
+		const r = el.getBoundingClientRect();
+		if ((r.width === 0 && cs.overflowX !== "visible") || (r.height === 0 && cs.overflowY !== "visible")) return true;
+		if (r.width === 0 || r.height === 0) return false;
+		const x = cs.position === "fixed" ? 0 : sx, y = cs.position === "fixed" ? 0 : sy;
+		return r.right + x <= 0 || r.bottom + y <= 0;
+	};
+	const walk = (el) => {
+		for (const c of el.children) {
+			if (out.length >= 500) return; // bounds the work on a hostile page
+			if (hidden(c)) out.push(c); else walk(c);
+		}
+	};
+	walk(root);
+	return out;
+};
+const visibleText = (root) => {
+	let s = root.innerText, at = 0;
+	for (const h of hiddenRoots(root)) {
+		if (h.getClientRects().length === 0) continue; // not rendered: not in innerText
+		const t = h.innerText.trim();
+		if (!t) continue;
+		const i = s.indexOf(t, at);
+		if (i < 0) continue;
+		s = s.slice(0, i) + s.slice(i + t.length);
+		at = i;
+	}
+	return s.replace(/\n{3,}/g, "\n\n").trim();
+};
+`
+
+// hiddenBackends returns the backend node ids of the top-most elements of
+// the document in s a user cannot see (see hiddenJS). It returns nil when
+// it cannot tell: the snapshot then shows everything, as before.
+func hiddenBackends(ctx context.Context, s cdpapi.Session) map[cdpapi.BackendNodeID]bool {
+	yes := true
+	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:  "(() => {" + hiddenJS + "return document.body ? hiddenRoots(document.body) : [];})()",
+		ObjectGroup: "cdpkit-hidden", Silent: &yes,
+	})
+	defer cdpapi.Call(context.WithoutCancel(ctx), s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: "cdpkit-hidden"})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+		return nil
+	}
+	if res.Result.Description == "Array(0)" {
+		return map[cdpapi.BackendNodeID]bool{}
+	}
+	props, err := cdpapi.Call(ctx, s, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: &yes})
+	if err != nil {
+		return nil
+	}
+	out := make(map[cdpapi.BackendNodeID]bool)
+	for _, p := range props.Result {
+		if p.Value == nil || p.Value.ObjectID == "" || p.Value.Subtype != "node" {
+			continue
+		}
+		d, err := cdpapi.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: p.Value.ObjectID})
+		if err != nil || d.Node == nil {
+			continue
+		}
+		out[d.Node.BackendNodeID] = true
+	}
+	return out
+}
