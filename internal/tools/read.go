@@ -246,7 +246,7 @@ func getText(ctx context.Context, env *Env, in getTextArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := tab.Text(ctx, browser.TextOptions{Ref: in.UID, Selector: in.Selector, MaxChars: in.MaxChars})
+	res, err := tab.Text(ctx, browser.TextOptions{Ref: in.UID, Selector: in.Selector, MaxChars: ceilChars(in.MaxChars)})
 	if err != nil {
 		return nil, err
 	}

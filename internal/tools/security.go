@@ -18,3 +18,9 @@ func (env *Env) checkURL(ctx context.Context, url string) error {
 	}
 	return p.Check(ctx, url)
 }
+
+// maxTextChars is the most text get_text and take_snapshot return, whatever
+// maxChars asks for: past it they cut and say truncated.
+const maxTextChars = 1_000_000
+
+func ceilChars(n int) int { return min(n, maxTextChars) }

@@ -60,7 +60,7 @@ func takeSnapshot(ctx context.Context, env *Env, in snapshotArgs) (*Result, erro
 		return nil, err
 	}
 	o := browser.SnapshotOptions{
-		Options: snapshot.Options{Interactive: in.Interactive, URLs: in.URLs, Depth: in.Depth, MaxChars: in.MaxChars},
+		Options: snapshot.Options{Interactive: in.Interactive, URLs: in.URLs, Depth: in.Depth, MaxChars: ceilChars(in.MaxChars)},
 		Scope:   in.Scope,
 	}
 	res, changes, err := tab.SnapshotDiff(ctx, o)
