@@ -53,7 +53,7 @@ func startExternal(t *testing.T) *external {
 	})
 
 	e := &external{cmd: cmd, userDataDir: dir}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
 		if err == nil {
@@ -66,7 +66,7 @@ func startExternal(t *testing.T) *external {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no DevToolsActivePort in %s after 10s (last error %v)", dir, err)
+			t.Fatalf("no DevToolsActivePort in %s after 30s (last error %v)", dir, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
