@@ -49,6 +49,7 @@ type config struct {
 	n        int    // raw round trips measured per transport
 	iters    int    // tool calls measured per tool
 	out      string // results directory
+	peers    string // npm prefix holding the peers; set, the run compares instead
 }
 
 func main() {
@@ -70,6 +71,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if cfg.peers != "" {
+		if err := runPeers(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 
@@ -97,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.n, "n", 1000, "raw CDP round trips measured per transport")
 	fs.IntVar(&c.iters, "iters", 30, "tool calls measured per tool")
 	fs.StringVar(&c.out, "out", "bench/results", "`directory` for the JSON results")
+	fs.StringVar(&c.peers, "peers", "", "compare with the peers installed under this npm prefix `directory` (see scripts/install-peers.sh) instead of measuring cdpkit alone")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
