@@ -158,6 +158,7 @@ type server struct {
 	tools     map[string]*mcp.Tool
 	listChars int      // tools/list's tools as JSON, in characters
 	pageID    *float64 // set when its tools require a page id
+	lastChars int      // the text characters of the last tool result
 
 	// Tool names for the scenario's steps.
 	navigate, snapshot, click, fill, pressKey, screenshot string
@@ -312,6 +313,7 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (*m
 	if res.IsError {
 		return nil, fmt.Errorf("%s %s failed: %s", s.name, tool, allText(res))
 	}
+	s.lastChars = utf8.RuneCountInString(allText(res))
 	return res, nil
 }
 

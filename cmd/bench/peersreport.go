@@ -69,21 +69,51 @@ func newPeerReport(ctx context.Context, cfg *config, results []*peerResult) *pee
 	r.add("cold_start.p50", fmt.Sprintf("cold start → first snapshot, median of %d", coldRuns), unitMillis, results, func(x *peerResult) float64 {
 		return float64(x.coldStart.p(50).Nanoseconds()) / 1e6
 	})
+	// Sizes compare like with like only where no server cut its snapshot
+	// short; a cut page gets its own row and stays out of the total.
+	var whole []string
 	for _, page := range peerPages {
-		r.add("snapshot_chars."+page, "snapshot text, "+page+".html", unitChars, results, func(x *peerResult) float64 { return float64(x.snapChars[page]) })
+		name := "snapshot text, " + page + ".html"
+		if cut := cutBy(results, page); cut != "" {
+			name += " (" + cut + " cut it at its size limit)"
+		} else {
+			whole = append(whole, page)
+		}
+		r.add("snapshot_chars."+page, name, unitChars, results, func(x *peerResult) float64 { return float64(x.snapChars[page]) })
 	}
-	r.add("snapshot_tokens.total", "snapshot tokens ≈ chars/4, all pages above", unitTokens, results, func(x *peerResult) float64 {
+	r.add("snapshot_chars.total", "snapshot text, sum over "+strings.Join(whole, ", "), unitChars, results, func(x *peerResult) float64 {
 		n := 0
-		for _, c := range x.snapChars {
-			n += c
+		for _, p := range whole {
+			n += x.snapChars[p]
+		}
+		return float64(n)
+	})
+	r.add("snapshot_tokens.total", "the same in tokens ≈ chars/4", unitTokens, results, func(x *peerResult) float64 {
+		n := 0
+		for _, p := range whole {
+			n += x.snapChars[p]
 		}
 		return float64(n) / 4
 	})
+	for _, step := range []string{"navigate", "click", "fill", "press_key"} {
+		r.add("answer_chars."+step, step+" result text, what the agent reads back", unitChars, results, func(x *peerResult) float64 { return float64(x.answerChars[step]) })
+	}
 	r.add("tools_list_chars", "tools/list JSON, default tool set", unitChars, results, func(x *peerResult) float64 { return float64(x.listChars) })
 	r.add("tools_list_tokens", "tools/list tokens ≈ chars/4", unitTokens, results, func(x *peerResult) float64 { return float64(x.listChars) / 4 })
 	r.add("mem.server_rss", "server RSS (its process tree minus the browser)", unitMiB, results, func(x *peerResult) float64 { return float64(x.serverRSS) / (1 << 20) })
 	r.add("mem.browser_rss", "browser RSS (sum over its processes)", unitMiB, results, func(x *peerResult) float64 { return float64(x.browserRSS) / (1 << 20) })
 	return r
+}
+
+// cutBy names the servers that truncated page's snapshot, or "".
+func cutBy(results []*peerResult, page string) string {
+	var names []string
+	for _, x := range results {
+		if x.truncated[page] {
+			names = append(names, x.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // unitTokens is an estimate: characters / 4.

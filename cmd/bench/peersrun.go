@@ -34,7 +34,9 @@ type peerResult struct {
 	screenshot    latency // viewport
 	screenshotFP  latency // full page
 	snapChars     map[string]int
-	serverRSS     int64 // the server's processes: its tree minus the browser
+	truncated     map[string]bool // pages whose snapshot the server cut short
+	answerChars   map[string]int  // text characters of a step's result, by step
+	serverRSS     int64           // the server's processes: its tree minus the browser
 	browserRSS    int64
 	browserProcs  int
 }
@@ -63,7 +65,7 @@ func benchPeers(ctx context.Context, log *slog.Logger, cfg *config, dir string) 
 
 	results := make([]*peerResult, len(launchers))
 	for i, l := range launchers {
-		results[i] = &peerResult{name: l.name, version: l.version, snapChars: map[string]int{}}
+		results[i] = &peerResult{name: l.name, version: l.version, snapChars: map[string]int{}, truncated: map[string]bool{}, answerChars: map[string]int{}}
 	}
 	log.Info("bench-peers starting", "servers", len(launchers), "iters", cfg.iters, "chromium", cfg.chromium)
 
@@ -179,6 +181,9 @@ func warmPeers(ctx context.Context, log *slog.Logger, iters int, base string, se
 		return fmt.Errorf("navigate: %w", err)
 	}
 	set(lat, func(r *peerResult) *latency { return &r.navigate })
+	for k, s := range servers {
+		results[k].answerChars["navigate"] = s.lastChars
+	}
 	logStep(log, "navigate", results, func(r *peerResult) latency { return r.navigate })
 
 	for _, page := range peerPages {
@@ -191,6 +196,8 @@ func warmPeers(ctx context.Context, log *slog.Logger, iters int, base string, se
 				return err
 			}
 			results[k].snapChars[page] = utf8.RuneCountInString(snap)
+			// cdpkit's header line says when it stopped at maxChars.
+			results[k].truncated[page] = strings.Contains(snap, `"truncated":true`)
 		}
 	}
 
@@ -240,6 +247,22 @@ func peerActions(ctx context.Context, log *slog.Logger, iters int, base string, 
 		users[k], buttons[k] = refFor(snap, "textbox", "Username"), refFor(snap, "button", "Sign in")
 		if users[k] == "" || buttons[k] == "" {
 			return fmt.Errorf("%s's snapshot of app.html lacks the login form's refs:\n%s", s.name, snap)
+		}
+	}
+	// One of each first, to record what an agent reads back from each.
+	for k, s := range servers {
+		for _, step := range []struct {
+			name string
+			do   func() error
+		}{
+			{"click", func() error { return s.Click(ctx, buttons[k]) }},
+			{"fill", func() error { return s.Fill(ctx, users[k], "user") }},
+			{"press_key", func() error { return s.PressKey(ctx, "Tab") }},
+		} {
+			if err := step.do(); err != nil {
+				return err
+			}
+			results[k].answerChars[step.name] = s.lastChars
 		}
 	}
 	index := map[*server]int{}

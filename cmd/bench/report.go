@@ -75,6 +75,7 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 
 	r.addMillis("mcp.initialize", "mcp: process start → initialize", m.initialize)
 	r.addMillis("mcp.cold_start", "mcp: cold start (process start → first new_page done)", m.coldStart)
+	r.addMillis("mcp.cold_snapshot", "mcp: cold start (process start → initialize → new_page → first take_snapshot done)", m.coldSnapshot)
 	r.add("mcp.tools_list_core", "mcp: tools/list JSON size, core profile (default)", float64(m.coreListChars), unitChars)
 	r.add("mcp.tools_list", "mcp: tools/list JSON size, full profile", float64(m.toolsListChars), unitChars)
 	r.addMicros("mcp.ping.p50", "mcp: ping p50 (stdio + SDK, no tool)", m.ping.p(50))
@@ -87,6 +88,8 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 	r.addMillis("mcp.navigate_page.p95", "mcp: navigate_page (loopback) p95", m.navigate.p(95))
 	r.addMillis("mcp.take_screenshot.p50", "mcp: take_screenshot (viewport, png) p50", m.screenshot.p(50))
 	r.addMillis("mcp.take_screenshot.p95", "mcp: take_screenshot (viewport, png) p95", m.screenshot.p(95))
+	r.addMillis("mcp.take_screenshot_full.p50", "mcp: take_screenshot (full page, png) p50", m.screenshotFull.p(50))
+	r.addMillis("mcp.take_screenshot_full.p95", "mcp: take_screenshot (full page, png) p95", m.screenshotFull.p(95))
 	r.addMillis("mcp.take_snapshot.p50", "mcp: take_snapshot ("+snapshotPage+".html) p50", m.snapshot.p(50))
 	r.addMillis("mcp.take_snapshot.p95", "mcp: take_snapshot ("+snapshotPage+".html) p95", m.snapshot.p(95))
 	r.addMillis("mcp.take_snapshot_interactive.p50", "mcp: take_snapshot interactive ("+snapshotPage+".html) p50", m.snapshotI.p(50))
