@@ -44,12 +44,14 @@ const runTimeout = 4 * time.Minute
 
 // config is what the flags say.
 type config struct {
-	cdpkit   string // the cdpkit binary under test
-	chromium string // the browser every stage launches
-	n        int    // raw round trips measured per transport
-	iters    int    // tool calls measured per tool
-	out      string // results directory
-	peers    string // npm prefix holding the peers; set, the run compares instead
+	cdpkit    string   // the cdpkit binary under test
+	chromium  string   // the browser every stage launches
+	n         int      // raw round trips measured per transport
+	iters     int      // tool calls measured per tool
+	out       string   // results directory
+	peers     string   // npm prefix holding the peers; set, the run compares instead
+	trace     bool     // print each tool's CDP timeline instead
+	traceArgs []string // extra flags for the -trace browser
 }
 
 func main() {
@@ -71,6 +73,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if cfg.trace {
+		if err := runTrace(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if cfg.peers != "" {
 		if err := runPeers(ctx, log, cfg, stdout); err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -105,6 +114,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.n, "n", 1000, "raw CDP round trips measured per transport")
 	fs.IntVar(&c.iters, "iters", 30, "tool calls measured per tool")
 	fs.StringVar(&c.out, "out", "bench/results", "`directory` for the JSON results")
+	fs.BoolVar(&c.trace, "trace", false, "print each tool's median CDP timeline (through a recording websocket relay) instead of measuring")
+	fs.Func("trace-chrome-arg", "extra `flag` for the -trace browser, to see what a browser flag changes (repeatable)", func(v string) error {
+		c.traceArgs = append(c.traceArgs, v)
+		return nil
+	})
 	fs.StringVar(&c.peers, "peers", "", "compare with the peers installed under this npm prefix `directory` (see scripts/install-peers.sh) instead of measuring cdpkit alone")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
