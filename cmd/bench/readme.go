@@ -42,9 +42,9 @@ type goal struct {
 	met      bool
 }
 
-// targets judges each target of issue 8 against the results: the absolute
+// goals judges each target of issue 8 against the results: the absolute
 // ones against the cdpkit bench, the relative ones against bench-peers.
-func targets(alone *report, peers *peerReport) []goal {
+func goals(alone *report, peers *peerReport) []goal {
 	var ts []goal
 	fig := func(key string) (float64, bool) {
 		for _, f := range alone.Figures {
@@ -128,7 +128,7 @@ func performanceSection(alone *report, peers *peerReport) string {
 	w("                  # then go run ./cmd/bench -cdpkit bin/cdpkit -peers ~/.cache/cdpkit-bench/peers\n```\n\n")
 
 	w("### Targets\n\n| target | measured | |\n|---|---|---|\n")
-	for _, t := range targets(alone, peers) {
+	for _, t := range goals(alone, peers) {
 		mark := "missed"
 		if t.met {
 			mark = "met"

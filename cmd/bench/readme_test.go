@@ -54,3 +54,34 @@ func TestRefFor(t *testing.T) {
 		})
 	}
 }
+
+func TestGoals(t *testing.T) {
+	alone := &report{Figures: []figure{
+		{Key: "mcp.overhead_get_targets", Value: 800, Unit: unitMicros},
+		{Key: "mcp.click.p50", Value: 16, Unit: unitMillis},
+	}}
+	peers := &peerReport{
+		Servers: []peerServer{{Name: nameCdpkit}, {Name: namePlaywright}, {Name: nameDevtools}},
+		Figures: []peerFigure{
+			{Key: "click.p50", Values: map[string]float64{nameCdpkit: 20, namePlaywright: 100, nameDevtools: 39}},
+			{Key: "tools_list_chars", Values: map[string]float64{nameCdpkit: 8000, namePlaywright: 20000, nameDevtools: 30000}},
+		},
+	}
+	got := map[string]bool{}
+	for _, g := range goals(alone, peers) {
+		got[g.what] = g.met
+	}
+	for what, want := range map[string]bool{
+		"per-tool-call overhead above the raw CDP round trip ≤ 1 ms (list_pages p50 − Target.getTargets p50)": true,
+		"warm p50 click ≤ 15 ms": false,
+		"click p50 ≥ 2× faster than the faster peer": false, // 20 vs 39: 1.95×
+		"core tools/list ≤ 1/2 of the smaller peer's": true,
+	} {
+		if g, ok := got[what]; !ok || g != want {
+			t.Errorf("goal %q: met = %v (present %v), want %v", what, g, ok, want)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("got %d goals, want 4: %v", len(got), got)
+	}
+}
