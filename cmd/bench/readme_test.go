@@ -73,8 +73,8 @@ func TestGoals(t *testing.T) {
 	}
 	for what, want := range map[string]bool{
 		"per-tool-call overhead above the raw CDP round trip ≤ 1 ms (list_pages p50 − Target.getTargets p50)": true,
-		"warm p50 click ≤ 15 ms": false,
-		"click p50 ≥ 2× faster than the faster peer": false, // 20 vs 39: 1.95×
+		"warm p50 click ≤ 15 ms":                      false,
+		"click p50 ≥ 2× faster than the faster peer":  false, // 20 vs 39: 1.95×
 		"core tools/list ≤ 1/2 of the smaller peer's": true,
 	} {
 		if g, ok := got[what]; !ok || g != want {
