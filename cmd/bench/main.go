@@ -93,6 +93,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	rep, err := bench(ctx, log, cfg)
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("the run took longer than its %v bound, so the machine is too busy for these figures; rerun when it is quieter, or with fewer -iters and -n: %w", runTimeout, err)
+		}
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}

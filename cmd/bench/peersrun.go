@@ -310,6 +310,9 @@ func runPeers(ctx context.Context, log *slog.Logger, cfg *config, stdout io.Writ
 	defer cancel()
 	rep, err := benchPeers(ctx, log, cfg, cfg.peers)
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return fmt.Errorf("the run took longer than its %v bound, so the machine is too busy for these figures; rerun when it is quieter, or with fewer -iters: %w", peerRunTimeout, err)
+		}
 		return err
 	}
 	rep.writeMarkdown(stdout)
