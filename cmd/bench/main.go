@@ -168,6 +168,7 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, err
 	}
 
+	load := loadAverage()
 	rep := &report{
 		Date:     time.Now().UTC(),
 		NProc:    runtime.NumCPU(),
@@ -204,6 +205,7 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, err
 	}
 	rep.addFigures(pipe, ws, m, size)
+	rep.Load = []float64{load, loadAverage()}
 	return rep, nil
 }
 

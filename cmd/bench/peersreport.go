@@ -20,7 +20,8 @@ type peerReport struct {
 	Chromium string       `json:"chromium"`
 	Go       string       `json:"go"`
 	Iters    int          `json:"iters"`
-	Servers  []peerServer `json:"servers"` // cdpkit first
+	Load     []float64    `json:"load,omitempty"` // 1-minute load average at the start and the end
+	Servers  []peerServer `json:"servers"`        // cdpkit first
 	Figures  []peerFigure `json:"figures"`
 }
 
@@ -41,8 +42,9 @@ type peerFigure struct {
 	Ratios map[string]float64 `json:"ratios"`
 }
 
-func newPeerReport(ctx context.Context, cfg *config, results []*peerResult) *peerReport {
+func newPeerReport(ctx context.Context, cfg *config, results []*peerResult, load float64) *peerReport {
 	r := &peerReport{
+		Load:     []float64{load, loadAverage()},
 		Date:     time.Now().UTC(),
 		NProc:    runtime.NumCPU(),
 		Chromium: chromiumVersion(ctx, cfg.chromium),
@@ -148,8 +150,8 @@ func (r *peerReport) header() string {
 	for _, s := range r.Servers {
 		v = append(v, s.Name+" "+s.Version)
 	}
-	return fmt.Sprintf("bench-peers — %s · nproc %d · %s · %s · iters=%d",
-		r.Date.Format("2006-01-02 15:04 MST"), r.NProc, r.Chromium, strings.Join(v, " · "), r.Iters)
+	return fmt.Sprintf("bench-peers — %s · nproc %d%s · %s · %s · iters=%d",
+		r.Date.Format("2006-01-02 15:04 MST"), r.NProc, loadText(r.Load), r.Chromium, strings.Join(v, " · "), r.Iters)
 }
 
 // writeTable prints the comparison table: a column per server, then a

@@ -44,6 +44,7 @@ type peerResult struct {
 // benchPeers drives cdpkit and the peers installed under dir through the
 // same scenarios, interleaved, and assembles the comparison.
 func benchPeers(ctx context.Context, log *slog.Logger, cfg *config, dir string) (*peerReport, error) {
+	load := loadAverage()
 	launchers, err := peerLaunchers(cfg, dir)
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func benchPeers(ctx context.Context, log *slog.Logger, cfg *config, dir string) 
 		log.Info("memory", "server", s.name, "server_rss_mib", m.server.rss>>20, "browser_rss_mib", m.browser.rss>>20)
 	}
 
-	return newPeerReport(ctx, cfg, results), nil
+	return newPeerReport(ctx, cfg, results, load), nil
 }
 
 // coldStart starts l's server, navigates to the home page and takes a

@@ -176,3 +176,21 @@ func isBrowser(pid int) bool {
 	base := filepath.Base(exe)
 	return strings.HasPrefix(base, "chrom") || strings.HasPrefix(base, "headless_shell")
 }
+
+// loadAverage returns the 1-minute load average, or -1 when unknown: how
+// busy the machine was, which the results record beside the figures.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}

@@ -29,7 +29,10 @@ type report struct {
 	Cdpkit   string    `json:"cdpkit"` // the server version `cdpkit mcp` reported
 	N        int       `json:"n"`      // raw round trips per transport
 	Iters    int       `json:"iters"`  // tool calls per tool
-	Figures  []figure  `json:"figures"`
+	// Load is the 1-minute load average at the start and at the end of
+	// the run: on a busy machine, absolute latencies mean little.
+	Load    []float64 `json:"load,omitempty"`
+	Figures []figure  `json:"figures"`
 }
 
 // figure is one measured number. Key is stable across runs, for tools that
@@ -141,8 +144,8 @@ func format(f figure) string {
 
 // writeMarkdown prints a header line and a table with a row per figure.
 func (r *report) writeMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "cdpkit bench — %s · nproc %d · %s · %s · cdpkit %s · n=%d, iters=%d\n\n",
-		r.Date.Format("2006-01-02 15:04 MST"), r.NProc, r.Chromium, r.Go, r.Cdpkit, r.N, r.Iters)
+	fmt.Fprintf(w, "cdpkit bench — %s · nproc %d%s · %s · %s · cdpkit %s · n=%d, iters=%d\n\n",
+		r.Date.Format("2006-01-02 15:04 MST"), r.NProc, loadText(r.Load), r.Chromium, r.Go, r.Cdpkit, r.N, r.Iters)
 	fmt.Fprintln(w, "| figure | value | unit |")
 	fmt.Fprintln(w, "|---|---:|---|")
 	for _, f := range r.Figures {
@@ -170,4 +173,12 @@ func (r *report) writeJSON(dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// loadText formats a run's load averages for a header line.
+func loadText(load []float64) string {
+	if len(load) != 2 || load[0] < 0 || load[1] < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · load average %.1f → %.1f", load[0], load[1])
 }
