@@ -29,8 +29,11 @@ test: browser lint
 demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)
 
+# Both bench targets write bench/results/ and regenerate the README's
+# Performance section from it.
 bench: browser build
 	$(GO) run ./cmd/bench -cdpkit $(BIN)
+	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
 # bench-peers compares cdpkit with @playwright/mcp and chrome-devtools-mcp,
 # pinned in scripts/install-peers.sh and installed with npm into PEERS_DIR.
@@ -38,6 +41,7 @@ PEERS_DIR ?= $(HOME)/.cache/cdpkit-bench/peers
 bench-peers: browser build
 	bash scripts/install-peers.sh $(PEERS_DIR)
 	$(GO) run ./cmd/bench -cdpkit $(BIN) -peers $(PEERS_DIR)
+	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
 clean:
 	rm -rf bin/
