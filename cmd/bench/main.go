@@ -38,21 +38,24 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser"
 )
 
-// runTimeout bounds the whole run, so that a wedged browser cannot hang
-// `make bench` (which must finish within 10 minutes); a healthy run on a
-// quiet machine takes about two.
-const runTimeout = 9 * time.Minute
+// defaultTimeout bounds the whole run, so that a wedged browser cannot
+// hang `make bench` or `make bench-peers` (each must finish within 10
+// minutes); healthy runs on a quiet machine take two and four. -timeout
+// stretches it on a machine too busy for that.
+const defaultTimeout = 9 * time.Minute
 
 // config is what the flags say.
 type config struct {
-	cdpkit    string   // the cdpkit binary under test
-	chromium  string   // the browser every stage launches
-	n         int      // raw round trips measured per transport
-	iters     int      // tool calls measured per tool
-	out       string   // results directory
-	peers     string   // npm prefix holding the peers; set, the run compares instead
-	trace     bool     // print each tool's CDP timeline instead
-	traceArgs []string // extra flags for the -trace browser
+	cdpkit    string        // the cdpkit binary under test
+	chromium  string        // the browser every stage launches
+	n         int           // raw round trips measured per transport
+	iters     int           // tool calls measured per tool
+	out       string        // results directory
+	peers     string        // npm prefix holding the peers; set, the run compares instead
+	trace     bool          // print each tool's CDP timeline instead
+	traceArgs []string      // extra flags for the -trace browser
+	timeout   time.Duration // bounds the whole run
+	cold      int           // cold starts per server, bench-peers
 }
 
 func main() {
@@ -88,13 +91,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 
 	rep, err := bench(ctx, log, cfg)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("the run took longer than its %v bound, so the machine is too busy for these figures; rerun when it is quieter, or with fewer -iters and -n: %w", runTimeout, err)
+			err = fmt.Errorf("the run took longer than its %v bound, so the machine is too busy for these figures; rerun when it is quieter, or with fewer -iters and -n: %w", cfg.timeout, err)
 		}
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
@@ -118,6 +121,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.n, "n", 1000, "raw CDP round trips measured per transport")
 	fs.IntVar(&c.iters, "iters", 30, "tool calls measured per tool")
 	fs.StringVar(&c.out, "out", "bench/results", "`directory` for the JSON results")
+	fs.DurationVar(&c.timeout, "timeout", defaultTimeout, "bound on the whole run")
+	fs.IntVar(&c.cold, "cold", 3, "cold starts per server (bench-peers)")
 	fs.BoolVar(&c.trace, "trace", false, "print each tool's median CDP timeline (through a recording websocket relay) instead of measuring")
 	fs.Func("trace-chrome-arg", "extra `flag` for the -trace browser, to see what a browser flag changes (repeatable)", func(v string) error {
 		c.traceArgs = append(c.traceArgs, v)
@@ -136,8 +141,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fi, err := os.Stat(c.cdpkit); err != nil || fi.IsDir() {
 		return nil, fmt.Errorf("-cdpkit %q is not a file", c.cdpkit)
 	}
-	if c.n < 1 || c.iters < 1 {
-		return nil, errors.New("-n and -iters must be at least 1")
+	if c.n < 1 || c.iters < 1 || c.cold < 1 {
+		return nil, errors.New("-n, -iters and -cold must be at least 1")
 	}
 	explicit := c.chromium
 	if explicit == "" {

@@ -50,9 +50,6 @@ var quietFlags = []string{
 	"--disable-sync",
 }
 
-// coldRuns is how many cold starts each server gets, interleaved.
-const coldRuns = 3
-
 // peerPages are the shared fixture pages whose snapshot sizes are compared.
 var peerPages = []string{"form", "list", "landmarks", "app", "big"}
 

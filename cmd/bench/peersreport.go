@@ -68,7 +68,7 @@ func newPeerReport(ctx context.Context, cfg *config, results []*peerResult, load
 	lat("press_key", "press_key Tab (app.html)", func(x *peerResult) latency { return x.pressKey })
 	lat("screenshot", "screenshot, viewport png", func(x *peerResult) latency { return x.screenshot })
 	lat("screenshot_full", "screenshot, full page png", func(x *peerResult) latency { return x.screenshotFP })
-	r.add("cold_start.p50", fmt.Sprintf("cold start → first snapshot, median of %d", coldRuns), unitMillis, results, func(x *peerResult) float64 {
+	r.add("cold_start.p50", fmt.Sprintf("cold start → first snapshot, median of %d", cfg.cold), unitMillis, results, func(x *peerResult) float64 {
 		return float64(x.coldStart.p(50).Nanoseconds()) / 1e6
 	})
 	// Sizes compare like with like only where no server cut its snapshot

@@ -17,10 +17,6 @@ import (
 // cdpkit bench's, since each round costs three servers' worth.
 const peerWarmup = 3
 
-// peerRunTimeout bounds `make bench-peers`; a healthy run on 2 loaded
-// cores takes about four minutes.
-const peerRunTimeout = 9 * time.Minute
-
 // peerResult is what one server measured.
 type peerResult struct {
 	name, version string
@@ -71,7 +67,7 @@ func benchPeers(ctx context.Context, log *slog.Logger, cfg *config, dir string) 
 	log.Info("bench-peers starting", "servers", len(launchers), "iters", cfg.iters, "chromium", cfg.chromium)
 
 	// Cold starts, round-robin so that load drift hits all alike.
-	for run := range coldRuns {
+	for run := range cfg.cold {
 		for k := range launchers {
 			k := (k + run) % len(launchers)
 			d, err := coldStart(ctx, log, launchers[k], filepath.Join(scratch, fmt.Sprintf("cold-%s-%d", launchers[k].name, run)), base)
@@ -307,12 +303,12 @@ func logStep(log *slog.Logger, step string, results []*peerResult, get func(r *p
 
 // runPeers is run for -peers: the comparison instead of the cdpkit bench.
 func runPeers(ctx context.Context, log *slog.Logger, cfg *config, stdout io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, peerRunTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	rep, err := benchPeers(ctx, log, cfg, cfg.peers)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return fmt.Errorf("the run took longer than its %v bound, so the machine is too busy for these figures; rerun when it is quieter, or with fewer -iters: %w", peerRunTimeout, err)
+			return fmt.Errorf("the run took longer than its %v bound, so the machine is too busy for these figures; rerun when it is quieter, or with fewer -iters and -cold, or a longer -timeout: %w", cfg.timeout, err)
 		}
 		return err
 	}

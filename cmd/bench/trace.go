@@ -150,7 +150,7 @@ type traceStep struct {
 // to it through the relay, and prints, for each step, the median call's
 // timeline of CDP commands to w.
 func runTrace(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	scratch, err := newScratch()
 	if err != nil {
