@@ -40,8 +40,8 @@ import (
 
 // defaultTimeout bounds the whole run, so that a wedged browser cannot
 // hang `make bench` or `make bench-peers` (each must finish within 10
-// minutes); healthy runs on a quiet machine take two and four. -timeout
-// stretches it on a machine too busy for that.
+// minutes). -timeout stretches it on a machine too busy for that: at a
+// load average of 40 on 2 cores, bench-peers needs about 15.
 const defaultTimeout = 9 * time.Minute
 
 // config is what the flags say.
