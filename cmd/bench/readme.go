@@ -120,8 +120,9 @@ func goals(alone *report, peers *peerReport) []goal {
 func performanceSection(alone *report, peers *peerReport) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	w("Measured on %s, %d cores, %s. Every latency drives the server over MCP stdio with the same go-sdk\n", peers.Date.Format("2006-01-02"), peers.NProc, peers.Chromium)
-	w("client, warm (after warm-up). Each header line gives the machine's 1-minute load average at the\n")
+	w("Measured on %s, %d cores,\n%s.\n", peers.Date.Format("2006-01-02"), peers.NProc, peers.Chromium)
+	w("Every latency drives the server over MCP stdio with the same go-sdk client, warm (after\n")
+	w("warm-up). Each header line gives the machine's 1-minute load average at the\n")
 	w("start and the end of its run: well above the core count, the machine was busy with other work, the\n")
 	w("absolute latencies are inflated, and the interleaved ratios are the figures to read. Reproduce with:\n\n")
 	w("```sh\nmake bench        # cdpkit alone: go run ./cmd/bench -cdpkit bin/cdpkit\n")
