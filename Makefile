@@ -5,7 +5,7 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build browser lint test demo bench clean
+.PHONY: build browser lint test demo bench bench-peers clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
@@ -29,8 +29,19 @@ test: browser lint
 demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)
 
+# Both bench targets write bench/results/ and regenerate the README's
+# Performance section from it.
 bench: browser build
 	$(GO) run ./cmd/bench -cdpkit $(BIN)
+	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
+
+# bench-peers compares cdpkit with @playwright/mcp and chrome-devtools-mcp,
+# pinned in scripts/install-peers.sh and installed with npm into PEERS_DIR.
+PEERS_DIR ?= $(HOME)/.cache/cdpkit-bench/peers
+bench-peers: browser build
+	bash scripts/install-peers.sh $(PEERS_DIR)
+	$(GO) run ./cmd/bench -cdpkit $(BIN) -peers $(PEERS_DIR)
+	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
 clean:
 	rm -rf bin/

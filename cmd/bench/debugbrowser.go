@@ -33,14 +33,15 @@ type debugBrowser struct {
 // startDebugBrowser launches exe with user-data-dir dir and waits until
 // the browser has written dir/DevToolsActivePort. The context bounds the
 // wait.
-func startDebugBrowser(ctx context.Context, exe, dir string) (*debugBrowser, error) {
+func startDebugBrowser(ctx context.Context, exe, dir string, extra ...string) (*debugBrowser, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe,
 		"--headless", "--no-sandbox", "--remote-debugging-port=0", "--user-data-dir="+dir,
 		"--no-first-run", "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--disable-default-apps", "about:blank")
+		"--disable-sync", "--disable-default-apps")
+	cmd.Args = append(append(cmd.Args, extra...), "about:blank")
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid: true, // so Close reaches renderers and helpers too
 		// If the bench dies without closing, take the browser with it.

@@ -23,16 +23,19 @@ func (l latency) p(pct int) time.Duration {
 type op func(ctx context.Context, i int) error
 
 // measure runs each op warmup times, then n times timing each call, and
-// returns each op's n timings, sorted. The ops take turns, so that a
-// comparison between them is not skewed by the machine's load drifting
-// during the run. The first error stops it.
+// returns each op's n timings, sorted. The ops take turns, the first one
+// moving along each round, so that a comparison between them is skewed
+// neither by the machine's load drifting during the run nor by always
+// running right after the same neighbour. The first error stops it.
 func measure(ctx context.Context, warmup, n int, ops ...op) ([]latency, error) {
 	took := make([]latency, len(ops))
 	for k := range ops {
 		took[k] = make(latency, 0, n)
 	}
 	for i := range warmup + n {
-		for k, f := range ops {
+		for j := range ops {
+			k := (i + j) % len(ops)
+			f := ops[k]
 			start := time.Now()
 			if err := f(ctx, i); err != nil {
 				if i < warmup {

@@ -38,17 +38,24 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser"
 )
 
-// runTimeout bounds the whole run, so that a wedged browser cannot hang
-// `make bench`; a healthy run takes well under a minute.
-const runTimeout = 4 * time.Minute
+// defaultTimeout bounds the whole run, so that a wedged browser cannot
+// hang `make bench` or `make bench-peers` (each must finish within 10
+// minutes). -timeout stretches it on a machine too busy for that: at a
+// load average of 40 on 2 cores, bench-peers needs about 15.
+const defaultTimeout = 9 * time.Minute
 
 // config is what the flags say.
 type config struct {
-	cdpkit   string // the cdpkit binary under test
-	chromium string // the browser every stage launches
-	n        int    // raw round trips measured per transport
-	iters    int    // tool calls measured per tool
-	out      string // results directory
+	cdpkit    string        // the cdpkit binary under test
+	chromium  string        // the browser every stage launches
+	n         int           // raw round trips measured per transport
+	iters     int           // tool calls measured per tool
+	out       string        // results directory
+	peers     string        // npm prefix holding the peers; set, the run compares instead
+	trace     bool          // print each tool's CDP timeline instead
+	traceArgs []string      // extra flags for the -trace browser
+	timeout   time.Duration // bounds the whole run
+	cold      int           // cold starts per server, bench-peers
 }
 
 func main() {
@@ -70,11 +77,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	if cfg.trace {
+		if err := runTrace(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if cfg.peers != "" {
+		if err := runPeers(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 
 	rep, err := bench(ctx, log, cfg)
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("the run took longer than its %v bound, so the machine is too busy for these figures; rerun when it is quieter, or with fewer -iters and -n: %w", cfg.timeout, err)
+		}
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
@@ -97,6 +121,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.n, "n", 1000, "raw CDP round trips measured per transport")
 	fs.IntVar(&c.iters, "iters", 30, "tool calls measured per tool")
 	fs.StringVar(&c.out, "out", "bench/results", "`directory` for the JSON results")
+	fs.DurationVar(&c.timeout, "timeout", defaultTimeout, "bound on the whole run")
+	fs.IntVar(&c.cold, "cold", 3, "cold starts per server (bench-peers)")
+	fs.BoolVar(&c.trace, "trace", false, "print each tool's median CDP timeline (through a recording websocket relay) instead of measuring")
+	fs.Func("trace-chrome-arg", "extra `flag` for the -trace browser, to see what a browser flag changes (repeatable)", func(v string) error {
+		c.traceArgs = append(c.traceArgs, v)
+		return nil
+	})
+	fs.StringVar(&c.peers, "peers", "", "compare with the peers installed under this npm prefix `directory` (see scripts/install-peers.sh) instead of measuring cdpkit alone")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -109,8 +141,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fi, err := os.Stat(c.cdpkit); err != nil || fi.IsDir() {
 		return nil, fmt.Errorf("-cdpkit %q is not a file", c.cdpkit)
 	}
-	if c.n < 1 || c.iters < 1 {
-		return nil, errors.New("-n and -iters must be at least 1")
+	if c.n < 1 || c.iters < 1 || c.cold < 1 {
+		return nil, errors.New("-n, -iters and -cold must be at least 1")
 	}
 	explicit := c.chromium
 	if explicit == "" {
@@ -141,6 +173,7 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, err
 	}
 
+	load := loadAverage()
 	rep := &report{
 		Date:     time.Now().UTC(),
 		NProc:    runtime.NumCPU(),
@@ -177,6 +210,7 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, err
 	}
 	rep.addFigures(pipe, ws, m, size)
+	rep.Load = []float64{load, loadAverage()}
 	return rep, nil
 }
 

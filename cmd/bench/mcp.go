@@ -43,12 +43,14 @@ type mcpResult struct {
 	serverVersion  string
 	initialize     time.Duration // process start → initialize answered
 	coldStart      time.Duration // process start → first new_page answered
+	coldSnapshot   time.Duration // process start → first take_snapshot answered, after that new_page
 	toolsListChars int           // characters in the JSON of tools/list's tools, full profile
 	coreListChars  int           // the same for the default core profile
 	ping           latency       // MCP ping: stdio and SDK, no tool, no browser
 	listPages      latency
 	navigate       latency
-	screenshot     latency
+	screenshot     latency // viewport
+	screenshotFull latency // full page
 	snapshot       latency // take_snapshot of snapshotPage, default mode
 	snapshotI      latency // the same, interactive
 	snapshotSizes  []snapshotSize
@@ -93,14 +95,26 @@ func benchMCP(ctx context.Context, log *slog.Logger, cfg *config, scratch string
 	if !strings.Contains(out, `"title":"Bench home"`) || !strings.Contains(out, `"status":200`) {
 		return nil, fmt.Errorf("new_page did not load the fixture page: %s", out)
 	}
-	log.Info("cold start done", "initialize_ms", res.initialize.Milliseconds(), "cold_start_ms", res.coldStart.Milliseconds())
+	if out, err = c.call(ctx, "take_snapshot", nil); err != nil {
+		return nil, c.withStderr(err)
+	}
+	res.coldSnapshot = time.Since(start)
+	if !strings.Contains(out, "cdpkit bench") {
+		return nil, fmt.Errorf("the first snapshot lacks the home page's heading: %s", out)
+	}
+	log.Info("cold start done", "initialize_ms", res.initialize.Milliseconds(), "cold_start_ms", res.coldStart.Milliseconds(), "first_snapshot_ms", res.coldSnapshot.Milliseconds())
 
 	if res.toolsListChars, err = c.toolsListChars(ctx); err != nil {
 		return nil, c.withStderr(err)
 	}
 	// tools/list starts no browser, so a second cdpkit for the default
 	// profile costs only its start.
-	core, err := startChild(ctx, log, cfg, tmp, "core")
+	// Its own TMPDIR: reaping it must not touch the first child's browser.
+	coreTmp := filepath.Join(scratch, "mcp-core-tmp")
+	if err := os.MkdirAll(coreTmp, 0o700); err != nil {
+		return nil, err
+	}
+	core, err := startChild(ctx, log, cfg, coreTmp, "core")
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +222,16 @@ func (c *child) callResult(ctx context.Context, name string, args map[string]any
 // screenshot takes a viewport PNG of the active tab and checks that an
 // image came back.
 func (c *child) screenshot(ctx context.Context, _ int) error {
-	res, err := c.callResult(ctx, "take_screenshot", map[string]any{"format": "png"})
+	return c.capture(ctx, map[string]any{"format": "png"})
+}
+
+// screenshotFull takes a full-page PNG of the active tab.
+func (c *child) screenshotFull(ctx context.Context, _ int) error {
+	return c.capture(ctx, map[string]any{"format": "png", "fullPage": true})
+}
+
+func (c *child) capture(ctx context.Context, args map[string]any) error {
+	res, err := c.callResult(ctx, "take_screenshot", args)
 	if err != nil {
 		return err
 	}
@@ -273,12 +296,12 @@ func (c *child) warm(ctx context.Context, log *slog.Logger, iters int, baseURL s
 	res.navigate = lat[0]
 	log.Info("navigate_page done", "p50_ms", res.navigate.p(50).Milliseconds())
 
-	lat, err = measure(ctx, mcpWarmup, iters, c.screenshot)
+	lat, err = measure(ctx, mcpWarmup, iters, c.screenshot, c.screenshotFull)
 	if err != nil {
 		return fmt.Errorf("take_screenshot: %w", err)
 	}
-	res.screenshot = lat[0]
-	log.Info("take_screenshot done", "p50_ms", res.screenshot.p(50).Milliseconds())
+	res.screenshot, res.screenshotFull = lat[0], lat[1]
+	log.Info("take_screenshot done", "p50_ms", res.screenshot.p(50).Milliseconds(), "full_page_p50_ms", res.screenshotFull.p(50).Milliseconds())
 	return c.snapshots(ctx, log, iters, baseURL, res)
 }
 

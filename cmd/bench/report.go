@@ -29,7 +29,10 @@ type report struct {
 	Cdpkit   string    `json:"cdpkit"` // the server version `cdpkit mcp` reported
 	N        int       `json:"n"`      // raw round trips per transport
 	Iters    int       `json:"iters"`  // tool calls per tool
-	Figures  []figure  `json:"figures"`
+	// Load is the 1-minute load average at the start and at the end of
+	// the run: on a busy machine, absolute latencies mean little.
+	Load    []float64 `json:"load,omitempty"`
+	Figures []figure  `json:"figures"`
 }
 
 // figure is one measured number. Key is stable across runs, for tools that
@@ -75,6 +78,7 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 
 	r.addMillis("mcp.initialize", "mcp: process start → initialize", m.initialize)
 	r.addMillis("mcp.cold_start", "mcp: cold start (process start → first new_page done)", m.coldStart)
+	r.addMillis("mcp.cold_snapshot", "mcp: cold start (process start → initialize → new_page → first take_snapshot done)", m.coldSnapshot)
 	r.add("mcp.tools_list_core", "mcp: tools/list JSON size, core profile (default)", float64(m.coreListChars), unitChars)
 	r.add("mcp.tools_list", "mcp: tools/list JSON size, full profile", float64(m.toolsListChars), unitChars)
 	r.addMicros("mcp.ping.p50", "mcp: ping p50 (stdio + SDK, no tool)", m.ping.p(50))
@@ -87,6 +91,8 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 	r.addMillis("mcp.navigate_page.p95", "mcp: navigate_page (loopback) p95", m.navigate.p(95))
 	r.addMillis("mcp.take_screenshot.p50", "mcp: take_screenshot (viewport, png) p50", m.screenshot.p(50))
 	r.addMillis("mcp.take_screenshot.p95", "mcp: take_screenshot (viewport, png) p95", m.screenshot.p(95))
+	r.addMillis("mcp.take_screenshot_full.p50", "mcp: take_screenshot (full page, png) p50", m.screenshotFull.p(50))
+	r.addMillis("mcp.take_screenshot_full.p95", "mcp: take_screenshot (full page, png) p95", m.screenshotFull.p(95))
 	r.addMillis("mcp.take_snapshot.p50", "mcp: take_snapshot ("+snapshotPage+".html) p50", m.snapshot.p(50))
 	r.addMillis("mcp.take_snapshot.p95", "mcp: take_snapshot ("+snapshotPage+".html) p95", m.snapshot.p(95))
 	r.addMillis("mcp.take_snapshot_interactive.p50", "mcp: take_snapshot interactive ("+snapshotPage+".html) p50", m.snapshotI.p(50))
@@ -138,8 +144,8 @@ func format(f figure) string {
 
 // writeMarkdown prints a header line and a table with a row per figure.
 func (r *report) writeMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "cdpkit bench — %s · nproc %d · %s · %s · cdpkit %s · n=%d, iters=%d\n\n",
-		r.Date.Format("2006-01-02 15:04 MST"), r.NProc, r.Chromium, r.Go, r.Cdpkit, r.N, r.Iters)
+	fmt.Fprintf(w, "cdpkit bench — %s · nproc %d%s · %s · %s · cdpkit %s · n=%d, iters=%d\n\n",
+		r.Date.Format("2006-01-02 15:04 MST"), r.NProc, loadText(r.Load), r.Chromium, r.Go, r.Cdpkit, r.N, r.Iters)
 	fmt.Fprintln(w, "| figure | value | unit |")
 	fmt.Fprintln(w, "|---|---:|---|")
 	for _, f := range r.Figures {
@@ -167,4 +173,12 @@ func (r *report) writeJSON(dir string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// loadText formats a run's load averages for a header line.
+func loadText(load []float64) string {
+	if len(load) != 2 || load[0] < 0 || load[1] < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · load average %.1f → %.1f", load[0], load[1])
 }
