@@ -278,7 +278,7 @@ func (c *command) fillPositional(words []string) error {
 	for i, p := range c.verb.positional {
 		name, optional := strings.CutSuffix(p, "?")
 		if i >= len(words) {
-			if optional {
+			if _, given := c.args[name]; optional || given {
 				break
 			}
 			return usagef("usage: cdpkit %s", verbUsage(c.verb))
