@@ -31,7 +31,7 @@ func newCLI(t *testing.T) *cliEnv {
 	t.Helper()
 	tmp := t.TempDir()
 	e := &cliEnv{tmp: tmp, state: filepath.Join(tmp, "state"),
-		session: fmt.Sprintf("t%d", time.Now().UnixNano()%1e9)}
+		session: fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()%1e6)}
 	e.env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t),
 		"CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"), "CDPKIT_STATE_DIR="+e.state, "CDPKIT_SESSION="+e.session)
 	t.Cleanup(func() {
@@ -145,6 +145,7 @@ func refOf(t *testing.T, snap, role, name string) string {
 }
 
 func TestCLIVerbs(t *testing.T) {
+	t.Parallel() // each has its own state dir, TMPDIR and session
 	url := cliServer(t)
 	e := newCLI(t)
 
@@ -287,6 +288,7 @@ func TestDaemonFlags(t *testing.T) {
 // TestCLIConcurrentStart checks that first calls racing for a session
 // start exactly one daemon and one browser.
 func TestCLIConcurrentStart(t *testing.T) {
+	t.Parallel() // each has its own state dir, TMPDIR and session
 	e := newCLI(t)
 	var wg sync.WaitGroup
 	errs := make([]string, 3)
@@ -315,6 +317,7 @@ func TestCLIConcurrentStart(t *testing.T) {
 // TestCLIKilledDaemon checks that the call after a kill -9 of the daemon
 // starts a new one and says the session was reset.
 func TestCLIKilledDaemon(t *testing.T) {
+	t.Parallel() // each has its own state dir, TMPDIR and session
 	url := cliServer(t)
 	e := newCLI(t)
 	e.ok(t, "open", url)
@@ -357,6 +360,7 @@ func TestCLIKilledDaemon(t *testing.T) {
 // TestCLIIdleTimeout checks that an idle daemon exits by itself and cleans
 // up its browser, socket and state file.
 func TestCLIIdleTimeout(t *testing.T) {
+	t.Parallel() // each has its own state dir, TMPDIR and session
 	e := newCLI(t)
 	start := time.Now()
 	e.ok(t, "--idle-timeout", "1s", "tabs")
