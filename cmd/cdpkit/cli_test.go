@@ -285,6 +285,14 @@ func TestDaemonFlags(t *testing.T) {
 	}
 }
 
+func TestRedactFlags(t *testing.T) {
+	got := redactFlags([]string{"--allow-eval", "--ws-header=Authorization: Bearer x", "--ws-endpoint", "ws://h/?token=x", "--tools=full"})
+	want := []string{"--allow-eval", "--ws-header=…", "--ws-endpoint", "…", "--tools=full"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("redactFlags = %q, want %q", got, want)
+	}
+}
+
 // TestCLIConcurrentStart checks that first calls racing for a session
 // start exactly one daemon and one browser.
 func TestCLIConcurrentStart(t *testing.T) {

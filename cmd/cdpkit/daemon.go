@@ -57,7 +57,7 @@ func runDaemon(ctx context.Context, args []string, stderr io.Writer) int {
 		Dir:         dir,
 		IdleTimeout: cfg.idleTimeout,
 		Server:      mcpserver.New(a.env, buildVersion(), a.tools),
-		Flags:       args,
+		Flags:       redactFlags(args),
 		Version:     buildVersion(),
 		Log:         a.log,
 	}
@@ -67,6 +67,29 @@ func runDaemon(ctx context.Context, args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// redactFlags hides the values of flags that may carry credentials (a
+// header, a URL with a token) from the state file `cdpkit sessions` shows.
+func redactFlags(args []string) []string {
+	out := make([]string, len(args))
+	hide := false
+	for i, a := range args {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case hide:
+			out[i], hide = "…", false
+			continue
+		case strings.HasPrefix(a, "-") && (name == "ws-header" || name == "ws-endpoint" || name == "browser-url"):
+			if hasValue {
+				out[i] = a[:strings.IndexByte(a, '=')+1] + "…"
+				continue
+			}
+			hide = true
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // runCLI runs a CLI command (a verb, close, sessions or a tool's name).

@@ -99,10 +99,10 @@ func (o *output) saveScreenshot(path string) error {
 func (o *output) object(reset bool) json.RawMessage {
 	var extra []field
 	if o.text != "" {
-		extra = append(extra, field{"text", o.text})
+		extra = append(extra, field{key: "text", value: o.text})
 	}
 	if o.savedTo != "" {
-		extra = append(extra, field{"savedTo", o.savedTo})
+		extra = append(extra, field{key: "savedTo", value: o.savedTo})
 	}
 	b := bytes.TrimSpace(o.data)
 	if len(b) == 0 {
@@ -178,18 +178,38 @@ func (o *output) printHuman(w io.Writer, tool string) {
 		fmt.Fprintf(w, "%s (%dx%d)\n", path, d.Width, d.Height)
 		return
 	}
-	for _, f := range fields(o.data) {
-		if f.value == "{}" || f.value == "[]" {
-			continue // "changes: {}" says nothing
-		}
-		fmt.Fprintf(w, "%s: %s\n", f.key, f.value)
-	}
+	printFields(w, o.data, "")
 	if o.text != "" {
 		fmt.Fprintln(w, strings.TrimRight(o.text, "\n"))
 	}
 }
 
-type field struct{ key, value string }
+// printFields prints an object's members one per line, an object member
+// as an indented block, a multi-line string as indented lines.
+func printFields(w io.Writer, data json.RawMessage, indent string) {
+	for _, f := range fields(data) {
+		switch {
+		case f.value == "{}" || f.value == "[]":
+			continue // "changes: {}" says nothing
+		case bytes.HasPrefix(f.raw, []byte("{")):
+			fmt.Fprintf(w, "%s%s:\n", indent, f.key)
+			printFields(w, f.raw, indent+"  ")
+		case bytes.HasPrefix(f.raw, []byte(`"`)) && strings.Contains(f.value, "\n"):
+			fmt.Fprintf(w, "%s%s:\n", indent, f.key)
+			for line := range strings.Lines(strings.TrimRight(f.value, "\n")) {
+				fmt.Fprintf(w, "%s  %s", indent, line)
+			}
+			fmt.Fprintln(w)
+		default:
+			fmt.Fprintf(w, "%s%s: %s\n", indent, f.key, f.value)
+		}
+	}
+}
+
+type field struct {
+	key, value string
+	raw        json.RawMessage
+}
 
 // fields lists an object's members in their order: strings as they are,
 // other values as compact JSON.
@@ -213,7 +233,7 @@ func fields(data json.RawMessage) []field {
 		if json.Unmarshal(raw, &s) != nil {
 			s = string(raw)
 		}
-		out = append(out, field{key, s})
+		out = append(out, field{key, s, raw})
 	}
 	return out
 }
