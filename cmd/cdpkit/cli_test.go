@@ -384,3 +384,26 @@ func TestCLIIdleTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIDaemonSignal checks that a daemon stopped by SIGTERM stops its
+// browser and removes its socket and state file.
+func TestCLIDaemonSignal(t *testing.T) {
+	t.Parallel() // each has its own state dir, TMPDIR and session
+	e := newCLI(t)
+	e.ok(t, "tabs")
+	pid := e.daemonPID(t)
+	if len(browsertest.ProcessesMatching(e.tmp)) == 0 {
+		t.Fatal("no browser process after the first call")
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	waitGone(t, pid, 15*time.Second)
+	browsertest.WaitNoProcesses(t, e.tmp, 10*time.Second)
+	for _, ext := range []string{".sock", ".json"} {
+		if _, err := os.Stat(filepath.Join(e.state, e.session+ext)); err == nil {
+			t.Errorf("%s%s left after SIGTERM", e.session, ext)
+		}
+	}
+	if left := profiles(t, e.tmp); len(left) > 0 {
+		t.Errorf("profiles left after SIGTERM: %v", left)
+	}
+}

@@ -94,7 +94,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	d.Log.Info("cdpkit daemon serving", "session", d.Session, "socket", p.socket, "idle_timeout", idle.String())
 
 	var (
-		mu     sync.Mutex // guards conns, last and st.LastCall
+		mu     sync.Mutex // guards conns, last, st and the state file
 		conns  = map[net.Conn]bool{}
 		last   = time.Now()
 		active sync.WaitGroup
@@ -115,13 +115,15 @@ func (d *Daemon) Serve(ctx context.Context) error {
 			active.Go(func() {
 				d.serveConn(ctx, conn)
 				mu.Lock()
+				defer mu.Unlock()
 				delete(conns, conn)
 				last = time.Now()
 				st.LastCall = last.UTC()
-				s := *st
-				mu.Unlock()
-				if err := writeState(p.state, &s); err != nil {
-					d.Log.Warn("updating the state file", "err", err)
+				// Under mu: writers share the temporary file's name.
+				if ctx.Err() == nil {
+					if err := writeState(p.state, st); err != nil {
+						d.Log.Warn("updating the state file", "err", err)
+					}
 				}
 			})
 		}
