@@ -62,6 +62,13 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		return fmt.Errorf("session %q already has a daemon on %s", d.Session, p.socket)
 	}
 	os.Remove(p.socket) // a dead daemon's
+	// The state file first, so that a socket always has one.
+	st := &State{Session: d.Session, PID: os.Getpid(), Started: time.Now().UTC(), Flags: d.Flags, Version: d.Version}
+	st.LastCall = st.Started
+	if err := writeState(p.state, st); err != nil {
+		return err
+	}
+	defer os.Remove(p.state)
 	old := syscall.Umask(0o077)
 	ln, err := net.Listen("unix", p.socket)
 	syscall.Umask(old)
@@ -85,12 +92,6 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"closed":true}`}}}, nil
 	})
 
-	st := &State{Session: d.Session, PID: os.Getpid(), Started: time.Now().UTC(), Flags: d.Flags, Version: d.Version}
-	st.LastCall = st.Started
-	if err := writeState(p.state, st); err != nil {
-		return err
-	}
-	defer os.Remove(p.state)
 	d.Log.Info("cdpkit daemon serving", "session", d.Session, "socket", p.socket, "idle_timeout", idle.String())
 
 	var (
