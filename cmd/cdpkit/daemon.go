@@ -93,9 +93,9 @@ func redactFlags(args []string) []string {
 }
 
 // runCLI runs a CLI command (a verb, close, sessions or a tool's name).
-func runCLI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runCLI(ctx context.Context, args []string, all []tools.Tool, stdout, stderr io.Writer) int {
 	return cli.Run(ctx, args, stdout, stderr, cli.Options{
-		Tools:      tools.All(),
+		Tools:      all,
 		DaemonFlag: daemonFlag,
 		Version:    buildVersion(),
 	})

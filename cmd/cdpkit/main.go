@@ -58,15 +58,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "cdpkit %s\n", buildVersion())
 		return 0
 	case "help", "-h", "--help":
+		all := tools.All()
 		if len(args) > 1 {
-			return runCLI(ctx, args, stdout, stderr)
+			return runCLI(ctx, args, all, stdout, stderr)
 		}
-		fmt.Fprint(stdout, usage+cli.Usage(tools.All()))
+		fmt.Fprint(stdout, usage+cli.Usage(all))
 		return 0
 	}
 	// Anything else is the CLI: a verb or tool, maybe after global flags.
-	if strings.HasPrefix(args[0], "-") || cli.IsCommand(args[0], tools.All()) {
-		return runCLI(ctx, args, stdout, stderr)
+	// tools.All builds every schema, which costs; once per call is enough.
+	all := tools.All()
+	if strings.HasPrefix(args[0], "-") || cli.IsCommand(args[0], all) {
+		return runCLI(ctx, args, all, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "cdpkit: unknown command %q\n\n%s", args[0], usage)
 	return 2
