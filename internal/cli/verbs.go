@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -233,7 +234,31 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 		return nil, err
 	}
 	normalizeRefs(c.args)
+	if c.tool.Name == "upload_file" {
+		absUploads(c.args)
+	}
 	return c, nil
+}
+
+// absUploads resolves upload_file's relative paths against this call's
+// working directory: the daemon's is the one of the call that started it.
+func absUploads(args map[string]any) {
+	abs := func(v any) any {
+		if s, ok := v.(string); ok && s != "" && !filepath.IsAbs(s) {
+			if a, err := filepath.Abs(s); err == nil {
+				return a
+			}
+		}
+		return v
+	}
+	if v, ok := args["filePath"]; ok {
+		args["filePath"] = abs(v)
+	}
+	if ps, ok := args["paths"].([]any); ok {
+		for i := range ps {
+			ps[i] = abs(ps[i])
+		}
+	}
 }
 
 func isGlobal(name string) bool {

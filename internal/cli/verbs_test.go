@@ -21,6 +21,11 @@ func fakeDaemonFlag(name string) (known, takesValue bool) {
 
 func noEnv(string) string { return "" }
 
+func cwdPath(name string) string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, name)
+}
+
 func TestParse(t *testing.T) {
 	all := tools.All()
 	tests := []struct {
@@ -62,6 +67,10 @@ func TestParse(t *testing.T) {
 		{args: []string{"eval", "document.title"}, tool: "evaluate_script", want: map[string]any{"function": "() => (document.title\n)"}},
 		{args: []string{"eval", "async () => 1"}, tool: "evaluate_script", want: map[string]any{"function": "async () => 1"}},
 		{args: []string{"eval", "el => el.id", "--args", `["e1"]`}, tool: "evaluate_script", want: map[string]any{"function": "el => el.id", "args": []any{"e1"}}},
+		{args: []string{"upload_file", "--uid", "e1", "--paths", "a.txt", "--paths", "/b.txt"}, tool: "upload_file",
+			want: map[string]any{"uid": "e1", "paths": []any{cwdPath("a.txt"), "/b.txt"}}},
+		{args: []string{"upload_file", "--uid", "e1", "--filePath", "a.txt"}, tool: "upload_file", want: map[string]any{"uid": "e1", "filePath": cwdPath("a.txt")}},
+		{args: []string{"screenshot", "--filePath", "shots/a.png"}, tool: "take_screenshot", want: map[string]any{"filePath": "shots/a.png"}},
 		{args: []string{"type", "--", "--not-a-flag"}, tool: "type_text", want: map[string]any{"text": "--not-a-flag"}},
 	}
 	for _, tt := range tests {
