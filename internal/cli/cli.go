@@ -85,7 +85,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options
 	case "close":
 		return closeSession(ctx, stdout, stderr, c, s)
 	}
-	return call(ctx, stdout, stderr, c, s)
+	return call(ctx, stdout, stderr, c, s, o)
 }
 
 // callTimeout is how long the CLI waits for a tool's answer.
@@ -100,7 +100,7 @@ func (c *command) callTimeout() time.Duration {
 	return d + callMargin
 }
 
-func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session) int {
+func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session, o Options) int {
 	ctx, cancel := context.WithTimeout(ctx, startBudget+c.callTimeout())
 	defer cancel()
 	cs, st, err := s.connect(ctx, true)
@@ -111,6 +111,9 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session)
 	defer cs.Close()
 	if st.reset {
 		fmt.Fprintf(stderr, "cdpkit: session %q was reset: its daemon had exited (tabs and refs are gone)\n", c.session)
+	}
+	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && o.Version != "" && r.ServerInfo.Version != o.Version {
+		fmt.Fprintf(stderr, "cdpkit: session %q's daemon runs cdpkit %s, not %s (run 'cdpkit close' to restart it)\n", c.session, r.ServerInfo.Version, o.Version)
 	}
 	if !st.started && len(c.setFlags) > 0 {
 		fmt.Fprintf(stderr, "cdpkit: session %q is already running; --%s applies only when a session starts (run 'cdpkit close' first)\n", c.session, c.setFlags[0])
