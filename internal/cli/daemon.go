@@ -95,10 +95,11 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	d.Log.Info("cdpkit daemon serving", "session", d.Session, "socket", p.socket, "idle_timeout", idle.String())
 
 	var (
-		mu     sync.Mutex // guards conns, last, st and the state file
-		conns  = map[net.Conn]bool{}
-		last   = time.Now()
-		active sync.WaitGroup
+		mu      sync.Mutex // guards conns, last, closing, st and the state file
+		conns   = map[net.Conn]bool{}
+		last    = time.Now()
+		closing bool
+		active  sync.WaitGroup // one per conn; added to only under mu, before closing
 	)
 	go func() {
 		for {
@@ -111,8 +112,12 @@ func (d *Daemon) Serve(ctx context.Context) error {
 				return
 			}
 			mu.Lock()
+			if closing {
+				mu.Unlock()
+				conn.Close()
+				return
+			}
 			conns[conn] = true
-			mu.Unlock()
 			active.Go(func() {
 				d.serveConn(ctx, conn)
 				mu.Lock()
@@ -127,6 +132,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 					}
 				}
 			})
+			mu.Unlock()
 		}
 	}()
 
@@ -148,6 +154,9 @@ func (d *Daemon) Serve(ctx context.Context) error {
 
 	// New clients must find no socket (and start a new daemon) while this
 	// one finishes the calls in flight.
+	mu.Lock()
+	closing = true
+	mu.Unlock()
 	ln.Close()
 	done := make(chan struct{})
 	go func() { active.Wait(); close(done) }()
