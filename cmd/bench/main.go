@@ -210,6 +210,12 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, err
 	}
 	rep.addFigures(pipe, ws, m, size)
+	log.Info("through the cdpkit CLI")
+	cli, err := benchCLI(ctx, log, cfg, scratch)
+	if err != nil {
+		return nil, fmt.Errorf("cli: %w", err)
+	}
+	rep.addCLIFigures(cli)
 	rep.Load = []float64{load, loadAverage()}
 	return rep, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/cli"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -38,6 +39,10 @@ type config struct {
 	logLevel    string
 	allowEval   bool                 // evaluate_script is enabled
 	dialogs     browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
+
+	// daemon only
+	session     string
+	idleTimeout time.Duration
 }
 
 // envHelp documents the environment variables; flags win over them.
@@ -69,6 +74,10 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
 		fs.StringVar(&c.token, "token", os.Getenv("CDPKIT_TOKEN"), "bearer token clients must send (default: CDPKIT_TOKEN, else a random one printed once)")
 		fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (needs a token; anyone who has it drives the browser)")
+	}
+	if name == "daemon" {
+		fs.StringVar(&c.session, "session", cli.DefaultSession, "session `name` whose socket to serve")
+		fs.DurationVar(&c.idleTimeout, "idle-timeout", cli.DefaultIdleTimeout, "exit after this long without calls")
 	}
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")

@@ -1,6 +1,8 @@
 // Command demo shows cdpkit end to end: it serves an embedded page on
 // loopback, starts `cdpkit mcp` as an MCP host would, and drives the page
-// through the MCP tools, printing each step. `make demo` runs it.
+// through the MCP tools, printing each step; then it runs the same loop
+// through the CLI, whose first call starts a session daemon. `make demo`
+// runs it.
 package main
 
 import (
@@ -127,7 +129,64 @@ func run(ctx context.Context, cdpkit, out string) error {
 	step("take_screenshot", fmt.Sprintf("%s in %d ms", text, time.Since(start).Milliseconds()))
 
 	abs, _ := filepath.Abs(out)
-	fmt.Printf("\nscreenshot saved to %s\n", abs)
+	fmt.Printf("\nscreenshot saved to %s\n\n", abs)
+	session.Close()
+	return runCLI(ctx, cdpkit, url)
+}
+
+// runCLI runs the loop through the CLI, in a state dir of its own: each
+// command is a process; the session's daemon keeps the tab and its refs.
+func runCLI(ctx context.Context, cdpkit, url string) error {
+	state, err := os.MkdirTemp("", "cdpkit-demo-state-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(state)
+	cli := func(args ...string) (string, error) {
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, cdpkit, args...)
+		cmd.Env = append(os.Environ(), "CDPKIT_STATE_DIR="+state, "CDPKIT_SESSION=demo")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		b, err := cmd.Output()
+		out := strings.TrimSpace(string(b))
+		fmt.Printf("$ cdpkit %s    (%d ms)\n", strings.Join(args, " "), time.Since(start).Milliseconds())
+		if out != "" {
+			fmt.Println(indent(out))
+		}
+		if err != nil {
+			return "", fmt.Errorf("cdpkit %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		}
+		return out, nil
+	}
+	// Stop the daemon and its browser whatever happens below.
+	defer cli("close")
+
+	step("the same loop through the CLI", "(the first call starts the session's daemon and browser)")
+	if _, err := cli("open", url); err != nil {
+		return err
+	}
+	snap, err := cli("snapshot", "-i")
+	if err != nil {
+		return err
+	}
+	email, button := refIn(snap, `textbox "Email"`), refIn(snap, `button "Continue"`)
+	if email == "" || button == "" {
+		return errors.New("the CLI snapshot lacks the email field or the button")
+	}
+	if _, err := cli("fill", email, "ada@example.com"); err != nil {
+		return err
+	}
+	if _, err := cli("click", "@"+button); err != nil {
+		return err
+	}
+	found, err := cli("find", "--query", "Welcome")
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(found, "Welcome") {
+		return errors.New("the CLI loop did not reach the welcome text")
+	}
 	return nil
 }
 

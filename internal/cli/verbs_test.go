@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/tools"
+)
+
+func fakeDaemonFlag(name string) (known, takesValue bool) {
+	takesValue, known = map[string]bool{"allow-eval": false, "executable-path": true, "idle-timeout": true}[name]
+	return known, takesValue
+}
+
+func noEnv(string) string { return "" }
+
+func cwdPath(name string) string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, name)
+}
+
+func TestParse(t *testing.T) {
+	all := tools.All()
+	tests := []struct {
+		args     []string
+		tool     string
+		want     map[string]any
+		session  string
+		json     bool
+		timeout  time.Duration
+		daemon   []string
+		savePath string
+	}{
+		{args: []string{"open", "http://x.test/"}, tool: "navigate_page", want: map[string]any{"url": "http://x.test/"}},
+		{args: []string{"--session", "s1", "--json", "click", "@e3"}, tool: "click", want: map[string]any{"uid": "e3"}, session: "s1", json: true},
+		{args: []string{"click", "e3", "--session=s2", "--dblClick"}, tool: "click", want: map[string]any{"uid": "e3", "dblClick": true}, session: "s2"},
+		{args: []string{"snapshot", "-i", "--scope", "@e5"}, tool: "take_snapshot", want: map[string]any{"interactive": true, "scope": "e5"}},
+		{args: []string{"snapshot", "--scope", "#main"}, tool: "take_snapshot", want: map[string]any{"scope": "#main"}},
+		{args: []string{"fill", "e1", "a b"}, tool: "fill", want: map[string]any{"uid": "e1", "value": "a b"}},
+		{args: []string{"type", "hello"}, tool: "type_text", want: map[string]any{"text": "hello"}},
+		{args: []string{"press", "Control+A"}, tool: "press_key", want: map[string]any{"key": "Control+A"}},
+		{args: []string{"back"}, tool: "navigate_page", want: map[string]any{"type": "back"}},
+		{args: []string{"reload", "--ignoreCache"}, tool: "navigate_page", want: map[string]any{"type": "reload", "ignoreCache": true}},
+		{args: []string{"tabs"}, tool: "list_pages", want: map[string]any{}},
+		// A tool by name keeps its own --timeout (ms); a verb's is global.
+		{args: []string{"navigate_page", "--url", "http://x.test/", "--timeout", "5000"}, tool: "navigate_page", want: map[string]any{"url": "http://x.test/", "timeout": int64(5000)}},
+		{args: []string{"open", "http://x.test/", "--timeout", "10s"}, tool: "navigate_page", want: map[string]any{"url": "http://x.test/"}, timeout: 10 * time.Second},
+		{args: []string{"click", "--json", `{"uid":"e2","force":true}`}, tool: "click", want: map[string]any{"uid": "e2", "force": true}},
+		{args: []string{"click", "--json", `{"uid":"@e2"}`, "--json"}, tool: "click", want: map[string]any{"uid": "e2"}, json: true},
+		{args: []string{"select_option", "--uid", "e1", "--values", "a", "--values", "b"}, tool: "select_option", want: map[string]any{"uid": "e1", "values": []any{"a", "b"}}},
+		{args: []string{"select_option", "--uid", "e1", "--values", `["a","b"]`}, tool: "select_option", want: map[string]any{"uid": "e1", "values": []any{"a", "b"}}},
+		{args: []string{"scroll", "--x", "10.5", "--direction", "down"}, tool: "scroll", want: map[string]any{"x": 10.5, "direction": "down"}},
+		{args: []string{"scroll", "--y=-20"}, tool: "scroll", want: map[string]any{"y": -20.0}},
+		{args: []string{"drag", "--from_uid", "@e1", "--to_uid", "@e2"}, tool: "drag", want: map[string]any{"from_uid": "e1", "to_uid": "e2"}},
+		{args: []string{"click", "e1", "--force=false"}, tool: "click", want: map[string]any{"uid": "e1", "force": false}},
+		{args: []string{"--allow-eval", "--executable-path", "/bin/chromium", "tabs", "--idle-timeout=5s"}, tool: "list_pages", want: map[string]any{},
+			daemon: []string{"--allow-eval", "--executable-path=/bin/chromium", "--idle-timeout=5s"}},
+		{args: []string{"screenshot", "out/shot.jpg"}, tool: "take_screenshot", want: map[string]any{"format": "jpeg"}, savePath: "out/shot.jpg"},
+		{args: []string{"screenshot", "--fullPage"}, tool: "take_screenshot", want: map[string]any{"fullPage": true}},
+		{args: []string{"eval", "document.title"}, tool: "evaluate_script", want: map[string]any{"function": "() => (document.title\n)"}},
+		{args: []string{"eval", "async () => 1"}, tool: "evaluate_script", want: map[string]any{"function": "async () => 1"}},
+		{args: []string{"eval", "el => el.id", "--args", `["e1"]`}, tool: "evaluate_script", want: map[string]any{"function": "el => el.id", "args": []any{"e1"}}},
+		{args: []string{"upload_file", "--uid", "e1", "--paths", "a.txt", "--paths", "/b.txt"}, tool: "upload_file",
+			want: map[string]any{"uid": "e1", "paths": []any{cwdPath("a.txt"), "/b.txt"}}},
+		{args: []string{"upload_file", "--uid", "e1", "--filePath", "a.txt"}, tool: "upload_file", want: map[string]any{"uid": "e1", "filePath": cwdPath("a.txt")}},
+		{args: []string{"screenshot", "--filePath", "shots/a.png"}, tool: "take_screenshot", want: map[string]any{"filePath": "shots/a.png"}},
+		{args: []string{"type", "--", "--not-a-flag"}, tool: "type_text", want: map[string]any{"text": "--not-a-flag"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			c, err := parse(tt.args, all, fakeDaemonFlag, noEnv)
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			if c.tool == nil || c.tool.Name != tt.tool {
+				t.Fatalf("tool = %v, want %s", c.tool, tt.tool)
+			}
+			if !reflect.DeepEqual(c.args, tt.want) {
+				t.Errorf("args = %#v, want %#v", c.args, tt.want)
+			}
+			wantSession := tt.session
+			if wantSession == "" {
+				wantSession = DefaultSession
+			}
+			if c.session != wantSession || c.json != tt.json || c.timeout != tt.timeout || c.savePath != tt.savePath {
+				t.Errorf("got session %q json %v timeout %v savePath %q, want %q %v %v %q", c.session, c.json, c.timeout, c.savePath,
+					wantSession, tt.json, tt.timeout, tt.savePath)
+			}
+			if !reflect.DeepEqual(c.daemon, tt.daemon) {
+				t.Errorf("daemon flags = %q, want %q", c.daemon, tt.daemon)
+			}
+		})
+	}
+}
+
+func TestParseSessionFromEnv(t *testing.T) {
+	c, err := parse([]string{"tabs"}, tools.All(), fakeDaemonFlag, func(k string) string {
+		if k == "CDPKIT_SESSION" {
+			return "fromenv"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.session != "fromenv" {
+		t.Errorf("session = %q, want fromenv", c.session)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command"},
+		{[]string{"nosuch"}, `unknown command "nosuch"`},
+		{[]string{"click"}, "usage: cdpkit click <ref>"},
+		{[]string{"click", "e1", "e2"}, `unexpected argument "e2"`},
+		{[]string{"click", "--bogus", "1"}, "click has no argument --bogus"},
+		{[]string{"navigate_page", "--timeout", "soon"}, `--timeout "soon": want an integer`},
+		{[]string{"open", "http://x.test/", "--timeout", "5000"}, `--timeout "5000": want a duration`},
+		{[]string{"click", "--force=maybe"}, "want true or false"},
+		{[]string{"--session", "a/b", "tabs"}, `session name "a/b"`},
+		{[]string{"--session", strings.Repeat("x", 65), "tabs"}, "session name"},
+		{[]string{"tabs", "--json=notjson"}, "want a JSON object"},
+		{[]string{"click", "--json", `{"uid":`}, "--json"},
+		{[]string{"take_snapshot", "extra"}, "takes --argName value flags"},
+		{[]string{"close", "now"}, "close takes no arguments"},
+		{[]string{"open", "--session"}, "--session needs a value"},
+		{[]string{"--nosuch", "tabs"}, "unknown flag --nosuch"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, err := parse(tt.args, tools.All(), fakeDaemonFlag, noEnv)
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("err = %v, want a usage error", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %q, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckSession(t *testing.T) {
+	for name, ok := range map[string]bool{"default": true, "a.b_c-1": true, strings.Repeat("x", 64): true,
+		"": false, ".": false, "..": false, "a/b": false, "a b": false, strings.Repeat("x", 65): false, "ü": false} {
+		if err := CheckSession(name); (err == nil) != ok {
+			t.Errorf("CheckSession(%q) = %v, want ok %v", name, err, ok)
+		}
+	}
+}
+
+func TestStateDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	t.Setenv("CDPKIT_STATE_DIR", dir)
+	got, err := StateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(got)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("state dir %s: %v, mode %v; want 0700", got, err, fi.Mode())
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := StateDir(); err == nil || !strings.Contains(err.Error(), "want 0700") {
+		t.Errorf("StateDir on a 0755 dir = %v, want a refusal", err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	os.Chmod(dir, 0o700)
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CDPKIT_STATE_DIR", link)
+	if _, err := StateDir(); err == nil {
+		t.Error("StateDir accepted a symlink")
+	}
+}
+
+func TestResultObject(t *testing.T) {
+	tests := []struct {
+		text  string
+		reset bool
+		want  string
+	}{
+		{`{"b":1,"a":"<x>"}`, false, `{"b":1,"a":"<x>"}`},
+		{`{"b":1}`, true, `{"b":1,"sessionReset":true}`},
+		{"{\"url\":\"u\"}\ne1 button \"Go\"\n", false, `{"url":"u","text":"e1 button \"Go\"\n"}`},
+		{`{}`, true, `{"sessionReset":true}`},
+		{`42`, false, `{"result":42}`},
+		{"plain text", false, `{"text":"plain text"}`},
+	}
+	for _, tt := range tests {
+		o, err := readResult(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tt.text}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(o.object(tt.reset)); got != tt.want {
+			t.Errorf("object(%q, %v) = %s, want %s", tt.text, tt.reset, got, tt.want)
+		}
+	}
+}
+
+func TestToolHelpCoversEveryArgument(t *testing.T) {
+	for _, tool := range tools.All() {
+		h := toolHelp(&tool, nil)
+		for name := range tool.InputSchema.Properties {
+			if !strings.Contains(h, "--"+name+" ") {
+				t.Errorf("%s help lacks --%s:\n%s", tool.Name, name, h)
+			}
+		}
+		for _, req := range tool.InputSchema.Required {
+			if !strings.Contains(h, "--"+req) || !strings.Contains(h, "(required)") {
+				t.Errorf("%s help does not mark %s required", tool.Name, req)
+			}
+		}
+	}
+}
