@@ -36,6 +36,10 @@ type Browser struct {
 	next   int                // guarded by mu
 	active target.ID          // guarded by mu
 	tabs   map[target.ID]*Tab // guarded by mu; tabs we have handed out
+
+	// Scoped tabs (scope.go); nil until a scope is used.
+	scopes map[*Scope]*scopeState // guarded by mu
+	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
 }
 
 // Start launches a browser, or attaches to one when o names an endpoint.

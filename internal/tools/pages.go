@@ -69,7 +69,7 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.OpenTab(ctx, &browser.TabOptions{Background: in.Background})
+	tab, err := b.OpenTab(ctx, &browser.TabOptions{Background: in.Background, Scope: env.Scope})
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func selectPage(ctx context.Context, env *Env, in selectPageArgs) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func closePage(ctx context.Context, env *Env, in closePageArgs) (*Result, error)
 	if err := b.CloseTab(ctx, tab); err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err
 	}

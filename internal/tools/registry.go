@@ -45,6 +45,9 @@ type Env struct {
 	// DialogPolicy says which JavaScript dialogs cdpkit answers by itself;
 	// "" means browser.DialogsReport.
 	DialogPolicy browser.DialogPolicy
+	// Scope is the client's own tabs (one per HTTP session); nil means
+	// every tab (stdio, the CLI daemon).
+	Scope *browser.Scope
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
