@@ -101,6 +101,7 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	}
 	nav := &browser.NavResult{URL: "about:blank"}
 	if in.URL != "" && in.URL != "about:blank" {
+		progress(ctx, "loading")
 		if nav, err = tab.Navigate(ctx, in.URL); err != nil {
 			return nil, err
 		}
@@ -159,6 +160,7 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 		defer cancel()
 	}
 	opts := &browser.NavOptions{WaitUntil: wait}
+	progress(ctx, "loading")
 	var nav *browser.NavResult
 	switch kind {
 	case "url":
@@ -177,6 +179,7 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	progress(ctx, "loaded; reading the changes")
 	c, err := o.changesSince(ctx, in.IncludeSnapshot)
 	if err != nil {
 		// The navigation happened; say so even if the page cannot be
