@@ -2,12 +2,16 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 )
+
+// ErrScopeClosed means the scope's session ended, which closed its tabs.
+var ErrScopeClosed = errors.New("browser: the session ended")
 
 // Scope is one client's share of a browser: the tabs it opened (and the
 // popups those opened), and which of them is its active tab. A client
@@ -23,7 +27,7 @@ import (
 //
 // A Scope lives until [Browser.CloseScope], which closes its tabs (and its
 // browser context) in that browser; a tab opened in a closed scope is
-// closed at once and fails with [ErrClosed].
+// closed at once and fails with [ErrScopeClosed].
 //
 // Scopes are safe for concurrent use.
 type Scope struct {
@@ -103,7 +107,7 @@ func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserC
 		return "", nil
 	}
 	if s.closed.Load() {
-		return "", fmt.Errorf("browser: opening a tab: the session ended: %w", ErrClosed)
+		return "", fmt.Errorf("browser: opening a tab: %w", ErrScopeClosed)
 	}
 	b.mu.Lock()
 	id := b.stateLocked(s).context
@@ -130,7 +134,7 @@ func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserC
 }
 
 // claim records a tab just opened for s. If s was closed meanwhile, the
-// tab is closed and claim fails with ErrClosed.
+// tab is closed and claim fails with ErrScopeClosed.
 func (b *Browser) claim(ctx context.Context, s *Scope, id target.ID, active bool) error {
 	b.mu.Lock()
 	if s == nil {
@@ -148,7 +152,7 @@ func (b *Browser) claim(ctx context.Context, s *Scope, id target.ID, active bool
 	b.mu.Unlock()
 	if s.closed.Load() {
 		b.CloseScope(ctx, s)
-		return fmt.Errorf("browser: opening a tab: the session ended: %w", ErrClosed)
+		return fmt.Errorf("browser: opening a tab: %w", ErrScopeClosed)
 	}
 	return nil
 }

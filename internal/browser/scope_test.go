@@ -163,8 +163,8 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 			t.Errorf("tab %s of the closed scope is still open", id)
 		}
 	}
-	if _, err := b.OpenTab(ctx, &TabOptions{Scope: a}); !errors.Is(err, ErrClosed) {
-		t.Errorf("OpenTab in a closed scope = %v, want ErrClosed", err)
+	if _, err := b.OpenTab(ctx, &TabOptions{Scope: a}); !errors.Is(err, ErrScopeClosed) {
+		t.Errorf("OpenTab in a closed scope = %v, want ErrScopeClosed", err)
 	}
 	if !slices.Contains(all, tc.ID()) {
 		t.Errorf("closing scope a closed c's tab")
