@@ -97,7 +97,13 @@ func pages(t *testing.T) string {
 // serveSessions serves env over HTTP with a server per session.
 func serveSessions(t *testing.T, env *tools.Env, o *SessionOptions) string {
 	t.Helper()
-	h := NewHTTPHandler(PerSession(env, "test", tools.All(), o), HTTPOptions{Token: testToken, Log: env.Log})
+	return serveSessionsFor(t, env, o, 0)
+}
+
+// serveSessionsFor is serveSessions whose sessions end after idle.
+func serveSessionsFor(t *testing.T, env *tools.Env, o *SessionOptions, idle time.Duration) string {
+	t.Helper()
+	h := NewHTTPHandler(PerSession(env, "test", tools.All(), o), HTTPOptions{Token: testToken, SessionTimeout: idle, Log: env.Log})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -206,23 +212,49 @@ func TestHTTPSessionsHaveTheirOwnTabs(t *testing.T) {
 
 	// Ending a session closes its tabs.
 	a.Close()
+	waitClosed(t, env, other)
+	ok(t, b, "list_pages", nil, &lb)
+	if len(lb.Pages) != 1 {
+		t.Errorf("closing session a changed b's tabs: %v", ids(lb))
+	}
+}
+
+// waitClosed waits up to 10 s for the tab id to be gone from the browser.
+func waitClosed(t *testing.T, env *tools.Env, id string) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		all, err := env.Browsers.Current().Pages(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.ContainsFunc(all, func(p browser.Page) bool { return string(p.ID) == other }) {
-			break
+		if !slices.ContainsFunc(all, func(p browser.Page) bool { return string(p.ID) == id }) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the tab of a closed session is still open 10 s later")
+			t.Fatalf("the tab of an ended session is still open 10 s later")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	ok(t, b, "list_pages", nil, &lb)
-	if len(lb.Pages) != 1 {
-		t.Errorf("closing session a changed b's tabs: %v", ids(lb))
+}
+
+// TestHTTPSessionExpiry checks that a session idle past the timeout ends
+// and its tabs close, and that its id then opens nothing.
+func TestHTTPSessionExpiry(t *testing.T) {
+	env := browserEnv(t)
+	cs := connect(t, serveSessionsFor(t, env, nil, time.Second), nil)
+	var pl pageList
+	ok(t, cs, "list_pages", nil, nil)
+	ok(t, cs, "take_snapshot", nil, nil)
+	ok(t, cs, "list_pages", nil, &pl)
+	if len(pl.Pages) != 1 {
+		t.Fatalf("the session lists %v, want one tab", ids(pl))
+	}
+	waitClosed(t, env, string(pl.Pages[0].ID))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "take_snapshot"}); err == nil {
+		t.Errorf("a call in the expired session succeeded")
 	}
 }
 
