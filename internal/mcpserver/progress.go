@@ -19,7 +19,7 @@ const notifyTimeout = 2 * time.Second
 // progress sends MCP progress notifications for one tool call: the stages
 // the tool reports, and a heartbeat while it runs.
 type progress struct {
-	ss    *mcp.ServerSession
+	send  func(*mcp.ProgressNotificationParams) error
 	token any
 	start time.Time
 	done  chan struct{}
@@ -30,10 +30,18 @@ type progress struct {
 	last string     // guarded by mu; the last stage reported
 }
 
-// newProgress starts the heartbeat of a call of tool; the caller must
-// call stop when the call returns.
-func newProgress(ss *mcp.ServerSession, token any, tool string) *progress {
-	p := &progress{ss: ss, token: token, start: time.Now(), done: make(chan struct{}), last: tool}
+// newProgress starts the heartbeat of a call of tool, made with ctx in
+// session ss; the caller must call stop when the call returns.
+func newProgress(ctx context.Context, ss *mcp.ServerSession, token any, tool string) *progress {
+	// The request's context values route a notification to the call's own
+	// response stream over HTTP; its cancellation must not stop them.
+	base := context.WithoutCancel(ctx)
+	send := func(params *mcp.ProgressNotificationParams) error {
+		ctx, cancel := context.WithTimeout(base, notifyTimeout)
+		defer cancel()
+		return ss.NotifyProgress(ctx, params)
+	}
+	p := &progress{send: send, token: token, start: time.Now(), done: make(chan struct{}), last: tool}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -66,9 +74,7 @@ func (p *progress) report(msg string) {
 // ignored. p.mu must be held.
 func (p *progress) notifyLocked(msg string) {
 	p.n++
-	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
-	defer cancel()
-	p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+	p.send(&mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
 }
 
 // stop ends the heartbeat and waits for it.

@@ -43,7 +43,7 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			session(req.Session)
 			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
-				p := newProgress(req.Session, token, t.Name)
+				p := newProgress(ctx, req.Session, token, t.Name)
 				defer p.stop()
 				ctx = tools.WithProgress(ctx, p.report)
 			}

@@ -109,12 +109,13 @@ func serveSessionsFor(t *testing.T, env *tools.Env, o *SessionOptions, idle time
 	return srv.URL
 }
 
-// connect opens an MCP session over HTTP.
+// connect opens an MCP session over HTTP. Without the standalone SSE
+// stream, a notification reaches the client only on its call's own stream.
 func connect(t *testing.T, url string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, opts)
 	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: bearer{testToken}},
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearer{testToken}}, DisableStandaloneSSE: true,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
