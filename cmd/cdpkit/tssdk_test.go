@@ -21,6 +21,10 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
+// loadedToolTimeout bounds each tool call of the end-to-end tests that
+// start a browser in their first call: generous, for a loaded CI machine.
+const loadedToolTimeout = "90s"
+
 // tsSDKVersion is the @modelcontextprotocol/sdk the TypeScript test uses,
 // pinned so that a new release cannot change the test under us.
 const tsSDKVersion = "1.32.2"
@@ -160,7 +164,7 @@ func TestTypeScriptSDKStdio(t *testing.T) {
 	page := tsPage(t)
 	tmp := t.TempDir()
 	env := append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t),
-		"CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
+		"CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"), "CDPKIT_TOOL_TIMEOUT="+loadedToolTimeout)
 	checkTSResult(t, runTSClient(t, env, "stdio", binary, page))
 	browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
 }
@@ -188,7 +192,7 @@ func startServe(t *testing.T, args ...string) *served {
 	s := &served{tmp: t.TempDir(), token: "tok-" + strings.Repeat("0123456789", 3)}
 	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+s.tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t),
-		"CDPKIT_TOKEN="+s.token, "CDPKIT_ARTIFACT_DIR="+filepath.Join(s.tmp, "artifacts"))
+		"CDPKIT_TOKEN="+s.token, "CDPKIT_ARTIFACT_DIR="+filepath.Join(s.tmp, "artifacts"), "CDPKIT_TOOL_TIMEOUT="+loadedToolTimeout)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -64,7 +64,7 @@ func browserEnv(t *testing.T) *tools.Env {
 			return
 		}
 		browsers := browser.NewManager(&browser.Options{ExecPath: exe, Logger: log})
-		shared.env = &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}
+		shared.env = &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 90 * time.Second} // generous: CI machines are loaded
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
