@@ -116,7 +116,7 @@ func runTSClient(t *testing.T, env []string, args ...string) tsResult {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(path) })
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{path}, args...)...)
 	cmd.Env = env
