@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/cdpkit/cdpkit/internal/mcpserver"
 )
 
@@ -65,9 +63,11 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
 		return 1
 	}
-	handler := mcpserver.NewHTTPHandler(func(*http.Request) *mcp.Server {
-		return mcpserver.New(a.env, buildVersion(), a.tools)
-	}, mcpserver.HTTPOptions{Token: cfg.token, Hosts: hosts, Log: a.log})
+	// Each MCP session gets its own tabs (and, isolated, its own browser
+	// context); they close when it ends.
+	perSession := mcpserver.PerSession(a.env, buildVersion(), a.tools, &mcpserver.SessionOptions{Isolate: cfg.isolate})
+	handler := mcpserver.NewHTTPHandler(perSession,
+		mcpserver.HTTPOptions{Token: cfg.token, Hosts: hosts, SessionTimeout: cfg.sessionIdle, Log: a.log})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/", "version", buildVersion())
 	done := make(chan error, 1)

@@ -2,12 +2,17 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -105,5 +110,144 @@ func TestServeRefusesRemoteWithoutFlag(t *testing.T) {
 	out, err := exec.Command(binary, "serve", "--listen", "0.0.0.0:0").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--allow-remote") {
 		t.Errorf("serve on 0.0.0.0 = %v, %s; want a refusal naming --allow-remote", err, out)
+	}
+}
+
+// TestServeAttacks sends tools/call requests that a browser page or another
+// local user could forge to a real `cdpkit serve`, in a live session (so
+// only the defect under test can stop them), and checks that each gets its
+// 4xx and runs no tool: the loopback page the call would load sees no
+// request. A well-formed call in the same session then does load it.
+func TestServeAttacks(t *testing.T) {
+	var hits atomic.Int64
+	page := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r) // the favicon
+			return
+		}
+		hits.Add(1)
+		fmt.Fprint(w, "<title>reached</title>")
+	}))
+	s := startServe(t)
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{s.token}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	version := cs.InitializeResult().ProtocolVersion
+
+	call := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"navigate_page","arguments":{"url":%q}}}`, page.URL+"/")
+	huge := call[:len(call)-1] + `,"pad":"` + strings.Repeat("x", 4<<20) + `"}`
+	tests := []struct {
+		name   string
+		mutate func(r *http.Request)
+		body   string
+		want   int
+	}{
+		{"wrong Host", func(r *http.Request) { r.Host = "evil.example" }, call, http.StatusForbidden},
+		{"rebinding Host with port", func(r *http.Request) { r.Host = "attacker.test:" + r.URL.Port() }, call, http.StatusForbidden},
+		{"evil Origin", func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }, call, http.StatusForbidden},
+		{"null Origin", func(r *http.Request) { r.Header.Set("Origin", "null") }, call, http.StatusForbidden},
+		{"missing token", func(r *http.Request) { r.Header.Del("Authorization") }, call, http.StatusUnauthorized},
+		{"wrong token", func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+strings.Repeat("0", len(s.token))) }, call, http.StatusUnauthorized},
+		{"token as a cookie", func(r *http.Request) {
+			r.Header.Del("Authorization")
+			r.Header.Set("Cookie", "token="+s.token)
+		}, call, http.StatusUnauthorized},
+		{"text/plain", func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }, call, http.StatusUnsupportedMediaType},
+		{"oversized body", nil, huge, http.StatusRequestEntityTooLarge},
+	}
+	post := func(t *testing.T, body string, mutate func(*http.Request)) int {
+		t.Helper()
+		r, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r.Header.Set("Authorization", "Bearer "+s.token)
+		r.Header.Set("Mcp-Session-Id", cs.ID())
+		r.Header.Set("Mcp-Protocol-Version", version)
+		if mutate != nil {
+			mutate(r)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := post(t, tt.body, tt.mutate); got != tt.want {
+				t.Errorf("status = %d, want %d", got, tt.want)
+			}
+		})
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("refused requests loaded the page %d times", n)
+	}
+	// The same call, well formed, does run: the checks above were what
+	// stopped the others.
+	if got := post(t, call, nil); got != http.StatusOK {
+		t.Errorf("the well-formed call got %d, want 200", got)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the well-formed call loaded the page %d times, want 1", n)
+	}
+}
+
+// TestServeRemoteBind checks that a non-loopback --listen needs
+// --allow-remote and a token, and warns when it has both.
+func TestServeRemoteBind(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		token string
+		want  string // in the output
+		serve bool   // it starts serving
+	}{
+		{"no --allow-remote", []string{"--listen", "0.0.0.0:0"}, "secret-token-for-the-test", "--allow-remote", false},
+		{"no token", []string{"--listen", "0.0.0.0:0", "--allow-remote"}, "", "needs --token", false},
+		{"both", []string{"--listen", "0.0.0.0:0", "--allow-remote"}, "secret-token-for-the-test", "non-loopback", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, append([]string{"serve"}, tt.args...)...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CDPKIT_TOKEN="+tt.token, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "a"))
+			var out bytes.Buffer
+			cmd.Stderr = &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case err := <-exited:
+				if tt.serve {
+					t.Fatalf("serve exited (%v), want it serving:\n%s", err, out.String())
+				}
+				if err == nil {
+					t.Errorf("serve exited 0, want a refusal")
+				}
+			case <-time.After(3 * time.Second):
+				if !tt.serve {
+					t.Fatalf("serve is still running, want a refusal")
+				}
+				cmd.Process.Signal(syscall.SIGTERM)
+				<-exited
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out.String())
+			}
+		})
 	}
 }

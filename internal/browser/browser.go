@@ -38,6 +38,10 @@ type Browser struct {
 	tabs   map[target.ID]*Tab // guarded by mu; tabs we have handed out
 
 	guard *guard // judges every document request; nil only in tests that measure without it
+
+	// Scoped tabs (scope.go); nil until a scope is used.
+	scopes map[*Scope]*scopeState // guarded by mu
+	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
 }
 
 // Start launches a browser, or attaches to one when o names an endpoint.

@@ -23,6 +23,12 @@ type Page struct {
 // Pages lists the open tabs in the order cdpkit first saw them; that order
 // gives the numbers that "index:N" selectors use.
 func (b *Browser) Pages(ctx context.Context) ([]Page, error) {
+	return b.PagesIn(ctx, nil)
+}
+
+// PagesIn is [Browser.Pages] for a scope: only the tabs s owns, indexed
+// among themselves, with s's active tab. A nil s lists every tab.
+func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
 	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		return nil, fmt.Errorf("browser: listing tabs: %w", err)
@@ -40,6 +46,10 @@ func (b *Browser) Pages(ctx context.Context) ([]Page, error) {
 			b.order[ti.TargetID] = b.next
 			b.next++
 		}
+		b.adoptLocked(ti)
+		if s != nil && b.owner[ti.TargetID] != s {
+			continue
+		}
 		pages = append(pages, Page{ID: ti.TargetID, URL: ti.URL, Title: ti.Title})
 	}
 	for id := range b.order {
@@ -48,12 +58,16 @@ func (b *Browser) Pages(ctx context.Context) ([]Page, error) {
 		}
 	}
 	slices.SortFunc(pages, func(x, y Page) int { return b.order[x.ID] - b.order[y.ID] })
-	if !live[b.active] && len(pages) > 0 {
-		b.active = pages[len(pages)-1].ID
+	active := &b.active
+	if s != nil {
+		active = &b.stateLocked(s).active
+	}
+	if !live[*active] && len(pages) > 0 {
+		*active = pages[len(pages)-1].ID
 	}
 	for i := range pages {
 		pages[i].Index = i
-		pages[i].Active = pages[i].ID == b.active
+		pages[i].Active = pages[i].ID == *active
 	}
 	return pages, nil
 }
@@ -64,6 +78,12 @@ func (b *Browser) forgetLocked(id target.ID) {
 	delete(b.tabs, id)
 	if b.active == id {
 		b.active = ""
+	}
+	if s := b.owner[id]; s != nil {
+		delete(b.owner, id)
+		if st := b.scopes[s]; st != nil && st.active == id {
+			st.active = ""
+		}
 	}
 }
 
@@ -76,13 +96,23 @@ func (b *Browser) forgetLocked(id target.ID) {
 // A selector that matches nothing is a [*TargetNotFoundError]; another tab
 // is never substituted.
 func (b *Browser) Resolve(ctx context.Context, selector string) (*Tab, error) {
+	return b.ResolveIn(ctx, nil, selector)
+}
+
+// ResolveIn is [Browser.Resolve] among the tabs of scope s (nil: every
+// tab); a tab of another scope matches nothing. A scope that has no tab
+// yet gets one for "" or "active", so a new session can start working.
+func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Tab, error) {
 	match, err := parseSelector(selector)
 	if err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesIn(ctx, s)
 	if err != nil {
 		return nil, err
+	}
+	if s != nil && len(pages) == 0 && (selector == "" || selector == "active") {
+		return b.OpenTab(ctx, &TabOptions{Scope: s})
 	}
 	for i, p := range pages {
 		if match(i, p) {

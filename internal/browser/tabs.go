@@ -33,15 +33,26 @@ type TabOptions struct {
 	// Background opens the tab behind the others: the active tab stays
 	// active and in front.
 	Background bool
+	// Scope owns the tab; nil means the unscoped view. The tab becomes
+	// the scope's active tab, not the browser-wide one.
+	Scope *Scope
 }
 
 // OpenTab opens a blank tab, and makes it the active one unless o says
 // Background.
 func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
 	background := o != nil && o.Background
+	var scope *Scope
+	if o != nil {
+		scope = o.Scope
+	}
 	p := target.CreateTargetParams{URL: "about:blank"}
 	if background {
 		p.Background = &background
+	}
+	var err error
+	if p.BrowserContextID, err = b.browserContext(ctx, scope); err != nil {
+		return nil, err
 	}
 	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.CreateTarget, p)
 	if err != nil {
@@ -52,19 +63,30 @@ func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
 		b.order[res.TargetID] = b.next
 		b.next++
 	}
-	if !background {
-		b.active = res.TargetID
-	}
 	b.mu.Unlock()
+	if err := b.claim(ctx, scope, res.TargetID, !background); err != nil {
+		return nil, err
+	}
 	return b.tab(res.TargetID), nil
 }
 
 // Select makes t the active tab, the one that tools act on by default,
 // without bringing it to the front; [Browser.Activate] does both.
+// A tab of a scope becomes that scope's active tab.
 func (b *Browser) Select(t *Tab) {
 	b.mu.Lock()
-	b.active = t.id
+	b.selectLocked(t.id)
 	b.mu.Unlock()
+}
+
+// selectLocked makes id the active tab of its scope, or the browser-wide
+// active tab. b.mu must be held.
+func (b *Browser) selectLocked(id target.ID) {
+	if s := b.owner[id]; s != nil {
+		b.stateLocked(s).active = id
+		return
+	}
+	b.active = id
 }
 
 // Activate makes t the active tab and brings it to the front.
@@ -73,7 +95,7 @@ func (b *Browser) Activate(ctx context.Context, t *Tab) error {
 		return fmt.Errorf("browser: activating tab: %w", err)
 	}
 	b.mu.Lock()
-	b.active = t.id
+	b.selectLocked(t.id)
 	b.mu.Unlock()
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,7 +24,10 @@ type HTTPOptions struct {
 	// Hosts are extra Host names accepted besides the loopback names
 	// (localhost, 127.0.0.1, ::1), for a deliberate non-loopback bind.
 	Hosts []string
-	Log   *slog.Logger
+	// SessionTimeout closes a session after this long without a request,
+	// which releases its tabs; zero means sessions end only when closed.
+	SessionTimeout time.Duration
+	Log            *slog.Logger
 }
 
 // NewHTTPHandler serves MCP over streamable HTTP, one server per session
@@ -39,8 +43,11 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 	inner := mcp.NewStreamableHTTPHandler(newServer, &mcp.StreamableHTTPOptions{
 		Logger:              o.Log,
 		MaxRequestBodyBytes: MaxBody,
+		SessionTimeout:      o.SessionTimeout,
 	})
-	// Browsers' cross-origin requests are refused by Fetch metadata too.
+	// Set explicitly (the SDK's own option is deprecated and off when
+	// nil): browsers' cross-origin requests are refused by Fetch metadata
+	// too, besides the Origin check below.
 	protected := http.NewCrossOriginProtection().Handler(inner)
 	hosts := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 	for _, h := range o.Hosts {

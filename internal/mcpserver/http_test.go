@@ -81,6 +81,12 @@ func TestHTTPAttacks(t *testing.T) {
 		{"text/plain", func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }, call, http.StatusUnsupportedMediaType},
 		{"form post", func(r *http.Request) { r.Header.Set("Content-Type", "application/x-www-form-urlencoded") }, call, http.StatusUnsupportedMediaType},
 		{"oversized body", nil, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", MaxBody) + `"}}`, http.StatusRequestEntityTooLarge},
+		{"oversized chunked body", func(r *http.Request) {
+			// No Content-Length: the limit must hold while reading.
+			r.ContentLength = -1
+			r.Body = io.NopCloser(io.MultiReader(r.Body))
+			r.GetBody = nil
+		}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"count","arguments":{},"pad":"` + strings.Repeat("x", MaxBody) + `"}}`, http.StatusRequestEntityTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,10 +15,23 @@ import (
 
 // New returns an MCP server offering tools, each call run with env.
 func New(env *tools.Env, version string, list []tools.Tool) *mcp.Server {
+	return newServer(env, version, list, nil)
+}
+
+// newServer is New with a hook that learns each session the server serves
+// (once, on its first request that carries it).
+func newServer(env *tools.Env, version string, list []tools.Tool, onSession func(*mcp.ServerSession)) *mcp.Server {
+	var seen sync.Once
+	session := func(ss *mcp.ServerSession) {
+		if onSession != nil && ss != nil {
+			seen.Do(func() { onSession(ss) })
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "cdpkit", Version: version}, &mcp.ServerOptions{
 		Instructions: "cdpkit drives a real Chromium. `target` picks a tab: active (default), index:N, " +
 			"url:SUBSTR, title:SUBSTR or a tab id. Elements: `uid` is a ref from take_snapshot (e12). " +
 			"Actions return `changes`: what differs since your last look. Failed calls return [CODE] message with a hint.",
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { session(req.Session) },
 	})
 	for i := range list {
 		t := &list[i]
@@ -27,6 +41,15 @@ func New(env *tools.Env, version string, list []tools.Tool) *mcp.Server {
 			InputSchema: t.InputSchema,
 			Annotations: annotations(t),
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			session(req.Session)
+			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+				p := newProgress(ctx, req.Session, token, t.Name)
+				defer p.stop()
+				ctx = tools.WithProgress(ctx, p.report)
+			}
+			// The SDK cancels ctx when the client sends
+			// notifications/cancelled for this call; the tool's work
+			// stops with it.
 			res, err := t.Call(ctx, env, req.Params.Arguments)
 			if err != nil {
 				return errorResult(err.(*tools.Error)), nil

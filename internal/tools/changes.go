@@ -36,6 +36,7 @@ const settleTime = 500 * time.Millisecond
 type before struct {
 	b     *browser.Browser
 	tab   *browser.Tab
+	scope *browser.Scope // the tab's owner; the tabs listed are its own
 	loc   browser.Location
 	pages map[string]browser.Page
 }
@@ -46,11 +47,12 @@ func observe(ctx context.Context, b *browser.Browser, tab *browser.Tab) (*before
 	if err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	scope := b.ScopeOf(tab)
+	pages, err := b.PagesIn(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
-	o := &before{b: b, tab: tab, loc: loc, pages: make(map[string]browser.Page)}
+	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]browser.Page)}
 	for _, p := range pages {
 		o.pages[string(p.ID)] = p
 	}
@@ -90,7 +92,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if loc.Title != o.loc.Title {
 		c.Title = loc.Title
 	}
-	pages, err := o.b.Pages(ctx)
+	pages, err := o.b.PagesIn(ctx, o.scope)
 	if err != nil {
 		return nil, err
 	}

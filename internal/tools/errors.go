@@ -160,6 +160,8 @@ func AsError(err error) *Error {
 			Hint: "the page or browser was slow; retry, or raise timeout_ms"}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: Cancelled, Message: "the call was cancelled", Recoverable: true}
+	case errors.Is(err, browser.ErrScopeClosed):
+		return &Error{Code: SessionClosed, Message: "this MCP session ended and its tabs were closed", Hint: "start a new session"}
 	case errors.Is(err, browser.ErrClosed):
 		return &Error{Code: SessionClosed, Message: "the server is shutting down"}
 	}

@@ -68,7 +68,7 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -94,12 +94,13 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.OpenTab(ctx, &browser.TabOptions{Background: in.Background})
+	tab, err := b.OpenTab(ctx, &browser.TabOptions{Background: in.Background, Scope: env.Scope})
 	if err != nil {
 		return nil, err
 	}
 	nav := &browser.NavResult{URL: "about:blank"}
 	if in.URL != "" && in.URL != "about:blank" {
+		progress(ctx, "loading")
 		if nav, err = tab.Navigate(ctx, in.URL); err != nil {
 			return nil, err
 		}
@@ -158,6 +159,7 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 		defer cancel()
 	}
 	opts := &browser.NavOptions{WaitUntil: wait}
+	progress(ctx, "loading")
 	var nav *browser.NavResult
 	switch kind {
 	case "url":
@@ -176,6 +178,7 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	progress(ctx, "loaded; reading the changes")
 	c, err := o.changesSince(ctx, in.IncludeSnapshot)
 	if err != nil {
 		// The navigation happened; say so even if the page cannot be
@@ -205,7 +208,7 @@ func selectPage(ctx context.Context, env *Env, in selectPageArgs) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +237,7 @@ func closePage(ctx context.Context, env *Env, in closePageArgs) (*Result, error)
 	if err := b.CloseTab(ctx, tab); err != nil {
 		return nil, err
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err
 	}

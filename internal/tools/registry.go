@@ -48,6 +48,9 @@ type Env struct {
 	// URLPolicy checks the URLs tools are asked to open, before the
 	// browser's own guard does; nil means the defaults of policy.Policy.
 	URLPolicy *policy.Policy
+	// Scope is the client's own tabs (one per HTTP session); nil means
+	// every tab (stdio, the CLI daemon).
+	Scope *browser.Scope
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,

@@ -104,6 +104,7 @@ func takeScreenshot(ctx context.Context, env *Env, in screenshotArgs) (*Result, 
 	if err != nil {
 		return nil, err
 	}
+	progress(ctx, "capturing")
 	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{
 		Format: format, Quality: in.Quality, FullPage: in.FullPage, Ref: in.UID, Selector: in.Selector,
 		MaxPixels: env.MaxScreenshotPixels, MaxBytes: env.MaxImageBytes,
@@ -111,6 +112,7 @@ func takeScreenshot(ctx context.Context, env *Env, in screenshotArgs) (*Result, 
 	if err != nil {
 		return nil, err
 	}
+	progress(ctx, "saving")
 	name := in.FilePath
 	if name == "" {
 		ext := "." + shot.Format

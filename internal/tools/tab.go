@@ -15,7 +15,7 @@ func useTab(ctx context.Context, env *Env, target string) (*browser.Browser, *br
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := b.Resolve(ctx, target)
+	t, err := b.ResolveIn(ctx, env.Scope, target)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -62,6 +62,7 @@ func waitFor(ctx context.Context, env *Env, in waitForArgs) (*Result, error) {
 				"time %d ms is past the call's deadline (%d ms left)", in.Time, budget.Milliseconds())
 		}
 		start := time.Now()
+		progress(ctx, "waiting")
 		select {
 		case <-time.After(d):
 		case <-ctx.Done():
@@ -78,6 +79,7 @@ func waitFor(ctx context.Context, env *Env, in waitForArgs) (*Result, error) {
 		timeout = time.Duration(in.Timeout) * time.Millisecond
 	}
 	timeout = max(min(timeout, waitBudget(ctx)), 0)
+	progress(ctx, "waiting")
 	res, err := tab.WaitFor(ctx, browser.WaitCondition{
 		Texts: in.Text, TextGone: in.TextGone, Selector: in.Selector, State: in.State, URL: in.URL,
 	}, timeout)

@@ -1,0 +1,188 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+)
+
+// ErrScopeClosed means the scope's session ended, which closed its tabs.
+var ErrScopeClosed = errors.New("browser: the session ended")
+
+// Scope is one client's share of a browser: the tabs it opened (and the
+// popups those opened), and which of them is its active tab. A client
+// that acts through a Scope sees and resolves only its own tabs; another
+// scope's tab id matches nothing. A nil *Scope means the unscoped view:
+// every tab, and the browser-wide active tab (stdio, the CLI daemon).
+//
+// A Scope is only an identity and its options; the tabs it owns are kept
+// by the [Browser], so a browser that is replaced (after a crash) starts
+// every scope afresh.
+//
+// # Lifetime
+//
+// A Scope lives until [Browser.CloseScope], which closes its tabs (and its
+// browser context) in that browser; a tab opened in a closed scope is
+// closed at once and fails with [ErrScopeClosed].
+//
+// Scopes are safe for concurrent use.
+type Scope struct {
+	isolate bool
+	closed  atomic.Bool
+}
+
+// ScopeOptions configure a Scope. Nil means defaults.
+type ScopeOptions struct {
+	// Isolate gives the scope its own browser context: cookies, storage
+	// and cache apart from every other scope's.
+	Isolate bool
+}
+
+// NewScope returns an empty scope. Its first tab is opened on first use
+// (see [Browser.ResolveIn]).
+func NewScope(o *ScopeOptions) *Scope {
+	return &Scope{isolate: o != nil && o.Isolate}
+}
+
+// scopeState is what a Browser keeps about one scope. Guarded by the
+// Browser's mu.
+type scopeState struct {
+	active  target.ID
+	context cdpapi.BrowserContextID // with Isolate, once a tab was opened
+}
+
+// stateLocked returns s's state, creating it. b.mu must be held.
+func (b *Browser) stateLocked(s *Scope) *scopeState {
+	if b.scopes == nil {
+		b.scopes = make(map[*Scope]*scopeState)
+		b.owner = make(map[target.ID]*Scope)
+	}
+	st := b.scopes[s]
+	if st == nil {
+		st = &scopeState{}
+		b.scopes[s] = st
+	}
+	return st
+}
+
+// adoptLocked gives a tab no scope owns to the scope of the tab that
+// opened it, or of its browser context, so a session's popups are its
+// own. b.mu must be held.
+func (b *Browser) adoptLocked(ti *target.Info) {
+	if b.scopes == nil || b.owner[ti.TargetID] != nil {
+		return
+	}
+	if s := b.owner[ti.OpenerID]; ti.OpenerID != "" && s != nil {
+		b.owner[ti.TargetID] = s
+		return
+	}
+	if ti.BrowserContextID == "" {
+		return
+	}
+	for s, st := range b.scopes {
+		if st.context == ti.BrowserContextID {
+			b.owner[ti.TargetID] = s
+			return
+		}
+	}
+}
+
+// ScopeOf returns the scope that owns t, or nil for a tab of the unscoped
+// view.
+func (b *Browser) ScopeOf(t *Tab) *Scope {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.owner[t.id]
+}
+
+// browserContext returns the browser context a tab of s is created in:
+// "" (the default context) unless s isolates, in which case the scope's
+// own context is created on first use.
+func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserContextID, error) {
+	if s == nil || !s.isolate {
+		return "", nil
+	}
+	if s.closed.Load() {
+		return "", fmt.Errorf("browser: opening a tab: %w", ErrScopeClosed)
+	}
+	b.mu.Lock()
+	id := b.stateLocked(s).context
+	b.mu.Unlock()
+	if id != "" {
+		return id, nil
+	}
+	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.CreateBrowserContext, target.CreateBrowserContextParams{})
+	if err != nil {
+		return "", fmt.Errorf("browser: creating a browser context: %w", err)
+	}
+	b.mu.Lock()
+	st := b.stateLocked(s)
+	if st.context == "" {
+		st.context = res.BrowserContextID
+	}
+	id = st.context
+	b.mu.Unlock()
+	if id != res.BrowserContextID {
+		// A concurrent first tab created the scope's context first.
+		cdpapi.Call(ctx, b.conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: res.BrowserContextID})
+	}
+	return id, nil
+}
+
+// claim records a tab just opened for s. If s was closed meanwhile, the
+// tab is closed and claim fails with ErrScopeClosed.
+func (b *Browser) claim(ctx context.Context, s *Scope, id target.ID, active bool) error {
+	b.mu.Lock()
+	if s == nil {
+		if active {
+			b.active = id
+		}
+		b.mu.Unlock()
+		return nil
+	}
+	st := b.stateLocked(s)
+	b.owner[id] = s
+	if active || st.active == "" {
+		st.active = id
+	}
+	b.mu.Unlock()
+	if s.closed.Load() {
+		b.CloseScope(ctx, s)
+		return fmt.Errorf("browser: opening a tab: %w", ErrScopeClosed)
+	}
+	return nil
+}
+
+// CloseScope closes the tabs s owns in this browser and disposes of its
+// browser context, and makes s refuse new tabs. Failures are ignored: the
+// tabs may be gone already. The context bounds the CDP calls.
+func (b *Browser) CloseScope(ctx context.Context, s *Scope) {
+	s.closed.Store(true)
+	b.mu.Lock()
+	var ids []target.ID
+	for id, owner := range b.owner {
+		if owner == s {
+			ids = append(ids, id)
+			delete(b.owner, id)
+		}
+	}
+	var bctx cdpapi.BrowserContextID
+	if st := b.scopes[s]; st != nil {
+		bctx = st.context
+		delete(b.scopes, s)
+	}
+	b.mu.Unlock()
+	if bctx != "" {
+		// Closes every page in it, without beforeunload.
+		if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: bctx}); err == nil {
+			return
+		}
+	}
+	for _, id := range ids {
+		cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id})
+	}
+}
