@@ -140,6 +140,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	}
 
 	yes := true
+	Step(ctx, "running the function")
 	res, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn,
 		ObjectID:            this,
@@ -162,6 +163,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	if err != nil {
 		return nil, err
 	}
+	Step(ctx, "serializing the value")
 	ser, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: serializeJS,
 		ObjectID:            this,

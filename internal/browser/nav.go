@@ -154,10 +154,12 @@ func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx con
 	}
 	ctx, cancel := withNavDeadline(ctx)
 	defer cancel()
+	defer t.queue.navigating()() // reads wait for it
 	s, err := t.Session(ctx)
 	if err != nil {
 		return nil, err
 	}
+	Step(ctx, "loading the page")
 	return nav(ctx, s, want)
 }
 

@@ -55,11 +55,13 @@ func pageTools() []Tool {
 			Name:        "select_page",
 			Description: "Make a tab the active one, which tools act on by default.",
 			Idempotent:  true,
+			NoQueue:     true,
 		}, selectPage),
 		define(Tool{
 			Name:        "close_page",
 			Description: "Close a tab. Returns the open tabs left and which is active.",
 			Destructive: true,
+			NoQueue:     true,
 		}, closePage),
 	}
 }
