@@ -110,7 +110,8 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	callArgs := make([]*runtime.CallArgument, 0, len(args))
 	var first *Element
 	var els []*Element
-	defer func() { t.releaseEval(target, els) }()
+	defer func() { t.releaseEval(target, els, ctx.Err() != nil) }()
+	Step(ctx, "running the function")
 	for _, a := range args {
 		if a.Ref == "" {
 			callArgs = append(callArgs, &runtime.CallArgument{Value: a.Value})
@@ -190,15 +191,17 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 
 // releaseEval frees an evaluation's handles. While a dialog is open the
 // page can answer nothing, so then it does so in the background, bounded
-// by evalLateCleanup: the commands run once the dialog closes.
-func (t *Tab) releaseEval(s *cdp.Session, els []*Element) {
+// by evalLateCleanup: the commands run once the dialog closes. So it does
+// when the call ran out of time (late): the page may be hung, and the
+// call must return within its deadline.
+func (t *Tab) releaseEval(s *cdp.Session, els []*Element, late bool) {
 	release := func(ctx context.Context) {
 		for _, el := range els {
 			el.Release(ctx)
 		}
 		cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: evalGroup})
 	}
-	if t.CheckDialog() != nil {
+	if late || t.CheckDialog() != nil {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), evalLateCleanup)
 			defer cancel()

@@ -7,6 +7,11 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // Queue bounds.
@@ -62,7 +67,7 @@ type slot struct {
 // waiting already it fails at once with a [*QueueFullError]; limit ≤ 0
 // means DefaultQueueLimit. The context bounds the wait: a call whose
 // context ends leaves the queue. op names the call in the watchdog's log.
-func (q *opQueue) acquire(ctx context.Context, op string, limit int, log *slog.Logger) (release func(), err error) {
+func (q *opQueue) acquire(ctx context.Context, op string, limit int, log *slog.Logger) (release func(), waited bool, err error) {
 	if limit <= 0 {
 		limit = DefaultQueueLimit
 	}
@@ -72,11 +77,11 @@ func (q *opQueue) acquire(ctx context.Context, op string, limit int, log *slog.L
 	if q.holder == nil && len(q.waiting) == 0 {
 		q.grantLocked(s)
 		q.mu.Unlock()
-		return release, nil
+		return release, false, nil
 	}
 	if len(q.waiting) >= limit {
 		q.mu.Unlock()
-		return nil, &QueueFullError{Limit: limit}
+		return nil, false, &QueueFullError{Limit: limit}
 	}
 	q.waiting = append(q.waiting, s)
 	q.mu.Unlock()
@@ -84,7 +89,7 @@ func (q *opQueue) acquire(ctx context.Context, op string, limit int, log *slog.L
 	select {
 	case <-s.ready:
 		Step(ctx, "")
-		return release, nil
+		return release, true, nil
 	case <-ctx.Done():
 	}
 	q.mu.Lock()
@@ -100,7 +105,7 @@ func (q *opQueue) acquire(ctx context.Context, op string, limit int, log *slog.L
 		}
 		q.mu.Unlock()
 	}
-	return nil, fmt.Errorf("browser: waiting for the tab's earlier calls: %w", ctx.Err())
+	return nil, true, fmt.Errorf("browser: waiting for the tab's earlier calls: %w", ctx.Err())
 }
 
 // grantLocked gives s the slot and starts its watchdog.
@@ -140,6 +145,9 @@ func (q *opQueue) release(s *slot) {
 		q.grantLocked(next)
 	}
 }
+
+// Waiting returns how many state-changing calls wait for the tab's slot.
+func (t *Tab) Waiting() int { return t.queue.queued() }
 
 // queued returns how many calls wait behind the holder.
 func (q *opQueue) queued() int {
@@ -187,7 +195,21 @@ func (q *opQueue) navigation() <-chan struct{} {
 // Calls that must never wait behind a stuck call (answering a dialog,
 // closing the tab) do not call Acquire.
 func (t *Tab) Acquire(ctx context.Context, op string, limit int) (release func(), err error) {
-	return t.queue.acquire(ctx, op, limit, t.b.log)
+	release, waited, err := t.queue.acquire(ctx, op, limit, t.b.log)
+	if err != nil || !waited {
+		return release, err
+	}
+	// The tab may have closed while the call waited (close_page does not
+	// queue): say so rather than fail on the first command.
+	if _, err := cdpapi.Call(ctx, t.b.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.id}); err != nil {
+		release()
+		var pe *cdp.ProtocolError
+		if errors.As(err, &pe) {
+			err = &cdp.SessionClosedError{Method: "Target.getTargetInfo"}
+		}
+		return nil, fmt.Errorf("browser: the tab closed while the call waited: %w", err)
+	}
+	return release, nil
 }
 
 // AwaitNavigation waits until no navigation started by [Tab.NavigateWith],

@@ -17,7 +17,7 @@ const queueWait = 5 * time.Second
 // mustAcquire takes q's slot or fails the test.
 func mustAcquire(t *testing.T, q *opQueue, ctx context.Context, op string, limit int) func() {
 	t.Helper()
-	release, err := q.acquire(ctx, op, limit, nil)
+	release, _, err := q.acquire(ctx, op, limit, nil)
 	if err != nil {
 		t.Fatalf("acquire(%s): %v", op, err)
 	}
@@ -47,7 +47,7 @@ func TestQueueRunsInArrivalOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			release, err := q.acquire(t.Context(), "call", 0, nil)
+			release, _, err := q.acquire(t.Context(), "call", 0, nil)
 			if err != nil {
 				t.Errorf("acquire %d: %v", i, err)
 				return
@@ -83,14 +83,14 @@ func TestQueueRefusesPastLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if r, err := q.acquire(ctx, "waiting", limit, nil); err == nil {
+			if r, _, err := q.acquire(ctx, "waiting", limit, nil); err == nil {
 				r()
 			}
 		}()
 		waitQueued(t, &q, i+1)
 	}
 	start := time.Now()
-	_, err := q.acquire(t.Context(), "one too many", limit, nil)
+	_, _, err := q.acquire(t.Context(), "one too many", limit, nil)
 	var qf *QueueFullError
 	if !errors.As(err, &qf) || !errors.Is(err, ErrQueueFull) || qf.Limit != limit {
 		t.Fatalf("acquire past the limit = %v, want QueueFullError{Limit: %d}", err, limit)
@@ -111,7 +111,7 @@ func TestQueueWaitHonorsContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	steps, st := WithSteps(ctx)
-	_, err := q.acquire(steps, "late", 0, nil)
+	_, _, err := q.acquire(steps, "late", 0, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("acquire = %v, want DeadlineExceeded", err)
 	}
@@ -130,16 +130,19 @@ func TestQueueWatchdogReleasesStuckSlot(t *testing.T) {
 	var mu sync.Mutex
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, nil))
 	q := opQueue{holdLimit: 100 * time.Millisecond}
-	if _, err := q.acquire(t.Context(), "hung_call", 0, log); err != nil {
+	if _, _, err := q.acquire(t.Context(), "hung_call", 0, log); err != nil {
 		t.Fatal(err)
 	} // never released
 	ctx, cancel := context.WithTimeout(t.Context(), queueWait)
 	defer cancel()
-	release, err := q.acquire(ctx, "next", 0, log)
+	release, waited, err := q.acquire(ctx, "next", 0, log)
 	if err != nil {
 		t.Fatalf("acquire behind a stuck slot: %v, want the watchdog to release it", err)
 	}
 	release()
+	if !waited {
+		t.Error("acquire behind a held slot says it did not wait")
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if !bytes.Contains(logs.Bytes(), []byte("op=hung_call")) {

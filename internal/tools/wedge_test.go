@@ -1,0 +1,324 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/fixtures"
+)
+
+// slack is what a call may take past its deadline on a loaded machine.
+const slack = time.Second
+
+func TestTimeoutArg(t *testing.T) {
+	tool := echoTool(func(ctx context.Context, _ *Env, in echoArgs) (*Result, error) {
+		dl, _ := ctx.Deadline()
+		return &Result{Data: time.Until(dl)}, nil
+	})
+	tests := []struct {
+		args    string
+		want    time.Duration // the deadline the handler sees, about
+		wantErr bool
+	}{
+		{args: `{"url":"u"}`, want: time.Second}, // the env's
+		{args: `{"url":"u","timeout_ms":2500}`, want: 2500 * time.Millisecond},
+		{args: `{"timeout_ms":120000,"url":"u"}`, want: MaxTimeout},
+		{args: `{"url":"u","timeout_ms":0}`, wantErr: true},
+		{args: `{"url":"u","timeout_ms":-5}`, wantErr: true},
+		{args: `{"url":"u","timeout_ms":120001}`, wantErr: true},
+		{args: `{"url":"u","timeout_ms":"1000"}`, wantErr: true},
+		{args: `{"url":"u","timeout_ms":null}`, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			res, err := tool.Call(t.Context(), testEnv(), json.RawMessage(tt.args))
+			if tt.wantErr {
+				var te *Error
+				if !errors.As(err, &te) || te.Code != InvalidArgs || !strings.Contains(te.Message, "timeout_ms") {
+					t.Fatalf("Call(%s) = %v, want INVALID_ARGS naming timeout_ms", tt.args, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Call(%s): %v", tt.args, err)
+			}
+			if got := res.Data.(time.Duration); got > tt.want || got < tt.want-slack {
+				t.Errorf("Call(%s): deadline in %v, want about %v", tt.args, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnvTimeoutIsCapped(t *testing.T) {
+	tool := echoTool(func(ctx context.Context, _ *Env, in echoArgs) (*Result, error) {
+		dl, _ := ctx.Deadline()
+		return &Result{Data: time.Until(dl)}, nil
+	})
+	env := testEnv()
+	env.Timeout = time.Hour
+	res, err := tool.Call(t.Context(), env, json.RawMessage(`{"url":"u"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Data.(time.Duration); got > MaxTimeout {
+		t.Errorf("deadline in %v, want at most %v", got, MaxTimeout)
+	}
+}
+
+func TestTimeoutNamesTheStep(t *testing.T) {
+	tests := []struct {
+		step string
+		err  func(ctx context.Context) error
+		want string
+	}{
+		{"reading the accessibility tree", func(ctx context.Context) error { return fmt.Errorf("browser: x: %w", ctx.Err()) },
+			"echo timed out after 100ms while reading the accessibility tree"},
+		{"", func(ctx context.Context) error { return ctx.Err() }, "echo timed out after 100ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			tool := echoTool(func(ctx context.Context, _ *Env, in echoArgs) (*Result, error) {
+				if tt.step != "" {
+					browser.Step(ctx, tt.step)
+				}
+				<-ctx.Done()
+				return nil, tt.err(ctx)
+			})
+			start := time.Now()
+			_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(`{"url":"u","timeout_ms":100}`))
+			te := wantCode(t, err, Timeout, "")
+			// The elapsed time is rounded to 100 ms; on a loaded machine it
+			// may read 200ms.
+			if !strings.HasPrefix(te.Message, "echo timed out after ") || !strings.HasSuffix(te.Message, strings.TrimPrefix(tt.want, "echo timed out after 100ms")) {
+				t.Errorf("message = %q, want %q", te.Message, tt.want)
+			}
+			if !te.Recoverable {
+				t.Error("TIMEOUT is not recoverable")
+			}
+			if d := time.Since(start); d > 100*time.Millisecond+slack {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+func TestHandlerPanicThenNextCall(t *testing.T) {
+	calls := 0
+	tool := echoTool(func(_ context.Context, _ *Env, in echoArgs) (*Result, error) {
+		calls++
+		if in.URL == "panic" {
+			var m map[string]int
+			m["boom"]++ // a nil-map write: a real runtime panic
+		}
+		return &Result{Data: in.URL}, nil
+	})
+	env := testEnv()
+	_, err := tool.Call(t.Context(), env, json.RawMessage(`{"url":"panic"}`))
+	wantCode(t, err, Internal, "echo failed unexpectedly")
+	res, err := tool.Call(t.Context(), env, json.RawMessage(`{"url":"fine"}`))
+	if err != nil || res.Data != "fine" || calls != 2 {
+		t.Fatalf("the call after the panic = %v, %v (calls %d), want it to work", res, err, calls)
+	}
+}
+
+// wedgeEnv is dialogTestEnv with the fixture server's URL also reached as
+// localhost: another site, so that its pages get a renderer of their own.
+func wedgeEnv(t *testing.T) (env *Env, base, other string) {
+	t.Helper()
+	srv := browsertest.Server(t, fixtures.Pages())
+	env = browserEnv(t, nil)
+	env.AllowEval = true
+	return env, srv.URL, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+}
+
+// callTool runs a tool; it is safe to use from any goroutine.
+func callTool(ctx context.Context, env *Env, name, args string) (map[string]any, error) {
+	for _, tl := range All() {
+		if tl.Name != name {
+			continue
+		}
+		res, err := tl.Call(ctx, env, json.RawMessage(args))
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(res.Data)
+		if err != nil {
+			return nil, err
+		}
+		var data map[string]any
+		if err := json.Unmarshal(raw, &data); err != nil {
+			return map[string]any{"value": string(raw)}, nil
+		}
+		return data, nil
+	}
+	return nil, fmt.Errorf("no tool %s", name)
+}
+
+// openTab opens a tab on url and returns its id.
+func openTab(t *testing.T, env *Env, url string) string {
+	t.Helper()
+	data := mustRun(t, env, "new_page", `{"url":"`+url+`"}`)
+	return data["id"].(string)
+}
+
+// hangTab opens wedge_hang.html on the other site and returns its id once
+// its renderer runs while(true){}.
+func hangTab(t *testing.T, env *Env, other string) string {
+	t.Helper()
+	id := openTab(t, env, other+"/wedge_hang.html?after=0")
+	b, err := env.Browsers.Browser(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := b.Resolve(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := tab.Session(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		_, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "1"})
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return id
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the page did not hang")
+	return ""
+}
+
+// within fails the test if start was longer ago than budget plus slack.
+func within(t *testing.T, what string, start time.Time, budget time.Duration) {
+	t.Helper()
+	if d := time.Since(start); d > budget+slack {
+		t.Errorf("%s took %v, want at most %v + %v", what, d, budget, slack)
+	}
+}
+
+// TestWedge injects faults into a real Chromium: one browser for all
+// cases (launching is slow on a loaded machine), a tab or more per case.
+func TestWedge(t *testing.T) {
+	env, base, other := wedgeEnv(t)
+	t.Run("hung renderer", func(t *testing.T) { testHungRenderer(t, env, base, other) })
+	t.Run("queue on a hung tab", func(t *testing.T) { testQueueOnHungTab(t, env, base, other) })
+}
+
+// testHungRenderer: reads on a tab whose page runs while(true){} time out
+// within their budget naming the slow step, other tabs keep working, and
+// close_page closes the hung tab.
+func testHungRenderer(t *testing.T, env *Env, base, other string) {
+	good := openTab(t, env, base+"/wedge_work.html")
+	hung := hangTab(t, env, other)
+	tests := []struct {
+		tool, args, step string
+	}{
+		{"evaluate_script", `{"function":"() => 1"`, "running the function"},
+		{"take_snapshot", `{`, "reading the accessibility tree"},
+		{"take_screenshot", `{`, "capturing the screenshot"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			sep := ","
+			if tt.args == "{" {
+				sep = ""
+			}
+			start := time.Now()
+			_, err := runTool(t, env, tt.tool, tt.args+sep+`"target":"`+hung+`","timeout_ms":2000}`)
+			within(t, tt.tool, start, 2*time.Second)
+			wantCode(t, err, Timeout, tt.tool+" timed out after ")
+			if te := AsError(err); !strings.Contains(te.Message, tt.step) {
+				t.Errorf("message %q does not name the step %q", te.Message, tt.step)
+			}
+			// Other tabs keep working.
+			mustRun(t, env, "take_snapshot", `{"target":"`+good+`","timeout_ms":5000}`)
+		})
+	}
+	start := time.Now()
+	mustRun(t, env, "close_page", `{"target":"`+hung+`","timeout_ms":5000}`)
+	within(t, "close_page on the hung tab", start, 5*time.Second)
+	mustRun(t, env, "click", `{"selector":"#add","target":"`+good+`"}`)
+}
+
+// testQueueOnHungTab: behind a call stuck on a hung tab, 8 state-changing
+// calls wait and the 9th is refused at once; handle_dialog and close_page
+// do not wait, and closing the tab ends every call on it cleanly.
+func testQueueOnHungTab(t *testing.T, env *Env, base, other string) {
+	good := openTab(t, env, base+"/wedge_work.html")
+	hung := hangTab(t, env, other)
+	b, err := env.Browsers.Browser(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := b.Resolve(t.Context(), hung)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 20 * time.Second
+	type outcome struct {
+		err  error
+		took time.Duration
+	}
+	n := browser.DefaultQueueLimit + 1 // one runs, the rest wait
+	results := make(chan outcome, n)
+	for i := range n {
+		args := fmt.Sprintf(`{"key":"a","target":%q,"timeout_ms":%d}`, hung, budget.Milliseconds())
+		if i == 0 {
+			args = fmt.Sprintf(`{"selector":"#hang","target":%q,"timeout_ms":%d}`, hung, budget.Milliseconds())
+		}
+		tool := map[bool]string{true: "click", false: "press_key"}[i == 0]
+		go func() {
+			start := time.Now()
+			_, err := callTool(t.Context(), env, tool, args)
+			results <- outcome{err, time.Since(start)}
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for tab.Waiting() != n-1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls wait for the hung tab, want %d", tab.Waiting(), n-1)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	start := time.Now()
+	_, err = runTool(t, env, "fill", `{"selector":"#name","value":"x","target":"`+hung+`"}`)
+	within(t, "the call past the queue limit", start, 0)
+	te := wantCode(t, err, BusyQueueFull, "8 calls already wait")
+	if !te.Recoverable || te.Hint != "wait for the tab's calls to finish" {
+		t.Errorf("BUSY_QUEUE_FULL = %+v, want recoverable with the hint", te)
+	}
+	// Another tab does not wait, nor does handle_dialog.
+	mustRun(t, env, "fill", `{"selector":"#name","value":"x","target":"`+good+`","timeout_ms":5000}`)
+	start = time.Now()
+	_, err = runTool(t, env, "handle_dialog", `{"action":"accept","target":"`+hung+`","timeout_ms":5000}`)
+	wantCode(t, err, NoDialog, "no JavaScript dialog")
+	within(t, "handle_dialog on the hung tab", start, 0)
+
+	start = time.Now()
+	mustRun(t, env, "close_page", `{"target":"`+hung+`","timeout_ms":5000}`)
+	within(t, "close_page on the hung tab", start, 5*time.Second)
+	closed := time.Now()
+	for range n {
+		o := <-results
+		if te := AsError(o.err); o.err == nil || te.Code != TargetClosed {
+			t.Errorf("a call on the closed tab = %v, want TARGET_CLOSED", o.err)
+		}
+	}
+	within(t, "ending the calls on the closed tab", closed, 2*time.Second)
+	mustRun(t, env, "click", `{"selector":"#add","target":"`+good+`"}`)
+}
