@@ -97,7 +97,9 @@ func (t *Tab) Location(ctx context.Context) (Location, error) {
 }
 
 func location(ctx context.Context, s cdpapi.Session) (Location, error) {
-	h, err := cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
+	h, err := whileSwapping(ctx, func() (page.GetNavigationHistoryResult, error) {
+		return cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
+	})
 	if err != nil {
 		return Location{}, fmt.Errorf("browser: reading location: %w", err)
 	}

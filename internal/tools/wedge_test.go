@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -216,6 +218,10 @@ func TestWedge(t *testing.T) {
 	env, base, other := wedgeEnv(t)
 	t.Run("hung renderer", func(t *testing.T) { testHungRenderer(t, env, base, other) })
 	t.Run("queue on a hung tab", func(t *testing.T) { testQueueOnHungTab(t, env, base, other) })
+	t.Run("eight tabs while one hangs", func(t *testing.T) { testEightTabs(t, env, base, other) })
+	t.Run("frozen page", func(t *testing.T) { testFrozenPage(t, env, base) })
+	t.Run("navigation during evaluate_script", func(t *testing.T) { testNavDuringEval(t, env, base) })
+	t.Run("navigation during click", func(t *testing.T) { testNavDuringClick(t, env, base) })
 }
 
 // testHungRenderer: reads on a tab whose page runs while(true){} time out
@@ -321,4 +327,176 @@ func testQueueOnHungTab(t *testing.T, env *Env, base, other string) {
 	}
 	within(t, "ending the calls on the closed tab", closed, 2*time.Second)
 	mustRun(t, env, "click", `{"selector":"#add","target":"`+good+`"}`)
+}
+
+// testEightTabs drives 8 tabs in parallel while a ninth runs
+// while(true){}: every call on the 8 succeeds, and all are done before the
+// call stuck on the hung tab reaches its deadline.
+func testEightTabs(t *testing.T, env *Env, base, other string) {
+	const tabs = 8
+	ids := make([]string, tabs)
+	for i := range ids {
+		ids[i] = openTab(t, env, "about:blank")
+	}
+	hung := hangTab(t, env, other)
+	const hungBudget = 60 * time.Second
+	hungStart := time.Now()
+	hungDone := make(chan error, 1)
+	go func() {
+		_, err := callTool(t.Context(), env, "evaluate_script", fmt.Sprintf(`{"function":"() => 1","target":%q,"timeout_ms":%d}`, hung, hungBudget.Milliseconds()))
+		hungDone <- err
+	}()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, tabs*4)
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			steps := []struct{ tool, args string }{
+				{"navigate_page", `{"url":"` + base + `/wedge_work.html"}`},
+				{"take_snapshot", `{}`},
+				{"fill", fmt.Sprintf(`{"selector":"#name","value":"tab %d"}`, i)},
+				{"click", `{"selector":"#add"}`},
+				{"wait_for", fmt.Sprintf(`{"text":["item tab %d"]}`, i)},
+			}
+			for _, st := range steps {
+				args := strings.TrimSuffix(st.args, "}")
+				if args != "{" {
+					args += ","
+				}
+				args += fmt.Sprintf(`"target":%q,"timeout_ms":30000}`, id)
+				if _, err := callTool(t.Context(), env, st.tool, args); err != nil {
+					errs <- fmt.Errorf("tab %d: %s: %w", i, st.tool, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if d := time.Since(hungStart); d >= hungBudget {
+		t.Errorf("the 8 tabs took %v, not done before the hung call's deadline (%v): they waited for it", d, hungBudget)
+	}
+	select {
+	case err := <-hungDone:
+		t.Errorf("the call on the hung tab returned while the others ran: %v", err)
+	default:
+	}
+	// Closing the hung tab ends its call.
+	mustRun(t, env, "close_page", `{"target":"`+hung+`","timeout_ms":5000}`)
+	select {
+	case err := <-hungDone:
+		if te := AsError(err); te.Code != TargetClosed {
+			t.Errorf("the call on the closed hung tab = %v, want TARGET_CLOSED", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the call on the hung tab did not end when the tab closed")
+	}
+	for _, id := range ids {
+		mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
+	}
+}
+
+// testFrozenPage: on a page frozen by Page.setWebLifecycleState, reads
+// return a result or TIMEOUT within their budget, and the tab closes.
+func testFrozenPage(t *testing.T, env *Env, base string) {
+	id := openTab(t, env, base+"/wedge_work.html")
+	b, err := env.Browsers.Browser(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := b.Resolve(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := tab.Session(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdpapi.Call(t.Context(), s, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateFrozen}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, args string }{
+		{"evaluate_script", `{"function":"() => document.title",`},
+		{"take_snapshot", `{`},
+		{"take_screenshot", `{`},
+		{"click", `{"selector":"#add",`},
+	} {
+		start := time.Now()
+		data, err := runTool(t, env, tc.tool, tc.args+`"target":"`+id+`","timeout_ms":2000}`)
+		within(t, tc.tool+" on a frozen page", start, 2*time.Second)
+		if err != nil {
+			wantCode(t, err, Timeout, tc.tool+" timed out")
+		} else if data == nil {
+			t.Errorf("%s: no result", tc.tool)
+		}
+	}
+	start := time.Now()
+	mustRun(t, env, "close_page", `{"target":"`+id+`","timeout_ms":5000}`)
+	within(t, "close_page on a frozen page", start, 5*time.Second)
+	mustRun(t, env, "list_pages", `{}`)
+}
+
+// rawCDPError matches CDP's own words, which must never reach an agent.
+var rawCDPErrors = []string{"Execution context was destroyed", "Cannot find context", "Inspected target navigated",
+	"Cannot find default execution context", "Could not find object", "No node with given id", "Promise was collected"}
+
+// wantClean checks that a call that raced a navigation returned a result
+// or an error of the taxonomy, never CDP's raw words.
+func wantClean(t *testing.T, what string, data map[string]any, err error) {
+	t.Helper()
+	text := fmt.Sprint(data)
+	if err != nil {
+		te := AsError(err)
+		if te.Code == Internal {
+			t.Errorf("%s: INTERNAL error %v, want a result or a taxonomy code", what, err)
+		}
+		text = te.Message + " " + te.Hint
+	}
+	for _, raw := range rawCDPErrors {
+		if strings.Contains(text, raw) {
+			t.Errorf("%s: %q shows CDP's %q", what, text, raw)
+		}
+	}
+}
+
+func testNavDuringEval(t *testing.T, env *Env, base string) {
+	id := openTab(t, env, base+"/wedge_nav.html")
+	tests := []struct{ name, fn string }{
+		{"navigates then never returns", `() => { location.href = '/eval-other.html'; return new Promise(() => {}); }`},
+		{"navigates and returns", `() => { location.href = '/eval-other.html'; return document.title; }`},
+		{"reloads while awaiting", `async () => { setTimeout(() => location.reload(), 0); await new Promise(r => setTimeout(r, 2000)); return 1; }`},
+		{"submits a form and awaits", `async () => { document.forms[0].submit(); await new Promise(r => setTimeout(r, 2000)); return 1; }`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mustRun(t, env, "navigate_page", `{"url":"`+base+`/wedge_nav.html","target":"`+id+`"}`)
+			args, _ := json.Marshal(map[string]any{"function": tt.fn, "target": id, "timeout_ms": 10000})
+			start := time.Now()
+			data, err := runTool(t, env, "evaluate_script", string(args))
+			within(t, "evaluate_script", start, 10*time.Second)
+			wantClean(t, "evaluate_script", data, err)
+			mustRun(t, env, "take_snapshot", `{"target":"`+id+`"}`)
+		})
+	}
+	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
+}
+
+func testNavDuringClick(t *testing.T, env *Env, base string) {
+	id := openTab(t, env, base+"/wedge_nav.html")
+	for _, sel := range []string{"#link", "#mid", "#late", "#reload", "#submit"} {
+		t.Run(sel, func(t *testing.T) {
+			mustRun(t, env, "navigate_page", `{"url":"`+base+`/wedge_nav.html","target":"`+id+`"}`)
+			start := time.Now()
+			data, err := runTool(t, env, "click", `{"selector":"`+sel+`","target":"`+id+`","timeout_ms":10000}`)
+			within(t, "click", start, 10*time.Second)
+			wantClean(t, "click "+sel, data, err)
+			mustRun(t, env, "take_snapshot", `{"target":"`+id+`"}`)
+		})
+	}
+	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
 }
