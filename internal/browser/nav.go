@@ -160,7 +160,15 @@ func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx con
 		return nil, err
 	}
 	Step(ctx, "loading the page")
-	return nav(ctx, s, want)
+	if t.CheckDialog() != nil {
+		return nav(ctx, s, want) // the navigation closes the dialog open now
+	}
+	// A dialog the new page opens while it loads (a confirm in a script)
+	// holds the load until answered: say so rather than wait.
+	dctx, stop := t.UntilDialog(ctx)
+	defer stop()
+	res, err := nav(dctx, s, want)
+	return res, dialogErr(dctx, err)
 }
 
 // result waits for the navigation n describes and reports where the tab

@@ -222,6 +222,7 @@ func TestWedge(t *testing.T) {
 	t.Run("frozen page", func(t *testing.T) { testFrozenPage(t, env, base) })
 	t.Run("navigation during evaluate_script", func(t *testing.T) { testNavDuringEval(t, env, base) })
 	t.Run("navigation during click", func(t *testing.T) { testNavDuringClick(t, env, base) })
+	t.Run("dialog matrix", func(t *testing.T) { testDialogMatrix(t, env, base) })
 }
 
 // testHungRenderer: reads on a tab whose page runs while(true){} time out
@@ -496,6 +497,168 @@ func testNavDuringClick(t *testing.T, env *Env, base string) {
 			within(t, "click", start, 10*time.Second)
 			wantClean(t, "click "+sel, data, err)
 			mustRun(t, env, "take_snapshot", `{"target":"`+id+`"}`)
+		})
+	}
+	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
+}
+
+// dialogIn returns the dialog a result reports (changes.dialog, or dialog
+// for handle_dialog and wait_for), or nil.
+func dialogIn(data map[string]any) map[string]any {
+	for _, path := range []string{"changes.dialog", "dialog"} {
+		if d, ok := jsonPath(data, path).(map[string]any); ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// testDialogMatrix opens alert, confirm, prompt and beforeunload dialogs on
+// load, on click and from a timer, through the tools: no call blocks past
+// its deadline, each dialog shows in a result, and each can be answered
+// (alerts and beforeunload by cdpkit itself, the others by handle_dialog).
+// Each case ends with a call that must succeed.
+func testDialogMatrix(t *testing.T, env *Env, base string) {
+	id := openTab(t, env, "about:blank")
+	// Generous: the first call on a tab attaches to it, which takes
+	// seconds on a loaded machine.
+	const budget = 10 * time.Second
+	// run calls a tool on the tab within budget; it returns the result or
+	// the error, and every dialog a result reports.
+	var seen []map[string]any
+	run := func(t *testing.T, tool, args string) (map[string]any, error) {
+		t.Helper()
+		args = strings.TrimSuffix(args, "}")
+		if args != "{" {
+			args += ","
+		}
+		args += fmt.Sprintf(`"target":%q,"timeout_ms":%d}`, id, budget.Milliseconds())
+		start := time.Now()
+		data, err := runTool(t, env, tool, args)
+		within(t, tool, start, budget)
+		if d := dialogIn(data); d != nil {
+			seen = append(seen, d)
+		}
+		return data, err
+	}
+	// answer answers an open dialog of typ, or checks that none waits.
+	answer := func(t *testing.T, typ string) {
+		t.Helper()
+		data, err := run(t, "handle_dialog", `{"action":"accept","promptText":"typed"}`)
+		if typ == browser.DialogConfirm || typ == browser.DialogPrompt {
+			if err != nil {
+				t.Fatalf("handle_dialog: %v", err)
+			}
+			if d := dialogIn(data); d == nil || d["type"] != typ || d["handled"] != "accepted" {
+				t.Errorf("handle_dialog answered %v, want the %s accepted", d, typ)
+			}
+			return
+		}
+		wantCode(t, err, NoDialog, "no JavaScript dialog")
+	}
+	// reported checks that some result mentioned a dialog of typ as
+	// state.
+	reported := func(t *testing.T, typ, state string) {
+		t.Helper()
+		for _, d := range seen {
+			if d["type"] == typ && d["handled"] == state {
+				return
+			}
+		}
+		t.Errorf("no result reported the %s as %s; dialogs reported: %v", typ, state, seen)
+	}
+
+	for _, typ := range []string{browser.DialogAlert, browser.DialogConfirm, browser.DialogPrompt} {
+		state := "open"
+		if typ == browser.DialogAlert {
+			state = "accepted"
+		}
+		page := func(when string) string {
+			return fmt.Sprintf(`{"url":"%s/dialog-matrix.html?type=%s&when=%s&delay=300"}`, base, typ, when)
+		}
+		t.Run(typ+" on load", func(t *testing.T) {
+			seen = nil
+			_, err := run(t, "navigate_page", page("load"))
+			if err != nil {
+				wantCode(t, err, DialogOpen, typ)
+				seen = append(seen, map[string]any{"type": typ, "handled": "open"})
+			}
+			reported(t, typ, state)
+			answer(t, typ)
+			run(t, "wait_for", `{"text":["`+typ+` returned"]}`)
+		})
+		t.Run(typ+" on click", func(t *testing.T) {
+			seen = nil
+			run(t, "navigate_page", page("click"))
+			if _, err := run(t, "click", `{"selector":"#open"}`); err != nil {
+				t.Fatalf("click: %v", err)
+			}
+			reported(t, typ, state)
+			answer(t, typ)
+			if _, err := run(t, "wait_for", `{"text":["`+typ+` returned"]}`); err != nil {
+				t.Fatalf("wait_for after the answer: %v", err)
+			}
+		})
+		t.Run(typ+" from a timer", func(t *testing.T) {
+			seen = nil
+			run(t, "navigate_page", page("timer"))
+			_, err := run(t, "wait_for", `{"text":["`+typ+` returned"],"timeout":4000}`)
+			if state == "open" {
+				wantCode(t, err, DialogOpen, typ)
+				seen = append(seen, map[string]any{"type": typ, "handled": "open"})
+			} else if err != nil {
+				t.Fatalf("wait_for: %v", err)
+			}
+			reported(t, typ, state)
+			answer(t, typ)
+			if _, err := run(t, "wait_for", `{"text":["`+typ+` returned"]}`); err != nil {
+				t.Fatalf("wait_for after the answer: %v", err)
+			}
+		})
+	}
+
+	// beforeunload opens when the page is left: by navigate_page (a load),
+	// by a click on a link, and by the page's timer. Chromium asks only
+	// after a user gesture, which clicking #arm gives.
+	leave := []struct {
+		name string
+		act  func(t *testing.T) error
+	}{
+		{"beforeunload on load", func(t *testing.T) error {
+			_, err := run(t, "navigate_page", `{"url":"`+base+`/eval-other.html"}`)
+			return err
+		}},
+		{"beforeunload on click", func(t *testing.T) error {
+			_, err := run(t, "click", `{"selector":"#away"}`)
+			return err
+		}},
+		{"beforeunload from a timer", func(t *testing.T) error {
+			if _, err := run(t, "click", `{"selector":"#timer"}`); err != nil {
+				return err
+			}
+			_, err := run(t, "wait_for", `{"url":"/eval-other.html","timeout":4000}`)
+			return err
+		}},
+	}
+	for _, tc := range leave {
+		t.Run(tc.name, func(t *testing.T) {
+			run(t, "navigate_page", `{"url":"`+base+`/wedge_beforeunload.html"}`)
+			if _, err := run(t, "click", `{"selector":"#arm"}`); err != nil {
+				t.Fatalf("click #arm: %v", err)
+			}
+			seen = nil
+			if err := tc.act(t); err != nil {
+				t.Fatalf("leaving: %v", err)
+			}
+			if _, err := run(t, "take_snapshot", `{}`); err != nil {
+				t.Fatalf("take_snapshot after leaving: %v", err)
+			}
+			reported(t, browser.DialogBeforeUnload, "accepted")
+			answer(t, browser.DialogBeforeUnload)
+			data, err := run(t, "get_url", `{}`)
+			if err != nil || !strings.HasSuffix(fmt.Sprint(data["url"]), "/eval-other.html") {
+				t.Errorf("get_url = %v, %v; want eval-other.html: the page was left", data, err)
+			}
 		})
 	}
 	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
