@@ -17,7 +17,8 @@ func New(env *tools.Env, version string, list []tools.Tool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "cdpkit", Version: version}, &mcp.ServerOptions{
 		Instructions: "cdpkit drives a real Chromium. `target` picks a tab: active (default), index:N, " +
 			"url:SUBSTR, title:SUBSTR or a tab id. Elements: `uid` is a ref from take_snapshot (e12). " +
-			"Actions return `changes`: what differs since your last look. Failed calls return [CODE] message with a hint.",
+			"Actions return `changes`: what differs since your last look. Failed calls return [CODE] message with a hint. " +
+			"Any tool takes timeout_ms (default 30000, max 120000).",
 	})
 	for i := range list {
 		t := &list[i]
