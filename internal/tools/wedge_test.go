@@ -2,6 +2,9 @@ package tools
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"strconv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,7 +140,20 @@ func TestHandlerPanicThenNextCall(t *testing.T) {
 // localhost: another site, so that its pages get a renderer of their own.
 func wedgeEnv(t *testing.T) (env *Env, base, other string) {
 	t.Helper()
-	srv := browsertest.Server(t, fixtures.Pages())
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServerFS(fixtures.Pages()))
+	// A document that arrives ms late.
+	mux.HandleFunc("/wedge_slow.html", func(w http.ResponseWriter, r *http.Request) {
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!doctype html><title>Slow</title><p>Arrived late</p>")
+	})
+	srv := browsertest.ServerHandler(t, mux)
 	env = browserEnv(t, nil)
 	env.AllowEval = true
 	return env, srv.URL, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
@@ -217,6 +233,8 @@ func within(t *testing.T, what string, start time.Time, budget time.Duration) {
 func TestWedge(t *testing.T) {
 	env, base, other := wedgeEnv(t)
 	t.Run("hung renderer", func(t *testing.T) { testHungRenderer(t, env, base, other) })
+	t.Run("reads wait for a navigation", func(t *testing.T) { testReadsWaitForNavigation(t, env, base) })
+	t.Run("timeout and a tool's own timeout", func(t *testing.T) { testSmallerTimeoutWins(t, env, base) })
 	t.Run("queue on a hung tab", func(t *testing.T) { testQueueOnHungTab(t, env, base, other) })
 	t.Run("eight tabs while one hangs", func(t *testing.T) { testEightTabs(t, env, base, other) })
 	t.Run("frozen page", func(t *testing.T) { testFrozenPage(t, env, base) })
@@ -282,27 +300,47 @@ func testQueueOnHungTab(t *testing.T, env *Env, base, other string) {
 	}
 	n := browser.DefaultQueueLimit + 1 // one runs, the rest wait
 	results := make(chan outcome, n)
-	for i := range n {
+	launch := func(i int) {
 		args := fmt.Sprintf(`{"key":"a","target":%q,"timeout_ms":%d}`, hung, budget.Milliseconds())
+		tool := "press_key"
 		if i == 0 {
 			args = fmt.Sprintf(`{"selector":"#hang","target":%q,"timeout_ms":%d}`, hung, budget.Milliseconds())
+			tool = "click"
 		}
-		tool := map[bool]string{true: "click", false: "press_key"}[i == 0]
 		go func() {
 			start := time.Now()
 			_, err := callTool(t.Context(), env, tool, args)
 			results <- outcome{err, time.Since(start)}
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for tab.Waiting() != n-1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d calls wait for the hung tab, want %d", tab.Waiting(), n-1)
+	waitFor := func(waiting int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for tab.Waiting() != waiting {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d calls wait for the hung tab, want %d", tab.Waiting(), waiting)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
+	for i := range n - 1 {
+		launch(i)
+	}
+	waitFor(n - 2)
 
+	// A call whose deadline passes in the queue leaves it, and says why.
 	start := time.Now()
+	_, err = runTool(t, env, "type_text", `{"text":"x","target":"`+hung+`","timeout_ms":1500}`)
+	within(t, "a call timing out in the queue", start, 1500*time.Millisecond)
+	wantCode(t, err, Timeout, "type_text timed out after ")
+	if te := AsError(err); !strings.HasSuffix(te.Message, "while waiting for the tab's earlier calls to finish") {
+		t.Errorf("message %q does not say it waited in the queue", te.Message)
+	}
+	waitFor(n - 2)
+	launch(n - 1)
+	waitFor(n - 1)
+
+	start = time.Now()
 	_, err = runTool(t, env, "fill", `{"selector":"#name","value":"x","target":"`+hung+`"}`)
 	within(t, "the call past the queue limit", start, 0)
 	te := wantCode(t, err, BusyQueueFull, "8 calls already wait")
@@ -661,5 +699,50 @@ func testDialogMatrix(t *testing.T, env *Env, base string) {
 			}
 		})
 	}
+	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
+}
+
+// testReadsWaitForNavigation: a read on a tab whose navigation is in
+// flight answers about the new document, not the one being left.
+func testReadsWaitForNavigation(t *testing.T, env *Env, base string) {
+	id := openTab(t, env, base+"/wedge_work.html")
+	navDone := make(chan error, 1)
+	go func() {
+		_, err := callTool(t.Context(), env, "navigate_page", `{"url":"`+base+`/wedge_slow.html?ms=2000","target":"`+id+`"}`)
+		navDone <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the navigation is under way
+	data := mustRun(t, env, "take_snapshot", `{"target":"`+id+`","timeout_ms":20000}`)
+	if data["title"] != "Slow" {
+		t.Errorf("take_snapshot during a navigation read %v, want the new page (title Slow)", data["title"])
+	}
+	if err := <-navDone; err != nil {
+		t.Errorf("navigate_page: %v", err)
+	}
+	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
+}
+
+// testSmallerTimeoutWins: a tool's own timeout and timeout_ms both bound
+// the call; the smaller wins.
+func testSmallerTimeoutWins(t *testing.T, env *Env, base string) {
+	id := openTab(t, env, base+"/wedge_work.html")
+	tests := []struct {
+		args   string
+		budget time.Duration
+	}{
+		{`{"text":["never shown"],"timeout":20000,"timeout_ms":2000}`, 2 * time.Second},
+		{`{"text":["never shown"],"timeout":1000,"timeout_ms":20000}`, time.Second},
+	}
+	for _, tt := range tests {
+		start := time.Now()
+		_, err := runTool(t, env, "wait_for", strings.TrimSuffix(tt.args, "}")+`,"target":"`+id+`"}`)
+		within(t, "wait_for", start, tt.budget)
+		wantCode(t, err, Timeout, "never shown")
+	}
+	start := time.Now()
+	_, err := runTool(t, env, "navigate_page", `{"url":"`+base+`/wedge_slow.html?ms=20000","timeout":20000,"target":"`+id+`","timeout_ms":2000}`)
+	within(t, "navigate_page", start, 2*time.Second)
+	wantCode(t, err, Timeout, "")
+	mustRun(t, env, "navigate_page", `{"url":"`+base+`/wedge_work.html","target":"`+id+`"}`)
 	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
 }
