@@ -2,12 +2,12 @@ package tools
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"strconv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
