@@ -7,8 +7,8 @@ import (
 )
 
 // useTab starts the browser if needed and resolves a tab selector. It is the
-// one door from a tool to a tab: ownership, queueing (see [enterTab]) and
-// crash checks belong here. It applies env's dialog policy to the tab but does not
+// one door from a tool to a tab: ownership, queueing and crash checks
+// belong here. It applies env's dialog policy to the tab but does not
 // refuse while a dialog is open; see [pageTab].
 func useTab(ctx context.Context, env *Env, target string) (*browser.Browser, *browser.Tab, error) {
 	b, err := env.Browsers.Browser(ctx)
