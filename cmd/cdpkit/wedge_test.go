@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -62,5 +63,41 @@ func TestToolPanicKeepsServerUp(t *testing.T) {
 	}
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {
 		t.Errorf("tools/list after the panics: %v", err)
+	}
+}
+
+func TestConfigQueueAndTimeout(t *testing.T) {
+	tests := []struct {
+		env       map[string]string
+		wantLimit int
+		wantErr   string
+	}{
+		{env: map[string]string{}, wantLimit: 0},
+		{env: map[string]string{"CDPKIT_QUEUE_LIMIT": "3"}, wantLimit: 3},
+		{env: map[string]string{"CDPKIT_QUEUE_LIMIT": "0"}, wantErr: "CDPKIT_QUEUE_LIMIT"},
+		{env: map[string]string{"CDPKIT_TOOL_TIMEOUT": "2m"}},
+		{env: map[string]string{"CDPKIT_TOOL_TIMEOUT": "3m"}, wantErr: "CDPKIT_TOOL_TIMEOUT"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.env), func(t *testing.T) {
+			t.Setenv("CDPKIT_QUEUE_LIMIT", "")
+			t.Setenv("CDPKIT_TOOL_TIMEOUT", "")
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			cfg, err := parseConfig("mcp", nil, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("parseConfig = %v, want an error naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.queueLimit != tt.wantLimit {
+				t.Errorf("queueLimit = %d, want %d", cfg.queueLimit, tt.wantLimit)
+			}
+		})
 	}
 }
