@@ -746,3 +746,22 @@ func testSmallerTimeoutWins(t *testing.T, env *Env, base string) {
 	mustRun(t, env, "navigate_page", `{"url":"`+base+`/wedge_work.html","target":"`+id+`"}`)
 	mustRun(t, env, "close_page", `{"target":"`+id+`"}`)
 }
+
+func TestWedgeErrors(t *testing.T) {
+	tests := []struct {
+		err     error
+		code    Code
+		message string
+	}{
+		{fmt.Errorf("x: %w", &browser.QueueFullError{Limit: 8}), BusyQueueFull, "8 calls already wait for this tab"},
+		{&stepTimeout{Tool: "take_snapshot", After: 2049 * time.Millisecond, Step: "reading the accessibility tree", Err: context.DeadlineExceeded},
+			Timeout, "take_snapshot timed out after 2s while reading the accessibility tree"},
+		{&stepTimeout{Tool: "click", After: 1500 * time.Millisecond, Err: context.DeadlineExceeded}, Timeout, "click timed out after 1.5s"},
+	}
+	for _, tt := range tests {
+		got := AsError(tt.err)
+		if got.Code != tt.code || got.Message != tt.message || !got.Recoverable || got.Hint == "" {
+			t.Errorf("AsError(%v) = %+v, want recoverable %s %q with a hint", tt.err, got, tt.code, tt.message)
+		}
+	}
+}
