@@ -33,6 +33,7 @@ type config struct {
 
 	artifactDir string
 	toolTimeout time.Duration
+	queueLimit  int // calls that may wait for one tab; 0 means the default
 	maxPixels   int // screenshot width × height; 0 means the default
 	maxBytes    int // encoded screenshot size; 0 means the default
 	// uploadRoots are the --upload-root dirs; nil means the tools' default.
@@ -52,7 +53,8 @@ const envHelp = `
 Environment:
   CHROMIUM_PATH         browser executable (same as --executable-path)
   CDPKIT_CDP_TIMEOUT    deadline for one CDP command without its own (default 15s)
-  CDPKIT_TOOL_TIMEOUT   deadline for one tool call (default 30s)
+  CDPKIT_TOOL_TIMEOUT   deadline for one tool call (default 30s, at most 2m; a call's timeout_ms overrides it)
+  CDPKIT_QUEUE_LIMIT    state-changing calls that may wait for one tab before BUSY_QUEUE_FULL (default 8)
   CDPKIT_ARTIFACT_DIR   the only directory tools write files to (default: the user cache dir's cdpkit/artifacts)
   CDPKIT_ALLOW_EVAL     1 enables evaluate_script (same as --allow-eval)
   CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
@@ -158,6 +160,12 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if c.toolTimeout == 0 {
 		c.toolTimeout = tools.DefaultTimeout
+	}
+	if c.toolTimeout > tools.MaxTimeout {
+		return nil, fmt.Errorf("CDPKIT_TOOL_TIMEOUT=%v: at most %v", c.toolTimeout, tools.MaxTimeout)
+	}
+	if c.queueLimit, err = envInt("CDPKIT_QUEUE_LIMIT"); err != nil {
+		return nil, err
 	}
 	if c.maxPixels, err = envInt("CDPKIT_MAX_SCREENSHOT_PIXELS"); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -65,9 +66,13 @@ type EvalError struct {
 func (e *EvalError) Error() string { return "browser: the function threw: " + e.Message }
 func (e *EvalError) Unwrap() error { return ErrEvalException }
 
-// evalGroup is the object group of an evaluation's handles, released when
-// it ends.
+// evalGroup prefixes the object group of an evaluation's handles, released
+// when it ends. Each evaluation has a group of its own (evalSeq): a release
+// left to run in the background must not free a later evaluation's
+// handles.
 const evalGroup = "cdpkit-eval"
+
+var evalSeq atomic.Uint64
 
 // evalCleanup bounds releasing an evaluation's handles, and
 // evalLateCleanup doing so behind an open dialog.
@@ -110,7 +115,9 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	callArgs := make([]*runtime.CallArgument, 0, len(args))
 	var first *Element
 	var els []*Element
-	defer func() { t.releaseEval(target, els) }()
+	group := fmt.Sprintf("%s-%d", evalGroup, evalSeq.Add(1))
+	defer func() { t.releaseEval(target, group, els, ctx.Err() != nil) }()
+	Step(ctx, "running the function")
 	for _, a := range args {
 		if a.Ref == "" {
 			callArgs = append(callArgs, &runtime.CallArgument{Value: a.Value})
@@ -129,7 +136,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 		callArgs = append(callArgs, &runtime.CallArgument{ObjectID: el.Object})
 	}
 	if this == "" {
-		g, err := cdpapi.Call(dctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis", ObjectGroup: evalGroup})
+		g, err := cdpapi.Call(dctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis", ObjectGroup: group})
 		if err != nil {
 			return t.evalFailed(ctx, dctx, s, err)
 		}
@@ -140,13 +147,14 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	}
 
 	yes := true
+	Step(ctx, "running the function")
 	res, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn,
 		ObjectID:            this,
 		Arguments:           callArgs,
 		AwaitPromise:        &yes,
 		Silent:              &yes,
-		ObjectGroup:         evalGroup,
+		ObjectGroup:         group,
 	})
 	if err != nil {
 		var pe *cdp.ProtocolError
@@ -162,13 +170,14 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	if err != nil {
 		return nil, err
 	}
+	Step(ctx, "serializing the value")
 	ser, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: serializeJS,
 		ObjectID:            this,
 		Arguments:           []*runtime.CallArgument{valueArg(res.Result), {Value: limits}},
 		ReturnByValue:       &yes,
 		Silent:              &yes,
-		ObjectGroup:         evalGroup,
+		ObjectGroup:         group,
 	})
 	if err != nil {
 		return t.evalFailed(ctx, dctx, s, err)
@@ -188,15 +197,17 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 
 // releaseEval frees an evaluation's handles. While a dialog is open the
 // page can answer nothing, so then it does so in the background, bounded
-// by evalLateCleanup: the commands run once the dialog closes.
-func (t *Tab) releaseEval(s *cdp.Session, els []*Element) {
+// by evalLateCleanup: the commands run once the dialog closes. So it does
+// when the call ran out of time (late): the page may be hung, and the
+// call must return within its deadline.
+func (t *Tab) releaseEval(s *cdp.Session, group string, els []*Element, late bool) {
 	release := func(ctx context.Context) {
 		for _, el := range els {
 			el.Release(ctx)
 		}
-		cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: evalGroup})
+		cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
 	}
-	if t.CheckDialog() != nil {
+	if late || t.CheckDialog() != nil {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), evalLateCleanup)
 			defer cancel()

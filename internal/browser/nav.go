@@ -154,13 +154,23 @@ func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx con
 	}
 	ctx, cancel := withNavDeadline(ctx)
 	defer cancel()
+	defer t.queue.navigating()() // reads wait for it
 	s, err := t.Session(ctx)
 	if err != nil {
 		return nil, err
 	}
+	Step(ctx, "loading the page")
 	start := time.Now()
-	res, err := nav(ctx, s, want)
-	return res, t.explainBlock(err, start)
+	if t.CheckDialog() != nil {
+		res, err := nav(ctx, s, want) // the navigation closes the dialog open now
+		return res, t.explainBlock(err, start)
+	}
+	// A dialog the new page opens while it loads (a confirm in a script)
+	// holds the load until answered: say so rather than wait.
+	dctx, stop := t.UntilDialog(ctx)
+	defer stop()
+	res, err := nav(dctx, s, want)
+	return res, t.explainBlock(dialogErr(dctx, err), start)
 }
 
 // result waits for the navigation n describes and reports where the tab

@@ -734,6 +734,7 @@ func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.
 func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) (dialog bool, err error) {
 	events, stop := ps.SubscribeEvents(actionEvents...)
 	defer stop()
+	Step(ctx, "sending the input")
 	frameDialog := false
 	dl, err := t.RunUntilDialog(ctx, func(ctx context.Context) error {
 		if es != ps {

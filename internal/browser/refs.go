@@ -154,6 +154,7 @@ func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, erro
 		return nil, fmt.Errorf("%w: give a ref (uid) or a selector", ErrInvalidArgument)
 	}
 	s, err := t.Session(ctx)
+	Step(ctx, "finding the element")
 	if err != nil {
 		return nil, err
 	}

@@ -149,6 +149,7 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 	if err != nil {
 		return nil, err
 	}
+	Step(ctx, "capturing the screenshot")
 	var region rect
 	viewport := false
 	switch {

@@ -68,6 +68,7 @@ func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) 
 	if err != nil {
 		return nil, err
 	}
+	Step(ctx, "reading the accessibility tree")
 	if scope == "" {
 		return t.frameTree(ctx, s, "", 0)
 	}

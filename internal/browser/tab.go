@@ -31,6 +31,8 @@ type Tab struct {
 
 	emu emulator // viewport and emulation overrides, kept to apply again on a new session
 
+	queue opQueue // state-changing calls run one at a time; see queue.go
+
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id
 }
@@ -54,6 +56,7 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 			return t.sess, nil
 		}
 	}
+	Step(ctx, "attaching to the tab")
 	s, err := t.b.conn.Attach(ctx, t.id)
 	if err != nil {
 		return nil, err
@@ -94,7 +97,9 @@ func (t *Tab) Location(ctx context.Context) (Location, error) {
 }
 
 func location(ctx context.Context, s cdpapi.Session) (Location, error) {
-	h, err := cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
+	h, err := whileSwapping(ctx, func() (page.GetNavigationHistoryResult, error) {
+		return cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
+	})
 	if err != nil {
 		return Location{}, fmt.Errorf("browser: reading location: %w", err)
 	}

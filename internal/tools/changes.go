@@ -43,6 +43,7 @@ type before struct {
 
 // observe records the tab's location and the open tabs.
 func observe(ctx context.Context, b *browser.Browser, tab *browser.Tab) (*before, error) {
+	browser.Step(ctx, "reading the tab's state")
 	loc, err := tab.Location(ctx)
 	if err != nil {
 		return nil, err
@@ -80,6 +81,7 @@ type Changes struct {
 // changed since o. With full set it returns the whole interactive snapshot
 // instead of the element diff (includeSnapshot).
 func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) {
+	browser.Step(ctx, "reading what changed")
 	settle(ctx, o.tab)
 	c := &Changes{}
 	loc, err := o.tab.Location(ctx)

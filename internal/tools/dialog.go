@@ -19,6 +19,7 @@ func dialogTools() []Tool {
 		define(Tool{
 			Name:        "handle_dialog",
 			Description: "Accept or dismiss the JavaScript dialog (confirm, prompt) that blocks the page.",
+			NoQueue:     true,
 		}, handleDialog),
 	}
 }

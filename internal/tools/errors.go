@@ -83,6 +83,8 @@ func AsError(err error) *Error {
 	var doe *browser.DialogOpenError
 	var wte *browser.WaitTimeoutError
 	var eve *browser.EvalError
+	var st *stepTimeout
+	var qf *browser.QueueFullError
 	switch {
 	case errors.As(err, &tl):
 		return &Error{Code: ScreenshotTooLarge, Message: fmt.Sprintf("even downscaled the screenshot is %d bytes, over the %d-byte limit", tl.Bytes, tl.Limit),
@@ -123,6 +125,12 @@ func AsError(err error) *Error {
 	case errors.Is(err, browser.ErrNoDialog):
 		return &Error{Code: NoDialog, Message: "no JavaScript dialog waits for an answer in this tab",
 			Hint: "alerts and beforeunload dialogs are answered automatically; a result's changes.dialog says so"}
+	case errors.As(err, &st):
+		return &Error{Code: Timeout, Message: st.message(), Recoverable: true,
+			Hint: "the page or browser was slow; retry, or raise timeout_ms"}
+	case errors.As(err, &qf):
+		return &Error{Code: BusyQueueFull, Message: fmt.Sprintf("%d calls already wait for this tab", qf.Limit), Recoverable: true,
+			Hint: "wait for the tab's calls to finish"}
 	case errors.As(err, &wte):
 		return &Error{Code: Timeout, Message: waitTimeoutMessage(wte), Recoverable: true,
 			Hint: "raise timeout, or take a snapshot to see the page"}

@@ -54,11 +54,13 @@ func pageTools() []Tool {
 			Name:        "select_page",
 			Description: "Make a tab the active one, which tools act on by default.",
 			Idempotent:  true,
+			NoQueue:     true,
 		}, selectPage),
 		define(Tool{
 			Name:        "close_page",
 			Description: "Close a tab. Returns the open tabs left and which is active.",
 			Destructive: true,
+			NoQueue:     true,
 		}, closePage),
 	}
 }
@@ -81,7 +83,19 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 type pageResult struct {
 	ID string `json:"id,omitempty"`
 	*browser.NavResult
-	Active bool `json:"active"`
+	Active bool            `json:"active"`
+	Dialog *browser.Dialog `json:"dialog,omitempty"` // one the page opened while it loaded
+}
+
+// dialogStop turns a navigation that a dialog of the new page stopped
+// (err) into a result saying where the tab is; the dialog waits for
+// handle_dialog.
+func dialogStop(ctx context.Context, tab *browser.Tab, err error) (*browser.NavResult, error) {
+	loc, lerr := tab.Location(ctx)
+	if lerr != nil {
+		return nil, err
+	}
+	return &browser.NavResult{URL: loc.URL, Title: loc.Title}, nil
 }
 
 func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
@@ -101,11 +115,14 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	nav := &browser.NavResult{URL: "about:blank"}
 	if in.URL != "" && in.URL != "about:blank" {
 		progress(ctx, "loading")
-		if nav, err = tab.Navigate(ctx, in.URL); err != nil {
+		if nav, err = tab.Navigate(ctx, in.URL); errors.As(err, new(*browser.DialogOpenError)) {
+			nav, err = dialogStop(ctx, tab, err)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	return &Result{Data: pageResult{ID: string(tab.ID()), NavResult: nav, Active: !in.Background}}, nil
+	return &Result{Data: pageResult{ID: string(tab.ID()), NavResult: nav, Active: !in.Background, Dialog: tab.DialogNote()}}, nil
 }
 
 type navigateResult struct {
@@ -170,6 +187,11 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 		nav, err = tab.GoForward(navCtx, opts)
 	case "reload":
 		nav, err = tab.Reload(navCtx, in.IgnoreCache, opts)
+	}
+	if nav == nil && errors.As(err, new(*browser.DialogOpenError)) {
+		// The new page opened a dialog while it loaded: the result says
+		// where the tab is, and changes.dialog what waits for an answer.
+		nav, err = dialogStop(ctx, tab, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return nil, errorf(Timeout, true, "the page may still be usable: take a snapshot, or retry with waitUntil domcontentloaded or a larger timeout",

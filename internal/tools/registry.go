@@ -8,20 +8,33 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
-// DefaultTimeout bounds a tool call when Env.Timeout is zero.
-const DefaultTimeout = 30 * time.Second
+// Bounds of a tool call's deadline.
+const (
+	// DefaultTimeout bounds a tool call when Env.Timeout is zero.
+	DefaultTimeout = 30 * time.Second
+	// MaxTimeout is the most a call may ask for with timeout_ms, and caps
+	// Env.Timeout.
+	MaxTimeout = 120 * time.Second
+)
+
+// timeoutArg is the argument every tool accepts, outside its schema (the
+// schemas would pay for it on every turn): the call's deadline in ms.
+const timeoutArg = "timeout_ms"
 
 // Env is what handlers work with. It is shared by all calls and must not be
 // changed after the first call.
@@ -29,8 +42,12 @@ type Env struct {
 	Browsers  *browser.Manager
 	Artifacts *policy.Artifacts // where tools write files
 	Log       *slog.Logger
-	// Timeout bounds each tool call; zero means DefaultTimeout.
+	// Timeout bounds each tool call that gives no timeout_ms; zero means
+	// DefaultTimeout, and more than MaxTimeout means MaxTimeout.
 	Timeout time.Duration
+	// QueueLimit is how many state-changing calls may wait for one tab;
+	// zero means browser.DefaultQueueLimit.
+	QueueLimit int
 	// MaxScreenshotPixels and MaxImageBytes bound a screenshot's width ×
 	// height and encoded size; zero means browser.DefaultMaxScreenshotPixels
 	// and browser.DefaultMaxImageBytes.
@@ -75,6 +92,10 @@ type Tool struct {
 	ReadOnly    bool // does not change the page or browser
 	Destructive bool // may destroy state (closing a tab)
 	Idempotent  bool // repeating it has no further effect
+	// NoQueue says the tool never waits behind other calls on its tab,
+	// though it changes state: it must work while a call there is stuck
+	// (answering the dialog that blocks it, closing the tab).
+	NoQueue bool
 	// InputSchema is inferred from the handler's argument type.
 	InputSchema *jsonschema.Schema
 
@@ -127,16 +148,30 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 	return in, nil
 }
 
-// Call runs the tool with JSON arguments under the env's timeout. It never
+// Call runs the tool with JSON arguments under the env's timeout, or the
+// timeout_ms argument, which any tool accepts (0 < timeout_ms ≤
+// MaxTimeout). State-changing calls on one tab wait for each other (see
+// useTab); Call releases the tab when the handler returns. It never
 // panics: a panic in a handler becomes an Internal error. The error, if
-// any, is always an *Error.
+// any, is always an *Error; a TIMEOUT names the step that was slow.
 func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *Result, err error) {
-	timeout := env.Timeout
+	timeout := min(env.Timeout, MaxTimeout)
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	args, asked, err := takeTimeout(args)
+	if err != nil {
+		return nil, err
+	}
+	if asked > 0 {
+		timeout = asked
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	ctx, steps := browser.WithSteps(ctx)
+	c := &call{tool: t}
+	ctx = context.WithValue(ctx, callKey{}, c)
+	defer c.end()
 	defer func() {
 		if p := recover(); p != nil {
 			env.Log.Error("tool handler panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
@@ -146,12 +181,120 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	start := time.Now()
 	res, err = t.call(ctx, env, args)
 	if err != nil {
+		if isTimeout(err) {
+			err = &stepTimeout{Tool: t.Name, After: time.Since(start), Step: steps.Current(), Err: err}
+		}
 		te := AsError(err)
 		env.Log.Debug("tool failed", "tool", t.Name, "code", te.Code, "ms", time.Since(start).Milliseconds(), "err", err)
 		return nil, te
 	}
 	env.Log.Debug("tool done", "tool", t.Name, "ms", time.Since(start).Milliseconds())
 	return res, nil
+}
+
+// takeTimeout removes timeout_ms from raw arguments and returns it; zero
+// when absent.
+func takeTimeout(raw json.RawMessage) (json.RawMessage, time.Duration, error) {
+	if !bytes.Contains(raw, []byte(timeoutArg)) {
+		return raw, 0, nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, 0, nil // not an object: decoding says so
+	}
+	v, ok := m[timeoutArg]
+	if !ok {
+		return raw, 0, nil
+	}
+	bad := errorf(InvalidArgs, false, fmt.Sprintf("give timeout_ms in ms, above 0 and at most %d", MaxTimeout.Milliseconds()),
+		"timeout_ms %s is out of range", v)
+	var ms float64
+	if err := json.Unmarshal(v, &ms); err != nil || ms <= 0 || ms > float64(MaxTimeout.Milliseconds()) {
+		return nil, 0, bad
+	}
+	delete(m, timeoutArg)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, 0, bad
+	}
+	return out, time.Duration(ms * float64(time.Millisecond)), nil
+}
+
+// isTimeout reports an error of a call that ran out of time, unless it
+// already says what timed out.
+func isTimeout(err error) bool {
+	var te *Error
+	var wte *browser.WaitTimeoutError
+	if errors.As(err, &te) || errors.As(err, &wte) {
+		return false
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, cdp.ErrTimeout)
+}
+
+// stepTimeout is a call that ran out of time, with the step it was in.
+type stepTimeout struct {
+	Tool  string
+	After time.Duration
+	Step  string // "" when unknown
+	Err   error
+}
+
+func (e *stepTimeout) Error() string { return e.message() + ": " + e.Err.Error() }
+func (e *stepTimeout) Unwrap() error { return e.Err }
+
+// message is the agent-facing text, such as "take_snapshot timed out after
+// 2s while reading the accessibility tree".
+func (e *stepTimeout) message() string {
+	msg := fmt.Sprintf("%s timed out after %s", e.Tool, e.After.Round(100*time.Millisecond))
+	if e.Step != "" {
+		msg += " while " + e.Step
+	}
+	return msg
+}
+
+// call is one tool call's state, carried in its context for useTab.
+type call struct {
+	tool *Tool
+
+	mu   sync.Mutex
+	held map[*browser.Tab]func() // guarded by mu; the tabs whose slot it holds, and their release
+}
+
+type callKey struct{}
+
+// callFrom returns the call ctx belongs to, or nil outside Tool.Call.
+func callFrom(ctx context.Context) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	return c
+}
+
+// hold records that the call holds tab's slot until it ends.
+func (c *call) hold(tab *browser.Tab, release func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held == nil {
+		c.held = make(map[*browser.Tab]func())
+	}
+	c.held[tab] = release
+}
+
+// holds reports whether the call holds tab's slot.
+func (c *call) holds(tab *browser.Tab) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.held[tab]
+	return ok
+}
+
+// end releases the slots the call holds.
+func (c *call) end() {
+	c.mu.Lock()
+	held := c.held
+	c.held = nil
+	c.mu.Unlock()
+	for _, release := range held {
+		release()
+	}
 }
 
 // All returns every tool, sorted by name.

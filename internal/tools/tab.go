@@ -20,7 +20,29 @@ func useTab(ctx context.Context, env *Env, target string) (*browser.Browser, *br
 		return nil, nil, err
 	}
 	t.SetDialogPolicy(env.DialogPolicy)
+	if err := enterTab(ctx, env, t); err != nil {
+		return nil, nil, err
+	}
 	return b, t, nil
+}
+
+// enterTab makes a call wait its turn on tab: a state-changing call takes
+// the tab's slot (FIFO, bounded by env.QueueLimit) until it ends; a read
+// only waits for a navigation in flight; a NoQueue tool goes at once.
+func enterTab(ctx context.Context, env *Env, tab *browser.Tab) error {
+	c := callFrom(ctx)
+	switch {
+	case c == nil || c.tool.NoQueue || c.holds(tab):
+		return nil
+	case c.tool.ReadOnly:
+		return tab.AwaitNavigation(ctx)
+	}
+	release, err := tab.Acquire(ctx, c.tool.Name, env.QueueLimit)
+	if err != nil {
+		return err
+	}
+	c.hold(tab, release)
+	return nil
 }
 
 // pageTab resolves target for page work, and fails with DIALOG_OPEN while
