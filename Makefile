@@ -5,7 +5,7 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build browser lint test demo bench bench-peers clean
+.PHONY: build browser lint test demo bench bench-peers soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
@@ -42,6 +42,11 @@ bench-peers: browser build
 	bash scripts/install-peers.sh $(PEERS_DIR)
 	$(GO) run ./cmd/bench -cdpkit $(BIN) -peers $(PEERS_DIR)
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
+
+# soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports the
+# memory drift of cdpkit and of Chromium. Not part of test.
+soak: browser build
+	$(GO) run ./cmd/soak -cdpkit $(BIN)
 
 clean:
 	rm -rf bin/

@@ -55,6 +55,7 @@ Environment:
   CDPKIT_CDP_TIMEOUT    deadline for one CDP command without its own (default 15s)
   CDPKIT_TOOL_TIMEOUT   deadline for one tool call (default 30s, at most 2m; a call's timeout_ms overrides it)
   CDPKIT_QUEUE_LIMIT    state-changing calls that may wait for one tab before BUSY_QUEUE_FULL (default 8)
+  CDPKIT_IDLE_TIMEOUT   stop the browser after this long without a call (default 5m; 0 never)
   CDPKIT_ARTIFACT_DIR   the only directory tools write files to (default: the user cache dir's cdpkit/artifacts)
   CDPKIT_ALLOW_EVAL     1 enables evaluate_script (same as --allow-eval)
   CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
@@ -167,6 +168,14 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if c.queueLimit, err = envInt("CDPKIT_QUEUE_LIMIT"); err != nil {
 		return nil, err
 	}
+	c.browser.IdleTimeout = defaultIdleTimeout
+	if v := os.Getenv("CDPKIT_IDLE_TIMEOUT"); v == "0" {
+		c.browser.IdleTimeout = 0
+	} else if d, err := envDuration("CDPKIT_IDLE_TIMEOUT"); err != nil {
+		return nil, err
+	} else if d > 0 {
+		c.browser.IdleTimeout = d
+	}
 	if c.maxPixels, err = envInt("CDPKIT_MAX_SCREENSHOT_PIXELS"); err != nil {
 		return nil, err
 	}
@@ -179,6 +188,10 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	return c, nil
 }
+
+// defaultIdleTimeout is how long the browser may sit unused before it is
+// stopped; CDPKIT_IDLE_TIMEOUT changes it.
+const defaultIdleTimeout = 5 * time.Minute
 
 // envDuration reads a duration such as "15s" from the environment; unset
 // is zero.

@@ -21,8 +21,9 @@ import (
 //
 // A Browser lives from [Start] until [Browser.Close], or until the
 // connection drops ([Browser.Done]). Close of a launched browser stops its
-// processes and removes its temporary profile; Close of an attached browser
-// only disconnects.
+// processes and removes its temporary profile, unless a [Manager] owns the
+// profile (it keeps it for a relaunch); Close of an attached browser only
+// disconnects.
 //
 // All methods are safe for concurrent use. Contexts bound only the call
 // they are passed to, never the browser's life.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,6 +56,7 @@ type process struct {
 	exited  chan struct{} // closed when the process has been reaped
 	stderr  *sysproc.Tail
 
+	closing   atomic.Bool // close has begun: the pipe breaking is no crash
 	closeOnce sync.Once
 }
 
@@ -70,22 +72,33 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 			return nil, nil, &NoBrowserError{Reason: err.Error(), Hint: "drop that browser flag"}
 		}
 	}
-	profile, err := newProfile()
-	if err != nil {
-		return nil, nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+	// A profile that o names belongs to the Manager, which keeps it across
+	// relaunches; otherwise the browser gets one of its own.
+	profile, own := o.profile, o.profile == ""
+	if own {
+		if profile, err = newProfile(); err != nil {
+			return nil, nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+		}
+	} else {
+		clearSingleton(profile)
+	}
+	dropProfile := func(dir string) {
+		if own {
+			removeProfile(dir)
+		}
 	}
 
 	// The browser reads commands on fd 3 and writes replies on fd 4.
 	cmdR, cmdW, err := os.Pipe()
 	if err != nil {
-		removeProfile(profile)
+		dropProfile(profile)
 		return nil, nil, fmt.Errorf("browser: pipe: %w", err)
 	}
 	resR, resW, err := os.Pipe()
 	if err != nil {
 		cmdR.Close()
 		cmdW.Close()
-		removeProfile(profile)
+		dropProfile(profile)
 		return nil, nil, fmt.Errorf("browser: pipe: %w", err)
 	}
 
@@ -98,14 +111,14 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		// already makes Chromium exit.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	p := &process{cmd: cmd, profile: profile, own: true, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}}
+	p := &process{cmd: cmd, profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		cmdR.Close()
 		cmdW.Close()
 		resR.Close()
 		resW.Close()
-		removeProfile(profile)
+		dropProfile(profile)
 		return nil, nil, &NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
 	}
 	cmdR.Close()
@@ -115,7 +128,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		close(p.exited)
 	}()
 
-	conn := cdp.NewConn(cdp.NewPipeTransport(resR, cmdW), &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
+	conn := cdp.NewConn(&processTransport{cdp.NewPipeTransport(resR, cmdW), p}, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
 	go func() {
 		// A browser that exits on its own closes the pipe, but make sure.
 		<-p.exited
@@ -166,6 +179,7 @@ func needsNoSandbox() bool {
 func (p *process) close(conn *cdp.Conn) error {
 	var err error
 	p.closeOnce.Do(func() {
+		p.closing.Store(true)
 		if conn != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			conn.Browser().Call(ctx, "Browser.close", nil, nil)

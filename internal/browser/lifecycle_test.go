@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +16,9 @@ import (
 )
 
 // TestLaunchCloseNoLeaks starts and closes a browser repeatedly and checks
-// that each Close leaves no process and no profile behind.
+// that each Close leaves no process and no profile behind, and that cdpkit's
+// own memory (RSS after a GC) and goroutines do not grow from cycle 5 to the
+// last.
 //
 // A launched browser's processes are found three ways, since none covers
 // them all: its --user-data-dir is on the command line of the browser and
@@ -24,10 +29,12 @@ import (
 func TestLaunchCloseNoLeaks(t *testing.T) {
 	exe := browsertest.ExecPath(t)
 	srv := browsertest.Server(t, os.DirFS("testdata"))
-	cycles := 20
+	cycles := 50
 	if testing.Short() {
 		cycles = 3
 	}
+	const baseline = 5 // cycles before the first measurement, to warm up
+	var rssBase, goBase int
 	start := time.Now()
 	var starting, closing, reaping time.Duration
 	for i := range cycles {
@@ -79,6 +86,23 @@ func TestLaunchCloseNoLeaks(t *testing.T) {
 		}
 		if t.Failed() {
 			t.Fatalf("cycle %d leaked; stopping", i)
+		}
+		if (i+1)%10 == 0 {
+			t.Logf("%d cycles in %v", i+1, time.Since(start).Round(time.Millisecond))
+		}
+		if i+1 == baseline {
+			rssBase, goBase = settledRSS(t), runtime.NumGoroutine()
+		}
+	}
+	if cycles > baseline {
+		rss, gor := settledRSS(t), runtime.NumGoroutine()
+		t.Logf("after cycle %d: RSS %d kB, %d goroutines; after cycle %d: RSS %d kB (%+.1f%%), %d goroutines",
+			baseline, rssBase, goBase, cycles, rss, 100*float64(rss-rssBase)/float64(rssBase), gor)
+		if rss > rssBase+rssBase/10 {
+			t.Errorf("RSS grew from %d kB after cycle %d to %d kB after cycle %d, want under 10%%", rssBase, baseline, rss, cycles)
+		}
+		if gor > goBase+10 {
+			t.Errorf("goroutines grew from %d after cycle %d to %d after cycle %d", goBase, baseline, gor, cycles)
 		}
 	}
 	took := time.Since(start)
@@ -273,4 +297,28 @@ func TestStartTimeoutNoLeaks(t *testing.T) {
 			t.Logf("Start gave up after %v", took.Round(time.Millisecond))
 		})
 	}
+}
+
+// settledRSS returns this process's resident set size in kB after a full
+// GC that returns freed memory to the OS.
+func settledRSS(t *testing.T) int {
+	t.Helper()
+	time.Sleep(100 * time.Millisecond) // let closing goroutines finish
+	runtime.GC()
+	debug.FreeOSMemory()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatalf("reading RSS: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			if err != nil {
+				t.Fatalf("parsing %q: %v", line, err)
+			}
+			return kb
+		}
+	}
+	t.Fatal("no VmRSS in /proc/self/status")
+	return 0
 }

@@ -2,22 +2,64 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+)
+
+// relaunchAttempts is how many times the Manager tries to start a browser
+// in place of one that crashed before it gives up with ErrNoBrowser.
+const relaunchAttempts = 2
+
+// Reconnect backoff for an attached browser whose connection dropped.
+const (
+	reconnectFirst = 100 * time.Millisecond
+	reconnectMax   = 5 * time.Second
 )
 
 // Manager starts the browser lazily, on the first call that needs one, and
 // starts a new one when the old one is gone.
 //
+// A launched browser that crashes is replaced on the next call, on the same
+// profile, so cookies and storage survive; the viewport and emulation of
+// its tabs are applied to the new browser's tabs, and [Manager.TakeReset]
+// reports the restart once. A dropped connection to an attached browser is
+// reconnected with exponential backoff.
+//
+// With [Options.IdleTimeout] set, a browser that has had no call in flight
+// ([Manager.Use]) for that long is stopped (an attached one is only
+// disconnected); the next call starts one again.
+//
 // # Lifetime
 //
-// A Manager owns the browsers it starts until [Manager.Close]. It is safe
-// for concurrent use; concurrent first calls start one browser.
+// A Manager owns the browsers it starts and their profile until
+// [Manager.Close]. It is safe for concurrent use; concurrent first calls
+// start one browser.
 type Manager struct {
 	opts  Options
-	lock  chan struct{} // a 1-slot semaphore guarding b, so waiting honors ctx
+	lock  chan struct{} // a 1-slot semaphore guarding the fields below, so waiting honors ctx
 	b     *Browser      // guarded by lock
 	done  bool          // guarded by lock
+	gone  bool          // guarded by lock; a browser ran and is gone (crashed, dropped, or idle)
+	emu   Emulation     // guarded by lock; what the gone browser's tabs emulated
 	sweep sync.Once
+
+	profile string // guarded by lock; launched browsers' user-data-dir, kept across relaunches
+
+	reset atomic.Bool // a browser was restarted since the last TakeReset
+
+	saving   atomic.Bool            // saveCookies is running
+	unsaved  atomic.Bool            // a call ended after the last cookie snapshot began
+	cookieMu sync.Mutex             // guards cookies
+	cookies  []*network.CookieParam // the launched browser's cookies after the last call
+
+	idleMu   sync.Mutex  // guards the fields below
+	inFlight int         // calls between Use and its release
+	idleGen  int         // bumped on every Use and release, so a stale timer does nothing
+	idle     *time.Timer // fires IdleTimeout after the last call ended
 }
 
 // NewManager returns a Manager that starts browsers with o. Nil means
@@ -45,21 +87,222 @@ func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
 	if m.b != nil {
 		select {
 		case <-m.b.Done():
-			m.b.Close() // reap the dead browser's processes and profile
-			m.b = nil
+			m.retireLocked() // reap the dead browser's processes
 		default:
 			return m.b, nil
 		}
 	}
-	if !m.opts.attaching() {
-		m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
+	if m.opts.attaching() {
+		return m.attachLocked(ctx)
 	}
-	b, err := Start(ctx, &m.opts)
-	if err != nil {
-		return nil, err
+	return m.launchLocked(ctx)
+}
+
+// retireLocked closes m.b, keeping what its tabs emulated and its profile.
+// m.lock must be held.
+func (m *Manager) retireLocked() error {
+	m.emu = m.b.lastEmulation()
+	err := m.b.Close()
+	m.b = nil
+	m.gone = true
+	return err
+}
+
+// launchLocked starts a browser on the Manager's profile, creating the
+// profile first if needed. m.lock must be held.
+func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
+	m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
+	if m.profile == "" {
+		dir, err := newProfile()
+		if err != nil {
+			return nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+		}
+		m.profile = dir
 	}
+	o := m.opts
+	o.profile = m.profile
+	attempts := 1
+	if m.gone {
+		attempts = relaunchAttempts
+	}
+	var err error
+	for i := range attempts {
+		var b *Browser
+		if b, err = Start(ctx, &o); err == nil {
+			return m.startedLocked(ctx, b), nil
+		}
+		m.opts.logger().Warn("starting the browser", "attempt", i+1, "err", err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if !m.gone {
+		m.removeProfileLocked() // nothing ran on it yet
+	}
+	return nil, err
+}
+
+// attachLocked connects to the browser the options name. After a dropped
+// connection it retries with exponential backoff until ctx ends. m.lock
+// must be held.
+func (m *Manager) attachLocked(ctx context.Context) (*Browser, error) {
+	wait := reconnectFirst
+	for {
+		b, err := Start(ctx, &m.opts)
+		if err == nil {
+			if m.gone {
+				m.opts.logger().Info("reconnected to the browser")
+			}
+			m.b = b
+			return b, nil
+		}
+		if !m.gone {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, reconnectMax)
+	}
+}
+
+// startedLocked adopts b, a launched browser; after a restart it applies
+// the last emulation and marks the session reset. m.lock must be held.
+func (m *Manager) startedLocked(ctx context.Context, b *Browser) *Browser {
 	m.b = b
-	return b, nil
+	if m.gone {
+		m.reset.Store(true)
+		m.cookieMu.Lock()
+		cookies := m.cookies
+		m.cookieMu.Unlock()
+		if err := b.setCookies(ctx, cookies); err != nil {
+			m.opts.logger().Warn("setting the cookies again after a restart", "err", err)
+		}
+		if err := b.applyEmulation(ctx, m.emu); err != nil {
+			m.opts.logger().Warn("applying the emulation again after a restart", "err", err)
+		}
+		m.emu = Emulation{}
+		m.opts.logger().Info("started a new browser in place of the last one", "profile", m.profile)
+	}
+	return b
+}
+
+// TakeReset reports whether a browser was started in place of one that
+// crashed or was stopped for idleness since the last TakeReset: its tabs,
+// refs and page state are gone. It reports each restart once. A nil
+// Manager reports false.
+func (m *Manager) TakeReset() bool {
+	if m == nil {
+		return false
+	}
+	return m.reset.Swap(false)
+}
+
+// Use marks a call in flight until release is called: the idle timer
+// neither runs nor fires meanwhile. A nil Manager's Use does nothing.
+func (m *Manager) Use() (release func()) {
+	if m == nil {
+		return func() {}
+	}
+	m.idleMu.Lock()
+	m.inFlight++
+	m.idleGen++
+	if m.idle != nil {
+		m.idle.Stop()
+	}
+	m.idleMu.Unlock()
+	var once sync.Once
+	return func() { once.Do(m.release) }
+}
+
+func (m *Manager) release() {
+	m.idleMu.Lock()
+	defer m.idleMu.Unlock()
+	m.inFlight--
+	m.idleGen++
+	if !m.opts.attaching() {
+		m.unsaved.Store(true)
+		if m.saving.CompareAndSwap(false, true) {
+			go m.saveCookies()
+		}
+	}
+	if m.inFlight > 0 || m.opts.IdleTimeout <= 0 {
+		return
+	}
+	gen := m.idleGen
+	m.idle = time.AfterFunc(m.opts.IdleTimeout, func() { m.stopIdle(gen) })
+}
+
+// cookieSave bounds taking a cookie snapshot.
+const cookieSave = 2 * time.Second
+
+// saveCookies keeps a copy of the running browser's cookies, to set again
+// if it crashes, until no call has ended since its last copy began. One
+// runs at a time.
+func (m *Manager) saveCookies() {
+	for {
+		for m.unsaved.Swap(false) {
+			m.saveCookiesOnce()
+		}
+		m.saving.Store(false)
+		// A call that ended just now saw saving set and left the work here.
+		if !m.unsaved.Load() || !m.saving.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+func (m *Manager) saveCookiesOnce() {
+	b := m.Current()
+	if b == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cookieSave)
+	defer cancel()
+	cookies, err := b.cookies(ctx)
+	if err != nil {
+		return // keep the last good copy: the browser may have just crashed
+	}
+	m.cookieMu.Lock()
+	m.cookies = cookies
+	m.cookieMu.Unlock()
+}
+
+// stopIdle stops the browser if no call has started since the timer of
+// generation gen was set.
+func (m *Manager) stopIdle(gen int) {
+	m.lock <- struct{}{}
+	defer func() { <-m.lock }()
+	m.idleMu.Lock()
+	stale := gen != m.idleGen || m.inFlight > 0
+	m.idleMu.Unlock()
+	if stale || m.done || m.b == nil {
+		return
+	}
+	log := m.opts.logger()
+	log.Info("stopping the idle browser", "idle", m.opts.IdleTimeout)
+	if err := m.retireLocked(); err != nil {
+		log.Warn("stopping the idle browser", "err", err)
+	}
+	if err := m.removeProfileLocked(); err != nil {
+		log.Warn("removing the idle browser's profile", "err", err)
+	}
+	m.cookieMu.Lock()
+	m.cookies = nil // gone with the profile
+	m.cookieMu.Unlock()
+}
+
+// removeProfileLocked deletes the Manager's profile, if any. m.lock must be
+// held.
+func (m *Manager) removeProfileLocked() error {
+	if m.profile == "" {
+		return nil
+	}
+	err := removeProfile(m.profile)
+	m.profile = ""
+	return err
 }
 
 // Current returns the running browser without starting one, or nil.
@@ -69,17 +312,22 @@ func (m *Manager) Current() *Browser {
 	return m.b
 }
 
-// Close stops the browser, if any, and makes later calls fail with
-// ErrClosed. It waits for a start in progress, which its own deadline
-// bounds.
+// Close stops the browser, if any, removes its profile, and makes later
+// calls fail with ErrClosed. It waits for a start in progress, which its
+// own deadline bounds.
 func (m *Manager) Close() error {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
 	m.done = true
-	if m.b == nil {
-		return nil
+	m.idleMu.Lock()
+	if m.idle != nil {
+		m.idle.Stop()
 	}
-	err := m.b.Close()
-	m.b = nil
-	return err
+	m.idleMu.Unlock()
+	var err error
+	if m.b != nil {
+		err = m.b.Close()
+		m.b = nil
+	}
+	return errors.Join(err, m.removeProfileLocked())
 }

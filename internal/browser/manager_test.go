@@ -79,6 +79,9 @@ func TestManager(t *testing.T) {
 	if second == first || second.PID() == oldPID {
 		t.Fatalf("Browser after the kill = %p (pid %d), want a new browser", second, second.PID())
 	}
+	if second.ProfileDir() != oldProfile {
+		t.Errorf("new browser's profile = %s, want the dead one's %s", second.ProfileDir(), oldProfile)
+	}
 	tab, err := second.NewTab(t.Context())
 	if err != nil {
 		t.Fatalf("NewTab on the new browser: %v", err)
@@ -88,10 +91,7 @@ func TestManager(t *testing.T) {
 		t.Errorf("Navigate on the new browser = %+v, %v; want title %q", res, err, "Charlie page")
 	}
 	// Replacing the dead browser reaped it.
-	browsertest.WaitNoProcesses(t, userDataDirArg(oldProfile), 5*time.Second)
-	if _, err := os.Stat(oldProfile); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("dead browser's profile %s: stat err = %v, want not exist", oldProfile, err)
-	}
+	waitNoProcs(t, "the dead browser's process group", inGroup(oldPID), 5*time.Second)
 
 	newProfile := second.ProfileDir()
 	closed = true

@@ -170,6 +170,9 @@ func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx con
 	dctx, stop := t.UntilDialog(ctx)
 	defer stop()
 	res, err := nav(dctx, s, want)
+	if err == nil {
+		t.crashed.Store(false) // a new document has a new renderer
+	}
 	return res, t.explainBlock(dialogErr(dctx, err), start)
 }
 
@@ -247,6 +250,9 @@ func navigateTo(ctx context.Context, s eventSession, url string, want []string, 
 // Reload reloads the tab's document, from the network when ignoreCache is
 // set, and waits as [Tab.NavigateWith] does.
 func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *NavOptions) (*NavResult, error) {
+	if t.crashed.Load() {
+		return t.reloadCrashed(ctx, o)
+	}
 	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
 		return reload(ctx, s, ignoreCache, want)
 	})

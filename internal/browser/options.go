@@ -33,6 +33,10 @@ type Options struct {
 	// LaunchTimeout bounds starting or reaching the browser; zero means 30s.
 	LaunchTimeout time.Duration
 
+	// IdleTimeout makes a [Manager] stop its browser after this long without
+	// a call in flight; zero means never.
+	IdleTimeout time.Duration
+
 	Logger *slog.Logger
 
 	// URLPolicy judges every document request of every frame and tab, in
@@ -40,6 +44,7 @@ type Options struct {
 	URLPolicy *policy.Policy
 	// noGuard turns the guard off, for tests that measure its cost.
 	noGuard bool
+	profile string // set by a Manager: the user-data-dir it keeps across relaunches
 }
 
 func (o *Options) attaching() bool {

@@ -18,6 +18,8 @@ type Page struct {
 	URL    string    `json:"url"`
 	Title  string    `json:"title"`
 	Active bool      `json:"active"`
+	// Crashed says the tab's renderer crashed; navigating it recovers it.
+	Crashed bool `json:"crashed,omitempty"`
 }
 
 // Pages lists the open tabs in the order cdpkit first saw them; that order
@@ -51,6 +53,9 @@ func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
 			continue
 		}
 		pages = append(pages, Page{ID: ti.TargetID, URL: ti.URL, Title: ti.Title})
+		if t := b.tabs[ti.TargetID]; t != nil && t.crashed.Load() {
+			pages[len(pages)-1].Crashed = true
+		}
 	}
 	for id := range b.order {
 		if !live[id] {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -32,6 +33,8 @@ type Tab struct {
 	emu emulator // viewport and emulation overrides, kept to apply again on a new session
 
 	queue opQueue // state-changing calls run one at a time; see queue.go
+
+	crashed atomic.Bool // the renderer crashed; a successful navigation clears it
 
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id
@@ -62,6 +65,7 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 		return nil, err
 	}
 	t.dialogs.track(s) // before Page.enable, so no dialog goes unseen
+	t.watchCrash(s)
 	if _, err := cdpapi.Call(ctx, s, page.Enable, page.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling page events: %w", err)
 	}

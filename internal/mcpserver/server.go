@@ -87,6 +87,13 @@ func result(r *tools.Result) *mcp.CallToolResult {
 		}
 		text = strings.TrimSuffix(b.String(), "\n")
 	}
+	if r.SessionReset {
+		if strings.HasPrefix(text, "{") && text != "{}" {
+			text = `{"sessionReset":true,` + text[1:]
+		} else {
+			text = strings.TrimSpace(`{"sessionReset":true}` + "\n" + text)
+		}
+	}
 	if r.Text != "" {
 		if text != "" {
 			text += "\n"

@@ -158,9 +158,15 @@ func AsError(err error) *Error {
 	case errors.As(err, &ne):
 		return &Error{Code: NavigationFailed, Message: fmt.Sprintf("could not load %s: %s", ne.URL, ne.Text), Recoverable: true,
 			Hint: "check the URL and that the server is up"}
+	case errors.Is(err, browser.ErrTargetCrashed):
+		return &Error{Code: TargetCrashed, Message: "the tab's renderer crashed", Recoverable: true,
+			Hint: "navigate_page (a url, or type reload) recovers the tab"}
+	case errors.Is(err, browser.ErrBrowserCrashed):
+		return &Error{Code: BrowserCrashed, Message: "the browser crashed during the call", Recoverable: true,
+			Hint: "the next call relaunches it"}
 	case errors.Is(err, cdp.ErrDisconnected):
 		return &Error{Code: BrowserCrashed, Message: "the browser went away during the call", Recoverable: true,
-			Hint: "retry: the next call starts a new browser"}
+			Hint: "retry: the next call starts or reconnects the browser"}
 	case errors.Is(err, cdp.ErrSessionClosed):
 		return &Error{Code: TargetClosed, Message: "the tab closed during the call", Recoverable: true, Hint: "call list_pages"}
 	case errors.Is(err, cdp.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -160,13 +160,16 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	b, tab, err := useTab(ctx, env, in.Target)
+	b, tab, err := useTab(mayRecover(ctx), env, in.Target)
 	if err != nil {
 		return nil, err
 	}
-	o, err := observe(ctx, b, tab)
-	if err != nil {
-		return nil, err
+	// A crashed tab has no page to observe; navigating recovers it.
+	var o *before
+	if tab.CheckCrashed() == nil {
+		if o, err = observe(ctx, b, tab); err != nil {
+			return nil, err
+		}
 	}
 
 	navCtx := ctx
@@ -201,8 +204,11 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 		return nil, err
 	}
 	progress(ctx, "loaded; reading the changes")
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
+	var c *Changes
+	if o != nil {
+		c, err = o.changesSince(ctx, in.IncludeSnapshot)
+	}
+	if o == nil || err != nil {
 		// The navigation happened; say so even if the page cannot be
 		// read now.
 		env.Log.Debug("navigate_page: reading the changes", "err", err)
@@ -218,7 +224,7 @@ func selectPage(ctx context.Context, env *Env, in selectPageArgs) (*Result, erro
 	if in.Target == "" {
 		return nil, errorf(InvalidArgs, false, "call list_pages to see the tabs", "target is required")
 	}
-	b, tab, err := useTab(ctx, env, in.Target)
+	b, tab, err := useTab(mayRecover(ctx), env, in.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +258,7 @@ func closePage(ctx context.Context, env *Env, in closePageArgs) (*Result, error)
 	if in.Target == "" {
 		return nil, errorf(InvalidArgs, false, "use target active to close the active tab", "target is required")
 	}
-	b, tab, err := useTab(ctx, env, in.Target)
+	b, tab, err := useTab(mayRecover(ctx), env, in.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -77,6 +77,9 @@ type Result struct {
 	Data  any
 	Text  string
 	Image *Image
+	// SessionReset says the browser was restarted before this call: tabs,
+	// refs and page state from before are gone.
+	SessionReset bool
 }
 
 // Image is encoded image data.
@@ -178,6 +181,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 			res, err = nil, errorf(Internal, false, "this is a cdpkit bug; please report it", "%s failed unexpectedly", t.Name)
 		}
 	}()
+	defer env.Browsers.Use()() // an idle shutdown waits for the call
 	start := time.Now()
 	res, err = t.call(ctx, env, args)
 	if err != nil {
@@ -189,6 +193,9 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 		return nil, te
 	}
 	env.Log.Debug("tool done", "tool", t.Name, "ms", time.Since(start).Milliseconds())
+	if res != nil {
+		res.SessionReset = env.Browsers.TakeReset()
+	}
 	return res, nil
 }
 

@@ -20,6 +20,9 @@ func useTab(ctx context.Context, env *Env, target string) (*browser.Browser, *br
 		return nil, nil, err
 	}
 	t.SetDialogPolicy(env.DialogPolicy)
+	if err := t.CheckCrashed(); err != nil && !recovering(ctx) {
+		return nil, nil, err
+	}
 	if err := enterTab(ctx, env, t); err != nil {
 		return nil, nil, err
 	}
@@ -44,6 +47,16 @@ func enterTab(ctx context.Context, env *Env, tab *browser.Tab) error {
 	c.hold(tab, release)
 	return nil
 }
+
+type recoveringKey struct{}
+
+// mayRecover marks ctx as a call that works on a crashed tab: navigating
+// it recovers it, and selecting or closing it needs no renderer.
+func mayRecover(ctx context.Context) context.Context {
+	return context.WithValue(ctx, recoveringKey{}, true)
+}
+
+func recovering(ctx context.Context) bool { return ctx.Value(recoveringKey{}) != nil }
 
 // pageTab resolves target for page work, and fails with DIALOG_OPEN while
 // a dialog waits for an answer, since the page can do nothing until then.
