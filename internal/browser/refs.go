@@ -226,12 +226,22 @@ func (e *Element) attach(ctx context.Context) error {
 // querySelector finds the first element matching selector in the main
 // document. The selector travels as a CDP argument, never as script source.
 func querySelector(ctx context.Context, s *cdp.Session, selector string) (*Element, error) {
-	depth := int64(0)
-	doc, err := cdpapi.Call(ctx, s, dom.GetDocument, dom.GetDocumentParams{Depth: &depth})
-	if err != nil {
-		return nil, fmt.Errorf("browser: reading the document: %w", err)
+	var q dom.QuerySelectorResult
+	var err error
+	// Another DOM.getDocument on the session (a concurrent read) renumbers
+	// the nodes between ours and the query; ask again then.
+	for attempt := 0; attempt < 3; attempt++ {
+		depth := int64(0)
+		doc, derr := cdpapi.Call(ctx, s, dom.GetDocument, dom.GetDocumentParams{Depth: &depth})
+		if derr != nil {
+			return nil, fmt.Errorf("browser: reading the document: %w", derr)
+		}
+		q, err = cdpapi.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: selector})
+		var pe *cdp.ProtocolError
+		if err == nil || !errors.As(err, &pe) || !strings.Contains(pe.Message, "Could not find node") {
+			break
+		}
 	}
-	q, err := cdpapi.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: selector})
 	if err != nil {
 		// Chromium answers a selector it cannot parse with "DOM Error while
 		// querying"; other errors (a document swapped mid-call) are not the
