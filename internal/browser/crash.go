@@ -64,6 +64,8 @@ func (t *Tab) watchCrash(s *cdp.Session) {
 		defer stop()
 		for range events {
 			t.crashed.Store(true)
+			// The dead renderer never answers what was asked of it.
+			s.FailPending(ErrTargetCrashed)
 			t.b.log.Warn("a tab's renderer crashed", "tab", string(t.id))
 		}
 	}()

@@ -71,7 +71,27 @@ func TestRendererCrash(t *testing.T) {
 				t.Fatalf("Navigate other: %v", err)
 			}
 
+			// A call in flight when the renderer dies fails at once.
+			s, err := tab.Session(t.Context())
+			if err != nil {
+				t.Fatalf("Session: %v", err)
+			}
+			inFlight := make(chan error, 1)
+			go func() {
+				yes := true
+				_, err := cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: "new Promise(() => {})", AwaitPromise: &yes})
+				inFlight <- err
+			}()
+			time.Sleep(100 * time.Millisecond)
 			crashTab(t, tab)
+			select {
+			case err := <-inFlight:
+				if !errors.Is(err, ErrTargetCrashed) {
+					t.Errorf("call in flight at the crash = %v, want ErrTargetCrashed", err)
+				}
+			case <-time.After(waitLimit):
+				t.Errorf("call in flight at the crash still waits %v later", waitLimit)
+			}
 			if err := tab.CheckCrashed(); !errors.Is(err, ErrTargetCrashed) {
 				t.Errorf("CheckCrashed = %v, want ErrTargetCrashed", err)
 			}
@@ -87,7 +107,6 @@ func TestRendererCrash(t *testing.T) {
 			}
 
 			var res *NavResult
-			var err error
 			start := time.Now()
 			if recover == "navigate" {
 				res, err = tab.Navigate(t.Context(), f.URL+"/charlie.html")

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -916,4 +917,25 @@ func TestDetachBeforeSessionIsKnown(t *testing.T) {
 		t.Errorf("Call took %v, want an immediate failure", d)
 	}
 	f.expectNothingSent(t)
+}
+
+// TestFailPending checks that FailPending fails the calls waiting on a
+// session at once with the given error, and that the session still works.
+func TestFailPending(t *testing.T) {
+	c, f := newTestConn(t, nil)
+	s := c.Browser()
+	crashed := errors.New("renderer crashed")
+	waiting := goCall(t.Context(), s, "Runtime.evaluate", map[string]string{"expression": "hang()"})
+	f.next(t)
+	s.FailPending(crashed)
+	r := await(t, waiting)
+	if !errors.Is(r.err, crashed) || !strings.Contains(r.err.Error(), "Runtime.evaluate") {
+		t.Fatalf("got error %v, want the crash error naming the method", r.err)
+	}
+	next := goCall(t.Context(), s, "Runtime.evaluate", map[string]string{"expression": "1"})
+	id := f.next(t).ID
+	f.push(t, replyMsg(t, id, "", `{"ok":true}`))
+	if r := await(t, next); r.err != nil {
+		t.Fatalf("call after FailPending: got %v, want nil", r.err)
+	}
 }

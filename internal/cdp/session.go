@@ -118,3 +118,23 @@ func (st *sessionState) addPending(id int64) {
 }
 
 func (st *sessionState) removePending(id int64) { delete(st.pending, id) }
+
+// FailPending fails the calls now waiting on s with err, wrapped with each
+// call's method, without closing s: a target whose renderer crashed never
+// answers them, yet the session may serve the target's next document.
+func (s *Session) FailPending(err error) {
+	c := s.conn
+	c.mu.Lock()
+	var failed []*call
+	for id := range s.state.pending {
+		if cl := c.pending[id]; cl != nil {
+			failed = append(failed, cl)
+			delete(c.pending, id)
+		}
+	}
+	clear(s.state.pending)
+	c.mu.Unlock()
+	for _, cl := range failed {
+		cl.ch <- reply{err: fmt.Errorf("cdp: %s: %w", cl.method, err)}
+	}
+}
