@@ -241,8 +241,13 @@ func TestBrowserCrash(t *testing.T) {
 		at  time.Time
 	}
 	pending := make(chan outcome, 1)
+	s, err := tab.Session(t.Context())
+	if err != nil {
+		t.Fatalf("Session: %v", err)
+	}
 	go func() {
-		_, err := evalString(t.Context(), tab, "new Promise(() => {})") // never settles
+		yes := true
+		_, err := cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: "new Promise(() => {})", AwaitPromise: &yes}) // never settles
 		pending <- outcome{err, time.Now()}
 	}()
 	time.Sleep(100 * time.Millisecond) // let it be sent

@@ -770,12 +770,20 @@ func untilFrameDialog(ctx context.Context, es *cdp.Session, fn func(ctx context.
 	}
 }
 
+// eventsQuiet is how long awaitNavigation waits for one more event before
+// deciding that the input set off no navigation.
+const eventsQuiet = 5 * time.Millisecond
+
 // awaitNavigation waits for a navigation that input set off, seen in
 // events (actionEvents on ps), to load.
 func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, events <-chan cdp.Event) error {
 	w := &navWatch{main: cdpapi.FrameID(t.id)}
 	// Let the page run what the input queued, such as a form submission.
 	awaitFrame(ctx, ps)
+	// Events that came before the frame's reply may still be on their way
+	// through the subscription's goroutine: read until a short quiet spell.
+	quiet := time.NewTimer(eventsQuiet)
+	defer quiet.Stop()
 	for drained := false; !drained; {
 		select {
 		case ev, ok := <-events:
@@ -783,8 +791,11 @@ func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, events <-cha
 				return nil
 			}
 			w.observe(ev)
-		default:
+			quiet.Reset(eventsQuiet)
+		case <-quiet.C:
 			drained = true
+		case <-ctx.Done():
+			return nil
 		}
 	}
 	if !w.started || w.done() {
