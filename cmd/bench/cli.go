@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // cliSession is the CLI session the bench uses, in its own state dir.
@@ -81,7 +83,7 @@ func benchCLI(ctx context.Context, log *slog.Logger, cfg *config, scratch string
 		return nil, ctx.Err()
 	}
 	if pid := cliDaemonPID(state); pid > 0 {
-		if res.daemonRSS, err = rssBytes(pid); err != nil {
+		if res.daemonRSS, err = sysproc.RSS(pid); err != nil {
 			return nil, fmt.Errorf("reading the daemon's memory: %w", err)
 		}
 	}

@@ -411,7 +411,7 @@ func refIn(text, needle string) string {
 // process whose command line names its profile, which lives in c.tmp.
 func (c *child) memory(res *mcpResult) error {
 	var err error
-	if res.cdpkitRSS, err = rssBytes(c.cmd.Process.Pid); err != nil {
+	if res.cdpkitRSS, err = sysproc.RSS(c.cmd.Process.Pid); err != nil {
 		return fmt.Errorf("reading cdpkit's RSS: %w", err)
 	}
 	profiles, _ := filepath.Glob(filepath.Join(c.tmp, "cdpkit-profile-*"))

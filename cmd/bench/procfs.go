@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,47 +36,6 @@ func killPIDs(pids []int) {
 	}
 }
 
-// rssBytes returns the resident set size of pid (VmRSS).
-func rssBytes(pid int) (int64, error) {
-	return procField(filepath.Join("/proc", strconv.Itoa(pid), "status"), "VmRSS:")
-}
-
-// pssBytes returns the proportional set size of pid: its private pages
-// plus its share of pages shared with other processes, so that a sum over
-// a process tree counts shared libraries and shared memory once.
-func pssBytes(pid int) (int64, error) {
-	return procField(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"), "Pss:")
-}
-
-// procField reads a "Name:   1234 kB" line from a /proc file, in bytes.
-func procField(path, name string) (int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), name)
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) != 2 || fields[1] != "kB" {
-			return 0, fmt.Errorf("%s: malformed %s line %q", path, name, sc.Text())
-		}
-		kb, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %s: %w", path, name, err)
-		}
-		return kb << 10, nil
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, fmt.Errorf("%s: no %s line", path, name)
-}
-
 // treeMemory is the memory of a set of processes.
 type treeMemory struct {
 	procs int
@@ -90,13 +48,13 @@ type treeMemory struct {
 func memoryOf(substr string) treeMemory {
 	var m treeMemory
 	for _, pid := range processesMatching(substr) {
-		rss, err := rssBytes(pid)
+		rss, err := sysproc.RSS(pid)
 		if err != nil {
 			continue
 		}
 		m.procs++
 		m.rss += rss
-		if pss, err := pssBytes(pid); err == nil {
+		if pss, err := sysproc.PSS(pid); err == nil {
 			m.pss += pss
 		}
 	}
@@ -133,10 +91,10 @@ func treeOf(root int) serverTree {
 		if inBrowser {
 			m = &t.browser
 		}
-		if rss, err := rssBytes(pid); err == nil {
+		if rss, err := sysproc.RSS(pid); err == nil {
 			m.procs++
 			m.rss += rss
-			if pss, err := pssBytes(pid); err == nil {
+			if pss, err := sysproc.PSS(pid); err == nil {
 				m.pss += pss
 			}
 		}

@@ -11,7 +11,18 @@ import (
 
 // RSS returns the resident set size of pid (VmRSS) in bytes.
 func RSS(pid int) (int64, error) {
-	path := filepath.Join("/proc", strconv.Itoa(pid), "status")
+	return procField(filepath.Join("/proc", strconv.Itoa(pid), "status"), "VmRSS:")
+}
+
+// PSS returns the proportional set size of pid in bytes: its private pages
+// plus its share of pages shared with other processes, so that a sum over
+// a process tree counts shared libraries and shared memory once.
+func PSS(pid int) (int64, error) {
+	return procField(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"), "Pss:")
+}
+
+// procField reads a "Name:   1234 kB" line from a /proc file, in bytes.
+func procField(path, name string) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -19,20 +30,24 @@ func RSS(pid int) (int64, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:")
+		rest, ok := strings.CutPrefix(sc.Text(), name)
 		if !ok {
 			continue
 		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		fields := strings.Fields(rest)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, fmt.Errorf("%s: malformed %s line %q", path, name, sc.Text())
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("%s: VmRSS: %w", path, err)
+			return 0, fmt.Errorf("%s: %s: %w", path, name, err)
 		}
 		return kb << 10, nil
 	}
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return 0, fmt.Errorf("%s: no VmRSS line", path)
+	return 0, fmt.Errorf("%s: no %s line", path, name)
 }
 
 // MatchingRSS returns how many live processes have substr on their command
