@@ -323,5 +323,18 @@ func init() {
 	})
 }
 
+// refusalHints are ELEMENT_NOT_TYPEABLE's hints: what to do instead.
+var refusalHints = map[browser.Refusal]string{
+	browser.RefusedDisabled:     "wait until the page enables it (wait_for), or do what enables it first",
+	browser.RefusedReadOnly:     "the page does not let it be edited; pick another field",
+	browser.RefusedFileInput:    "use upload_file",
+	browser.RefusedNotField:     "fill takes inputs, textareas, selects, checkboxes, radios and contenteditable elements; take a snapshot and pick one",
+	browser.RefusedRadioUncheck: "check another radio button of its group",
+	browser.RefusedUndone:       "take a snapshot to see what the page expects",
+	browser.RefusedNotFileInput: `upload_file takes an <input type="file">; take a snapshot and pick one`,
+	browser.RefusedUnfocusable:  "pick an input or another focusable element, or omit uid to type into whatever has focus",
+	browser.RefusedNotSelect:    "use fill for text fields, or take a snapshot and pick a combobox or listbox",
+}
+
 // notTypeableHint is ELEMENT_NOT_TYPEABLE's hint.
-func notTypeableHint(nt *browser.NotTypeableError) string { return nt.Hint }
+func notTypeableHint(nt *browser.NotTypeableError) string { return refusalHints[nt.Why] }
