@@ -213,7 +213,7 @@ func (b *Browser) Tab(ctx context.Context, selector string) (*Tab, error) {
 	if err != nil {
 		return nil, asError(err)
 	}
-	return &Tab{b: b, id: string(t.ID())}, nil
+	return &Tab{b: b, id: t.ID()}, nil
 }
 
 // call runs the tool name with args, and decodes its data into out (if

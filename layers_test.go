@@ -66,7 +66,6 @@ func TestLayers(t *testing.T) {
 var sealedExceptions = []string{
 	"Browser.Conn",                                         // cmd/bench's raw-CDP baseline and browser tests
 	"Element.Backend", "Element.Object", "Element.Session", // element handles for in-package use
-	"Page.ID", "Tab.ID", // target.ID, a string type: to become string
 	"Tab.Session", // tests that inject CDP calls into a tab
 }
 

@@ -150,7 +150,7 @@ func (b *Browser) applyEmulation(ctx context.Context, e Emulation) error {
 		return err
 	}
 	for _, p := range pages {
-		t := b.tab(p.ID)
+		t := b.tab(tabID(p.ID))
 		t.emu.mu.Lock()
 		t.emu.state = e.clone()
 		t.emu.mu.Unlock()

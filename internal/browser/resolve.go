@@ -13,11 +13,11 @@ import (
 
 // Page describes one open tab.
 type Page struct {
-	ID     target.ID `json:"id"`
-	Index  int       `json:"index"`
-	URL    string    `json:"url"`
-	Title  string    `json:"title"`
-	Active bool      `json:"active"`
+	ID     string `json:"id"`
+	Index  int    `json:"index"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Active bool   `json:"active"`
 	// Crashed says the tab's renderer crashed; navigating it recovers it.
 	Crashed bool `json:"crashed,omitempty"`
 }
@@ -52,7 +52,7 @@ func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
 		if s != nil && b.owner[ti.TargetID] != s {
 			continue
 		}
-		pages = append(pages, Page{ID: ti.TargetID, URL: ti.URL, Title: ti.Title})
+		pages = append(pages, Page{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title})
 		if t := b.tabs[ti.TargetID]; t != nil && t.crashed.Load() {
 			pages[len(pages)-1].Crashed = true
 		}
@@ -62,17 +62,17 @@ func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
 			b.forgetLocked(id)
 		}
 	}
-	slices.SortFunc(pages, func(x, y Page) int { return b.order[x.ID] - b.order[y.ID] })
+	slices.SortFunc(pages, func(x, y Page) int { return b.order[target.ID(x.ID)] - b.order[target.ID(y.ID)] })
 	active := &b.active
 	if s != nil {
 		active = &b.stateLocked(s).active
 	}
 	if !live[*active] && len(pages) > 0 {
-		*active = pages[len(pages)-1].ID
+		*active = target.ID(pages[len(pages)-1].ID)
 	}
 	for i := range pages {
 		pages[i].Index = i
-		pages[i].Active = pages[i].ID == *active
+		pages[i].Active = target.ID(pages[i].ID) == *active
 	}
 	return pages, nil
 }
@@ -121,7 +121,7 @@ func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Ta
 	}
 	for i, p := range pages {
 		if match(i, p) {
-			return b.tab(p.ID), nil
+			return b.tab(target.ID(p.ID)), nil
 		}
 	}
 	return nil, &TargetNotFoundError{Selector: selector, Open: len(pages)}
@@ -136,7 +136,7 @@ func parseSelector(sel string) (func(int, Page) bool, error) {
 			return func(_ int, p Page) bool { return p.Active }, nil
 		}
 		id := target.ID(sel)
-		return func(_ int, p Page) bool { return p.ID == id }, nil
+		return func(_ int, p Page) bool { return target.ID(p.ID) == id }, nil
 	}
 	switch kind {
 	case "index":

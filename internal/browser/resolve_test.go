@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/chromedp/cdproto/target"
 )
 
 // openTabs opens one tab per path of srv, navigated there, in order.
@@ -27,7 +25,7 @@ func openTabs(t *testing.T, srv *fixtures, paths ...string) (*Browser, []*Tab) {
 }
 
 // indexOf returns the index Pages gives tab, or -1.
-func indexOf(t *testing.T, b *Browser, id target.ID) int {
+func indexOf(t *testing.T, b *Browser, id string) int {
 	t.Helper()
 	pages, err := b.Pages(t.Context())
 	if err != nil {
@@ -181,7 +179,7 @@ func checkActive(t *testing.T, b *Browser, want *Tab) {
 	if err != nil {
 		t.Fatalf("Pages: %v", err)
 	}
-	var active []target.ID
+	var active []string
 	for _, p := range pages {
 		if p.Active {
 			active = append(active, p.ID)

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/target"
-
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
@@ -35,13 +33,13 @@ func scopeFixture(t *testing.T) string {
 }
 
 // scopePages returns the ids of the pages s sees.
-func scopePages(t *testing.T, b *Browser, s *Scope) []target.ID {
+func scopePages(t *testing.T, b *Browser, s *Scope) []string {
 	t.Helper()
 	pages, err := b.PagesIn(t.Context(), s)
 	if err != nil {
 		t.Fatalf("PagesIn: %v", err)
 	}
-	var ids []target.ID
+	var ids []string
 	for i, p := range pages {
 		if p.Index != i {
 			t.Errorf("page %s has index %d, want %d (indexes count within the scope)", p.ID, p.Index, i)
@@ -78,10 +76,10 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := scopePages(t, b, a), []target.ID{ta.ID()}; !slices.Equal(got, want) {
+	if got, want := scopePages(t, b, a), []string{ta.ID()}; !slices.Equal(got, want) {
 		t.Errorf("scope a sees %v, want %v", got, want)
 	}
-	if got, want := scopePages(t, b, c), []target.ID{tc.ID()}; !slices.Equal(got, want) {
+	if got, want := scopePages(t, b, c), []string{tc.ID()}; !slices.Equal(got, want) {
 		t.Errorf("scope c sees %v, want %v", got, want)
 	}
 	if got, want := b.ScopeOf(ta), a; got != want {
@@ -128,10 +126,10 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 	if _, err := ta.Navigate(ctx, base+"/opener"); err != nil {
 		t.Fatal(err)
 	}
-	mine := []target.ID{ta.ID(), ta2.ID()}
+	mine := []string{ta.ID(), ta2.ID()}
 	for _, click := range []string{"blank", "popup"} {
 		navEval(t, ta, "document.getElementById('"+click+"').click()", nil)
-		var opened target.ID
+		var opened string
 		for deadline := time.Now().Add(waitLimit); opened == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			for _, id := range scopePages(t, b, a) {
 				if !slices.Contains(mine, id) {
@@ -151,10 +149,10 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 
 	// Closing a scope closes its tabs, and it opens no more.
 	b.CloseScope(ctx, a)
-	var all []target.ID
+	var all []string
 	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		all = scopePages(t, b, nil)
-		if !slices.ContainsFunc(mine, func(id target.ID) bool { return slices.Contains(all, id) }) {
+		if !slices.ContainsFunc(mine, func(id string) bool { return slices.Contains(all, id) }) {
 			break
 		}
 	}

@@ -45,7 +45,7 @@ func newTabHandle(b *Browser, id target.ID) *Tab {
 }
 
 // ID returns the tab's target id.
-func (t *Tab) ID() target.ID { return t.id }
+func (t *Tab) ID() string { return string(t.id) }
 
 // Session returns the tab's CDP session, attaching on first use (and again
 // after a detach) and enabling the domains cdpkit relies on.
@@ -113,3 +113,6 @@ func location(ctx context.Context, s cdpapi.Session) (Location, error) {
 	e := h.Entries[h.CurrentIndex]
 	return Location{URL: e.URL, Title: e.Title}, nil
 }
+
+// tabID is a tab's ID, as the protocol types it.
+func tabID(id string) target.ID { return target.ID(id) }

@@ -111,7 +111,7 @@ func TestPagesListsOpenedTabs(t *testing.T) {
 			}
 			navEval(t, tab, tt.click, nil)
 			p := waitNewPage(t, b, before)
-			opened := b.tab(p.ID)
+			opened := b.tab(tabID(p.ID))
 			t.Cleanup(func() { closeTab(t, b, opened) })
 			checkActive(t, b, tab)
 

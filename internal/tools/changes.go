@@ -51,7 +51,7 @@ func observe(ctx context.Context, b *browser.Browser, tab *browser.Tab) (*before
 	}
 	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]browser.Page)}
 	for _, p := range pages {
-		o.pages[string(p.ID)] = p
+		o.pages[p.ID] = p
 	}
 	return o, nil
 }
@@ -96,8 +96,8 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	}
 	now := make(map[string]bool)
 	for _, p := range pages {
-		now[string(p.ID)] = true
-		if _, ok := o.pages[string(p.ID)]; !ok {
+		now[p.ID] = true
+		if _, ok := o.pages[p.ID]; !ok {
 			c.TabsOpened = append(c.TabsOpened, p)
 		}
 	}

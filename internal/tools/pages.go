@@ -137,7 +137,7 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Data: pageResult{ID: string(tab.ID()), NavResult: nav, Active: !in.Background, Dialog: tab.DialogNote()}}, nil
+	return &Result{Data: pageResult{ID: tab.ID(), NavResult: nav, Active: !in.Background, Dialog: tab.DialogNote()}}, nil
 }
 
 type navigateResult struct {
@@ -268,7 +268,7 @@ func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	res := closeResult{Closed: string(tab.ID()), Pages: pages}
+	res := closeResult{Closed: tab.ID(), Pages: pages}
 	if len(pages) == 0 {
 		res.Pages = []browser.Page{}
 		res.Note = "that was the last tab; new_page opens one"

@@ -123,7 +123,7 @@ func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (
 		if shot.Format == "jpeg" {
 			ext = ".jpg"
 		}
-		id := strings.ToLower(string(tab.ID()))
+		id := strings.ToLower(tab.ID())
 		name = filepath.Join("screenshots", time.Now().Format("20060102-150405.000")+"-"+id[:min(6, len(id))]+ext)
 	}
 	path, err := env.Artifacts.WriteFile(name, shot.Data)
