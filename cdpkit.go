@@ -205,11 +205,11 @@ func (b *Browser) Tabs(ctx context.Context) ([]TabInfo, error) {
 // "active" (or ""), "index:N", "url:SUBSTR", "title:SUBSTR" or a tab ID.
 // The Tab keeps naming that tab (by its ID) until it closes.
 func (b *Browser) Tab(ctx context.Context, selector string) (*Tab, error) {
-	br, err := b.env.Browsers.Browser(ctx)
+	br, err := b.env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, asError(err)
 	}
-	t, err := br.ResolveIn(ctx, b.env.Scope, selector)
+	t, err := br.TabIn(ctx, b.env.Scope, selector)
 	if err != nil {
 		return nil, asError(err)
 	}

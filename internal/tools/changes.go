@@ -30,21 +30,21 @@ const settleTime = 500 * time.Millisecond
 // before is what a state-changing tool notes before it acts, so that its
 // result can say what changed.
 type before struct {
-	b     *browser.Browser
-	tab   *browser.Tab
+	b     browser.Driver
+	tab   browser.TabDriver
 	scope *browser.Scope // the tab's owner; the tabs listed are its own
 	loc   browser.Location
 	pages map[string]browser.Page
 }
 
 // observe records the tab's location and the open tabs.
-func observe(ctx context.Context, b *browser.Browser, tab *browser.Tab) (*before, error) {
+func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver) (*before, error) {
 	browser.Step(ctx, "reading the tab's state")
 	loc, err := tab.Location(ctx)
 	if err != nil {
 		return nil, err
 	}
-	scope := b.ScopeOf(tab)
+	scope := tab.Scope()
 	pages, err := b.PagesIn(ctx, scope)
 	if err != nil {
 		return nil, err
@@ -131,5 +131,5 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 }
 
 // settle waits, bounded by settleTime, for the page to render what it
-// did in reaction to an action (see browser.Tab.Settle).
-func settle(ctx context.Context, tab *browser.Tab) { tab.Settle(ctx, settleTime) }
+// did in reaction to an action (see browser.TabDriver.Settle).
+func settle(ctx context.Context, tab browser.TabDriver) { tab.Settle(ctx, settleTime) }

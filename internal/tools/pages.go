@@ -81,7 +81,7 @@ func pageTools() []Tool {
 }
 
 func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	b, err := env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ type pageResult struct {
 // dialogStop turns a navigation that a dialog of the new page stopped
 // (err) into a result saying where the tab is; the dialog waits for
 // handle_dialog.
-func dialogStop(ctx context.Context, tab *browser.Tab, err error) (*browser.NavResult, error) {
+func dialogStop(ctx context.Context, tab browser.TabDriver, err error) (*browser.NavResult, error) {
 	loc, lerr := tab.Location(ctx)
 	if lerr != nil {
 		return nil, err
@@ -119,11 +119,11 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 			return nil, err
 		}
 	}
-	b, err := env.Browsers.Browser(ctx)
+	b, err := env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.OpenTab(ctx, &browser.TabOptions{Background: in.Background, Scope: env.Scope})
+	tab, err := b.NewTab(ctx, &browser.TabOptions{Background: in.Background, Scope: env.Scope})
 	if err != nil {
 		return nil, err
 	}
@@ -225,13 +225,7 @@ func (in *selectPageArgs) check(context.Context, *Env) error {
 
 func selectPage(ctx context.Context, env *Env, d *door, in selectPageArgs) (*Result, error) {
 	b, tab := d.b, d.tab
-	var err error
-	if in.BringToFront {
-		err = b.Activate(ctx, tab)
-	} else {
-		b.Select(tab)
-	}
-	if err != nil {
+	if err := tab.MakeActive(ctx, in.BringToFront); err != nil {
 		return nil, err
 	}
 	pages, err := b.PagesIn(ctx, env.Scope)
@@ -261,7 +255,7 @@ func (in *closePageArgs) check(context.Context, *Env) error {
 
 func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Result, error) {
 	b, tab := d.b, d.tab
-	if err := b.CloseTab(ctx, tab); err != nil {
+	if err := tab.Close(ctx); err != nil {
 		return nil, err
 	}
 	pages, err := b.PagesIn(ctx, env.Scope)

@@ -384,7 +384,7 @@ type call struct {
 	tool *Tool
 
 	mu   sync.Mutex
-	held map[*browser.Tab]func() // guarded by mu; the tabs whose slot it holds, and their release
+	held map[browser.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release
 }
 
 type callKey struct{}
@@ -396,17 +396,17 @@ func callFrom(ctx context.Context) *call {
 }
 
 // hold records that the call holds tab's slot until it ends.
-func (c *call) hold(tab *browser.Tab, release func()) {
+func (c *call) hold(tab browser.TabDriver, release func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.held == nil {
-		c.held = make(map[*browser.Tab]func())
+		c.held = make(map[browser.TabDriver]func())
 	}
 	c.held[tab] = release
 }
 
 // holds reports whether the call holds tab's slot.
-func (c *call) holds(tab *browser.Tab) bool {
+func (c *call) holds(tab browser.TabDriver) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.held[tab]

@@ -12,8 +12,8 @@ import (
 // handler runs: the running browser and the tab the call's target names,
 // in the call's scope, with its turn in the tab's queue taken.
 type door struct {
-	b   *browser.Browser
-	tab *browser.Tab
+	b   browser.Driver
+	tab browser.TabDriver
 }
 
 // through is the one door from a tool to a tab. Driven by the tool's
@@ -24,11 +24,11 @@ type door struct {
 // reports changes, runs the handler, and adds the changes section to its
 // result.
 func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run func(ctx context.Context, d *door) (*Result, error)) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	b, err := env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.ResolveIn(ctx, env.Scope, common.Target)
+	tab, err := b.TabIn(ctx, env.Scope, common.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 // enterTab makes a call wait its turn on tab: a state-changing call takes
 // the tab's slot (FIFO, bounded by env.QueueLimit) until it ends; a read
 // only waits for a navigation in flight; a NoQueue tool goes at once.
-func enterTab(ctx context.Context, env *Env, tab *browser.Tab) error {
+func enterTab(ctx context.Context, env *Env, tab browser.TabDriver) error {
 	c := callFrom(ctx)
 	switch {
 	case c == nil || c.tool.NoQueue || c.holds(tab):

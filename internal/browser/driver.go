@@ -1,0 +1,139 @@
+package browser
+
+import (
+	"context"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/snapshot"
+)
+
+// Driver is a browser as cdpkit's tools drive it: its tabs, per scope.
+// Its methods speak in this package's own value types, never in a
+// protocol's, so that a backend other than Chromium over CDP (Firefox over
+// WebDriver BiDi) can implement it; ChromiumDriver is the Chromium one.
+// Implementations are safe for concurrent use.
+type Driver interface {
+	// PagesIn lists the tabs s sees (every tab for a nil s) in the order
+	// they were opened.
+	PagesIn(ctx context.Context, s *Scope) ([]Page, error)
+	// TabIn returns the tab selector names among those s sees: "active"
+	// (or ""), "index:N", "url:SUBSTR", "title:SUBSTR" or a tab ID.
+	TabIn(ctx context.Context, s *Scope, selector string) (TabDriver, error)
+	// NewTab opens a tab as o says.
+	NewTab(ctx context.Context, o *TabOptions) (TabDriver, error)
+	// CloseScope closes the tabs (and context) of an ended scope.
+	CloseScope(ctx context.Context, s *Scope)
+}
+
+// TabDriver is one tab as cdpkit's tools drive it: navigation, the
+// snapshot source, input, screenshots, dialogs, console, evaluation,
+// emulation, waiting, and the tab's queue and health. See Driver.
+type TabDriver interface {
+	ID() string
+	// Scope is the scope that owns the tab; nil for a tab no scope claimed.
+	Scope() *Scope
+	// MakeActive makes the tab the one its scope's calls act on by
+	// default; with front, it also shows it in front.
+	MakeActive(ctx context.Context, front bool) error
+	// Close closes the tab.
+	Close(ctx context.Context) error
+
+	Navigate(ctx context.Context, url string) (*NavResult, error)
+	NavigateWith(ctx context.Context, url string, o *NavOptions) (*NavResult, error)
+	GoBack(ctx context.Context, o *NavOptions) (*NavResult, error)
+	GoForward(ctx context.Context, o *NavOptions) (*NavResult, error)
+	Reload(ctx context.Context, ignoreCache bool, o *NavOptions) (*NavResult, error)
+	Location(ctx context.Context) (Location, error)
+	DocumentState(ctx context.Context) (DocumentState, error)
+
+	Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result, error)
+	SnapshotDiff(ctx context.Context, o SnapshotOptions) (snapshot.Result, snapshot.Changes, error)
+	Text(ctx context.Context, o TextOptions) (*TextResult, error)
+
+	Click(ctx context.Context, o ClickOptions) (*ClickResult, error)
+	Hover(ctx context.Context, ref, selector string) (*HoverResult, error)
+	Drag(ctx context.Context, o DragOptions) (*DragResult, error)
+	Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error)
+	Fill(ctx context.Context, ref, selector, value string) (*FillResult, error)
+	SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error)
+	SetFiles(ctx context.Context, ref, selector string, paths []string) error
+	TypeText(ctx context.Context, ref, selector, text string) error
+	PressKey(ctx context.Context, ref, selector, key string) error
+
+	Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error)
+
+	SetDialogPolicy(p DialogPolicy)
+	CheckDialog() error
+	DialogNote() *Dialog
+	HandleDialog(ctx context.Context, accept bool, promptText string) (*Dialog, error)
+
+	ConsoleMessages(ctx context.Context, q ConsoleQuery) ([]ConsoleMessage, int, error)
+	ConsoleMessage(ctx context.Context, id int) (ConsoleMessage, error)
+	SetConsolePreserve(on bool)
+
+	Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalLimits) (*EvalResult, error)
+
+	SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, error)
+	Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
+
+	WaitFor(ctx context.Context, c WaitCondition, timeout time.Duration) (*WaitResult, error)
+	Settle(ctx context.Context, bound time.Duration)
+
+	Acquire(ctx context.Context, op string, limit int) (release func(), err error)
+	AwaitNavigation(ctx context.Context) error
+	CheckCrashed() error
+}
+
+// ChromiumDriver returns b as a Driver.
+func ChromiumDriver(b *Browser) Driver { return chromium{b} }
+
+// chromium is the Driver of a Chromium driven over CDP.
+type chromium struct{ b *Browser }
+
+func (c chromium) PagesIn(ctx context.Context, s *Scope) ([]Page, error) { return c.b.PagesIn(ctx, s) }
+
+func (c chromium) TabIn(ctx context.Context, s *Scope, selector string) (TabDriver, error) {
+	t, err := c.b.ResolveIn(ctx, s, selector)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (c chromium) NewTab(ctx context.Context, o *TabOptions) (TabDriver, error) {
+	t, err := c.b.OpenTab(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (c chromium) CloseScope(ctx context.Context, s *Scope) { c.b.CloseScope(ctx, s) }
+
+// Scope is the scope that owns the tab; nil for a tab no scope claimed.
+func (t *Tab) Scope() *Scope { return t.b.ScopeOf(t) }
+
+// MakeActive makes the tab the active one of its scope; with front it
+// also brings it to the front, where it renders animation frames.
+func (t *Tab) MakeActive(ctx context.Context, front bool) error {
+	if front {
+		return t.b.Activate(ctx, t)
+	}
+	t.b.Select(t)
+	return nil
+}
+
+// Close closes the tab and waits until it is gone.
+func (t *Tab) Close(ctx context.Context) error { return t.b.CloseTab(ctx, t) }
+
+var _ TabDriver = (*Tab)(nil)
+
+// Driver returns the running browser as a Driver, starting (or
+// reconnecting to) it first if needed, as Browser does.
+func (m *Manager) Driver(ctx context.Context) (Driver, error) {
+	b, err := m.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ChromiumDriver(b), nil
+}
