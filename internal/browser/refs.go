@@ -209,19 +209,19 @@ func (e *Element) attach(ctx context.Context) error {
 		return stale()
 	}
 	e.Object = r.Object.ObjectID
-	yes := true
-	c, err := cdpapi.Call(ctx, e.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function() { return this.isConnected }", ObjectID: e.Object, ReturnByValue: &yes,
-	})
-	if err != nil {
+	var connected bool
+	if err := callJS(ctx, e.Session, jsCall{this: e.Object}, isConnectedJS, &connected); err != nil {
 		return fmt.Errorf("browser: checking the element: %w", err)
 	}
-	if c.Result == nil || string(c.Result.Value) != "true" {
+	if !connected {
 		e.Release(ctx)
 		return stale()
 	}
 	return nil
 }
+
+// isConnectedJS reports whether an element is still in its document.
+var isConnectedJS = loadScript("is_connected")
 
 // querySelector finds the first element matching selector in the main
 // document. The selector travels as a CDP argument, never as script source.
