@@ -34,7 +34,7 @@ func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *Element, selec
 	}
 	if scroll {
 		if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
-			if _, ok := err.(*cdp.ProtocolError); ok {
+			if cdp.IsProtocolError(err) {
 				return point{}, fail(ErrElementNotVisible)
 			}
 			return point{}, fmt.Errorf("browser: scrolling the element into view: %w", err)
@@ -116,7 +116,7 @@ func (t *Tab) settledQuads(ctx context.Context, ps *cdp.Session, el *Element) ([
 	read := func() ([]dom.Quad, point, error) {
 		q, err := cdpapi.Call(ctx, el.Session, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: el.Backend})
 		if err != nil {
-			if _, ok := err.(*cdp.ProtocolError); ok {
+			if cdp.IsProtocolError(err) {
 				return nil, point{}, ErrElementNotVisible
 			}
 			return nil, point{}, fmt.Errorf("browser: reading the element's box: %w", err)
@@ -199,7 +199,7 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 	yes := true
 	h, err := cdpapi.Call(ctx, s, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IncludeUserAgentShadowDOM: &yes})
 	if err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return nodeInfo{Tag: "nothing"}, nil // no node there, such as past the end of a short page
 		}
 		return nodeInfo{}, fmt.Errorf("browser: hit-testing: %w", err)
@@ -210,7 +210,7 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 	}
 	r, err := cdpapi.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: h.BackendNodeID, ObjectGroup: elementGroup})
 	if err != nil || r.Object == nil || r.Object.ObjectID == "" {
-		if _, ok := err.(*cdp.ProtocolError); ok || err == nil {
+		if err == nil || cdp.IsProtocolError(err) {
 			return nodeInfo{Tag: "nothing"}, nil
 		}
 		return nodeInfo{}, fmt.Errorf("browser: hit-testing: %w", err)
@@ -220,7 +220,7 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 	var info nodeInfo
 	if mine {
 		err = callJS(ctx, s, jsCall{this: hit.Object}, hitTestJS, &info, &runtime.CallArgument{ObjectID: el.Object})
-		if _, ok := errors.AsType[*cdp.ProtocolError](err); !ok {
+		if !cdp.IsProtocolError(err) {
 			return info, err
 		}
 		// The node hit is in another document than el: inside it when

@@ -157,8 +157,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 		ObjectGroup:         group,
 	})
 	if err != nil {
-		var pe *cdp.ProtocolError
-		if errors.As(err, &pe) && strings.Contains(pe.Message, "does not evaluate to a function") {
+		if cdp.Classify(err) == cdp.KindNotAFunction {
 			return nil, &EvalError{Message: "the source is not a function; write it as () => … or function () { … }"}
 		}
 		return t.evalFailed(ctx, dctx, s, err)
@@ -242,18 +241,7 @@ func (t *Tab) evalFailed(ctx, dctx context.Context, s *cdp.Session, err error) (
 // isContextGone reports the errors of a command whose JavaScript context
 // went away with its document.
 func isContextGone(err error) bool {
-	var pe *cdp.ProtocolError
-	if !errors.As(err, &pe) {
-		return false
-	}
-	for _, m := range []string{"Execution context was destroyed", "Inspected target navigated or closed",
-		"Cannot find context with specified id", "Cannot find default execution context", "Promise was collected",
-		"Could not find object with given id"} {
-		if strings.Contains(pe.Message, m) {
-			return true
-		}
-	}
-	return false
+	return cdp.Classify(err) == cdp.KindContextGone
 }
 
 // valueArg passes a function's result on to another call in its context.

@@ -71,14 +71,14 @@ func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector s
 	defer el.Release(ctx)
 	notVisible := &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
 	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return rect{}, notVisible
 		}
 		return rect{}, fmt.Errorf("browser: scrolling the element into view: %w", err)
 	}
 	r, err := borderBox(ctx, el.Session, el.Backend)
 	if err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return rect{}, notVisible
 		}
 		return rect{}, err

@@ -83,7 +83,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 	defer el.Release(ctx)
 	hidden := &ElementError{Ref: el.Ref, Selector: o.Selector, Err: ErrElementNotVisible}
 	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return nil, hidden
 		}
 		return nil, fmt.Errorf("browser: scrolling the element into view: %w", err)
