@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -12,7 +11,6 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 )
 
 // Viewport is a device metrics override: the size of the page's viewport
@@ -216,21 +214,12 @@ func (t *Tab) MeasureViewport(ctx context.Context) (ViewportMetrics, error) {
 	return measureViewport(ctx, s)
 }
 
+// measureViewportJS reads what the page sees of its viewport.
+var measureViewportJS = loadScript("measure_viewport")
+
 func measureViewport(ctx context.Context, s cdpapi.Session) (ViewportMetrics, error) {
-	yes := true
-	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: `({innerWidth, innerHeight, devicePixelRatio,
-			scrollWidth: document.documentElement ? document.documentElement.scrollWidth : 0})`,
-		ReturnByValue: &yes,
-	})
-	if err != nil {
-		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
-	}
-	if res.ExceptionDetails != nil || res.Result == nil {
-		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: the page threw")
-	}
 	var m ViewportMetrics
-	if err := json.Unmarshal(res.Result.Value, &m); err != nil {
+	if err := callJS(ctx, s, jsCall{}, measureViewportJS, &m); err != nil {
 		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
 	}
 	return m, nil
