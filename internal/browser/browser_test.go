@@ -32,19 +32,18 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, c := range sharedClosers {
-		c()
-	}
-	if shared.b != nil {
-		if err := shared.b.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "closing the shared browser: %v\n", err)
-			if code == 0 {
-				code = 1
-			}
+	browsertest.Main(m, func() error {
+		for _, c := range sharedClosers {
+			c()
 		}
-	}
-	os.Exit(code)
+		if shared.b == nil {
+			return nil
+		}
+		if err := shared.b.Close(); err != nil {
+			return fmt.Errorf("closing the shared browser: %w", err)
+		}
+		return nil
+	})
 }
 
 // sharedBrowser starts the shared browser on first use.
