@@ -45,6 +45,7 @@ func pointerValue[T any](t *testing.T, tab *Tab, expr string) T {
 }
 
 func TestClick(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	tests := []struct {
 		name  string
@@ -89,6 +90,7 @@ func TestClick(t *testing.T) {
 }
 
 func TestClickRefused(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	tests := []struct {
 		selector string
@@ -134,6 +136,7 @@ func TestClickRefused(t *testing.T) {
 }
 
 func TestClickOverlay(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-overlay.html")
 	_, err := tab.Click(t.Context(), ClickOptions{Selector: "#behind"})
 	var ce *CoveredError
@@ -160,6 +163,7 @@ func TestClickOverlay(t *testing.T) {
 }
 
 func TestClickNavigates(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	start := time.Now()
 	if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#submit"}); err != nil {
@@ -179,6 +183,7 @@ func TestClickNavigates(t *testing.T) {
 }
 
 func TestClickInFrame(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-frame.html")
 	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
 	if err != nil {
@@ -227,6 +232,7 @@ func TestClickInFrame(t *testing.T) {
 }
 
 func TestClickOpensDialog(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	pointerValue[any](t, tab, `document.getElementById('plain').onclick = () => confirm('Sure?')`)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
@@ -253,6 +259,7 @@ func TestClickOpensDialog(t *testing.T) {
 }
 
 func TestHover(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-hover.html")
 	res, err := tab.Hover(t.Context(), "", "#products")
 	if err != nil {
@@ -274,6 +281,7 @@ func TestHover(t *testing.T) {
 }
 
 func TestDrag(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-dnd.html")
 	res, err := tab.Drag(t.Context(), DragOptions{FromSelector: "#d", ToSelector: "#b"})
 	if err != nil {
@@ -298,6 +306,7 @@ func TestDrag(t *testing.T) {
 }
 
 func TestScroll(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-scroll.html")
 	f := func(v float64) *float64 { return &v }
 	vh := pointerValue[float64](t, tab, "innerHeight")
@@ -346,6 +355,7 @@ func TestScroll(t *testing.T) {
 }
 
 func TestScrollContainer(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-pane.html")
 	res, err := tab.Scroll(t.Context(), ScrollOptions{Direction: "down", Pixels: 500})
 	if err != nil {

@@ -65,19 +65,23 @@ func FindLeaks(within time.Duration, opts ...goleak.Option) error {
 // so make it generous enough for a loaded machine.
 func Eventually(t testing.TB, within time.Duration, cond func() error) {
 	t.Helper()
+	if err := Poll(within, cond); err != nil {
+		t.Fatalf("not within %v: %v", within, err)
+	}
+}
+
+// Poll calls cond until it returns nil, and returns nil then, or cond's
+// last error once within has passed. It is Eventually for callers that
+// report the failure themselves.
+func Poll(within time.Duration, cond func() error) error {
 	deadline := time.Now().Add(within)
 	wait := time.Millisecond
 	for {
 		err := cond()
-		if err == nil {
-			return
+		if err == nil || time.Now().After(deadline) {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %v: %v", within, err)
-			return
-		}
-		// The poll interval of the wait under test, not synchronisation.
-		time.Sleep(wait)
-		wait = min(2*wait, 100*time.Millisecond)
+		time.Sleep(wait) // the poll interval
+		wait = min(2*wait, 50*time.Millisecond)
 	}
 }
