@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -120,7 +121,11 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 	}
 	callCtx, cancelCall := context.WithTimeout(ctx, c.callTimeout())
 	defer cancelCall()
-	res, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: c.tool.Name, Arguments: c.args})
+	params := &mcp.CallToolParams{Name: c.tool.Name, Arguments: c.args}
+	if dir, ok := callerDir(); ok {
+		params.Meta = mcp.Meta{tools.CallerDirMeta: dir}
+	}
+	res, err := cs.CallTool(callCtx, params)
 	if err != nil {
 		printError(stderr, c.json, clientError(callCtx, c, err), st.reset)
 		return 1
@@ -146,6 +151,17 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 	}
 	out.printHuman(stdout, c.tool.Name)
 	return 0
+}
+
+// callerDir returns the directory this call runs in, when it may be an
+// upload root for the call (policy.SafeUploadRoot): never /, $HOME or a
+// directory holding credentials.
+func callerDir() (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil || policy.SafeUploadRoot(wd) != nil {
+		return "", false
+	}
+	return wd, true
 }
 
 // clientError explains a failure to reach or hear from the daemon.

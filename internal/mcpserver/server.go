@@ -48,6 +48,11 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 				defer p.stop()
 				ctx = tools.WithProgress(ctx, p.report)
 			}
+			// The CLI sends the directory it runs in; the tools decide
+			// whether to use it (tools.Env.CallerDirs).
+			if dir, ok := req.Params.GetMeta()[tools.CallerDirMeta].(string); ok {
+				ctx = tools.WithCallerDir(ctx, dir)
+			}
 			// The SDK cancels ctx when the client sends
 			// notifications/cancelled for this call; the tool's work
 			// stops with it.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -292,7 +291,7 @@ func uploadFile(ctx context.Context, env *Env, in uploadFileArgs) (*Result, erro
 		return nil, errorf(InvalidArgs, false, fmt.Sprintf("give at most %d files", maxUploads), "%d files is too many", len(paths))
 	}
 	// Every path is checked before the page gets any.
-	roots := env.uploadRoots()
+	roots := env.uploadRoots(ctx)
 	files := make([]string, len(paths))
 	names := make([]string, len(paths))
 	for i, p := range paths {
@@ -320,20 +319,34 @@ func uploadFile(ctx context.Context, env *Env, in uploadFileArgs) (*Result, erro
 	return &Result{Data: map[string]any{"files": names, "changes": c}}, nil
 }
 
-// uploadRoots returns env.UploadRoots, or by default the artifact dir and
-// the working directory.
-func (env *Env) uploadRoots() policy.UploadRoots {
-	if env.UploadRoots != nil {
-		return env.UploadRoots
-	}
+// uploadRoots returns the directories upload_file may read: the artifact
+// dir, the --upload-root dirs (env.UploadRoots) and, when env.CallerDirs is
+// set (the CLI's daemon), the directory of the CLI call, if the CLI sent
+// one and it is a safe root (policy.SafeUploadRoot). The process's own
+// working directory is never a root by default: cdpkit started from / or
+// $HOME would hand pages any file.
+func (env *Env) uploadRoots(ctx context.Context) policy.UploadRoots {
 	var roots policy.UploadRoots
 	if env.Artifacts != nil {
 		roots = append(roots, env.Artifacts.Dir())
 	}
-	if wd, err := os.Getwd(); err == nil {
-		roots = append(roots, wd)
+	roots = append(roots, env.UploadRoots...)
+	if dir, ok := ctx.Value(callerDirKey{}).(string); ok && env.CallerDirs && policy.SafeUploadRoot(dir) == nil {
+		roots = append(roots, dir)
 	}
 	return roots
+}
+
+type callerDirKey struct{}
+
+// CallerDirMeta is the _meta key of a tools/call request in which the CLI
+// sends the directory it runs in.
+const CallerDirMeta = "cdpkit/cwd"
+
+// WithCallerDir returns ctx carrying the directory the caller (a CLI call)
+// runs in; see Env.CallerDirs.
+func WithCallerDir(ctx context.Context, dir string) context.Context {
+	return context.WithValue(ctx, callerDirKey{}, dir)
 }
 
 // keyHint lists a few valid key names.
