@@ -35,7 +35,14 @@ var layerRules = []struct {
 	{"internal/cli", isCDP, "the CLI knows nothing of CDP"},
 	{"internal/mcpserver", func(p string) bool { return p == module+"/internal/browser" }, "the MCP server goes through the tools registry"},
 	{"internal/cli", func(p string) bool { return p == module+"/internal/browser" }, "the CLI goes through the tools registry"},
+	{".", isRaw, "the CDP handles are for tests and measurement"},
+	{"internal/tools", isRaw, "the CDP handles are for tests and measurement"},
+	{"internal/mcpserver", isRaw, "the CDP handles are for tests and measurement"},
+	{"internal/cli", isRaw, "the CDP handles are for tests and measurement"},
+	{"cmd/cdpkit", isRaw, "the CDP handles are for tests and measurement"},
 }
+
+func isRaw(path string) bool { return path == module+"/internal/browser/rawcdp" }
 
 // imports returns the packages dir's non-test files import, for this
 // platform's build.
@@ -60,14 +67,10 @@ func TestLayers(t *testing.T) {
 	}
 }
 
-// sealedExceptions are the exported names of internal/browser that still
-// carry a CDP type, to be sealed; the list may only shrink. A new exported
-// name with a CDP type fails TestBrowserSealed.
-var sealedExceptions = []string{
-	"Browser.Conn",                                         // cmd/bench's raw-CDP baseline and browser tests
-	"Element.Backend", "Element.Object", "Element.Session", // element handles for in-package use
-	"Tab.Session", // tests that inject CDP calls into a tab
-}
+// sealedExceptions are exported names of internal/browser allowed to
+// carry a CDP type; none are. Tests and measurement programs reach the CDP
+// handles through internal/browser/rawcdp instead.
+var sealedExceptions = []string{}
 
 // TestBrowserSealed fails when an exported function, method, field or
 // variable of internal/browser has a CDP type in its signature or type:

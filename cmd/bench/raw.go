@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 )
 
 // rawWarmup calls precede the measured ones on each transport.
@@ -63,7 +64,7 @@ func roundTrips(ctx context.Context, b *browser.Browser, n int, res *rawResult) 
 	if err != nil {
 		return err
 	}
-	sess, err := tab.Session(ctx)
+	sess, err := rawcdp.Session(ctx, tab)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func roundTrips(ctx context.Context, b *browser.Browser, n int, res *rawResult) 
 			return err
 		},
 		func(ctx context.Context, _ int) error {
-			_, err := cdpapi.Call(ctx, b.Conn().Browser(), target.GetTargets, target.GetTargetsParams{})
+			_, err := cdpapi.Call(ctx, rawcdp.Conn(b).Browser(), target.GetTargets, target.GetTargetsParams{})
 			return err
 		})
 	if err != nil {

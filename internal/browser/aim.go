@@ -20,7 +20,7 @@ import (
 // scrolls el into view, and when el is covered where it is (under a fixed
 // header), to the middle of the viewport for a second try. Failures are
 // *ElementErrors naming el by its ref or selector.
-func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *Element, selector string, enabled, scroll bool) (point, error) {
+func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *element, selector string, enabled, scroll bool) (point, error) {
 	fail := func(err error) error { return &ElementError{Ref: el.Ref, Selector: selector, Err: err} }
 	var st struct{ Hidden, Disabled bool }
 	if err := callJS(ctx, el.Session, jsCall{this: el.Object}, elementStateJS, &st); err != nil {
@@ -64,7 +64,7 @@ var centerJS = loadScript("center")
 // of its clickPoints that hits it, else a *CoveredError naming what the
 // first point hits. No point in the viewport is ErrElementOffscreen, or
 // ErrElementNotVisible when el has no area.
-func (t *Tab) uncoveredPoint(ctx context.Context, ps *cdp.Session, el *Element) (point, error) {
+func (t *Tab) uncoveredPoint(ctx context.Context, ps *cdp.Session, el *element) (point, error) {
 	quads, off, err := t.settledQuads(ctx, ps, el)
 	if err != nil {
 		return point{}, err
@@ -112,7 +112,7 @@ var elementStateJS = loadScript("element_state")
 // own frame, and the offset of that frame's viewport in the page's, once
 // two reads a frame apart agree or stableWait has passed. An element
 // without quads is ErrElementNotVisible.
-func (t *Tab) settledQuads(ctx context.Context, ps *cdp.Session, el *Element) ([]dom.Quad, point, error) {
+func (t *Tab) settledQuads(ctx context.Context, ps *cdp.Session, el *element) ([]dom.Quad, point, error) {
 	read := func() ([]dom.Quad, point, error) {
 		q, err := cdpapi.Call(ctx, el.Session, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: el.Backend})
 		if err != nil {
@@ -177,7 +177,7 @@ func layoutViewport(ctx context.Context, s *cdp.Session) (*page.LayoutViewport, 
 // el. For an element in an out-of-process iframe, the page must hit an
 // iframe there and the frame's renderer el; off is where that frame's
 // viewport lies in the page's.
-func (t *Tab) hitTest(ctx context.Context, ps *cdp.Session, el *Element, p point, lv *page.LayoutViewport, off point) (nodeInfo, error) {
+func (t *Tab) hitTest(ctx context.Context, ps *cdp.Session, el *element, p point, lv *page.LayoutViewport, off point) (nodeInfo, error) {
 	x, y := p.X+float64(lv.PageX), p.Y+float64(lv.PageY) // hit tests take document coordinates
 	if el.Session == ps {
 		return nodeAt(ctx, ps, x, y, el)
@@ -195,7 +195,7 @@ func (t *Tab) hitTest(ctx context.Context, ps *cdp.Session, el *Element, p point
 
 // nodeAt hit-tests the document s renders at (x, y) in its document
 // coordinates and describes the node hit relative to el, which may be nil.
-func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nodeInfo, error) {
+func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *element) (nodeInfo, error) {
 	yes := true
 	h, err := cdpapi.Call(ctx, s, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IncludeUserAgentShadowDOM: &yes})
 	if err != nil {
@@ -215,7 +215,7 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 		}
 		return nodeInfo{}, fmt.Errorf("browser: hit-testing: %w", err)
 	}
-	hit := &Element{Session: s, Backend: h.BackendNodeID, Object: r.Object.ObjectID}
+	hit := &element{Session: s, Backend: h.BackendNodeID, Object: r.Object.ObjectID}
 	defer hit.Release(ctx)
 	var info nodeInfo
 	if mine {

@@ -97,9 +97,6 @@ func (b *Browser) ProfileDir() string {
 	return b.proc.profile
 }
 
-// Conn returns the browser's CDP connection.
-func (b *Browser) Conn() *cdp.Conn { return b.conn }
-
 // Done is closed when the connection to the browser is gone.
 func (b *Browser) Done() <-chan struct{} { return b.conn.Done() }
 

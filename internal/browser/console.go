@@ -116,7 +116,7 @@ type ConsoleQuery struct {
 // running a console function in an isolated world (never the page's own
 // code). The context bounds attaching and that wait.
 func (t *Tab) ConsoleMessages(ctx context.Context, q ConsoleQuery) ([]ConsoleMessage, int, error) {
-	if _, err := t.Session(ctx); err != nil {
+	if _, err := t.session(ctx); err != nil {
 		return nil, 0, err
 	}
 	t.console.settle(ctx)
@@ -128,7 +128,7 @@ func (t *Tab) ConsoleMessages(ctx context.Context, q ConsoleQuery) ([]ConsoleMes
 // capped at ConsoleFullChars and its top stack frames. An id that matches
 // no kept message is a [*ConsoleMessageError]. The context bounds the call.
 func (t *Tab) ConsoleMessage(ctx context.Context, id int) (ConsoleMessage, error) {
-	if _, err := t.Session(ctx); err != nil {
+	if _, err := t.session(ctx); err != nil {
 		return ConsoleMessage{}, err
 	}
 	t.console.settle(ctx)

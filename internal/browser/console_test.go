@@ -193,7 +193,7 @@ func TestConsoleRecorderFake(t *testing.T) {
 // evalJS evaluates expr in the tab's page and fails the test on an error.
 func evalJS(t *testing.T, tab *Tab, expr string) {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ func (b *Browser) applyEmulation(ctx context.Context, e Emulation) error {
 		t.emu.mu.Lock()
 		t.emu.state = e.clone()
 		t.emu.mu.Unlock()
-		s, err := t.Session(ctx)
+		s, err := t.session(ctx)
 		if err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ import (
 // waits for the tab to know it crashed.
 func crashTab(t *testing.T, tab *Tab) {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatalf("Session: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestRendererCrash(t *testing.T) {
 			}
 
 			// A call in flight when the renderer dies fails at once.
-			s, err := tab.Session(t.Context())
+			s, err := tab.session(t.Context())
 			if err != nil {
 				t.Fatalf("Session: %v", err)
 			}
@@ -125,7 +125,7 @@ func TestRendererCrash(t *testing.T) {
 
 // evalString evaluates expr in tab and returns the JSON of its value.
 func evalString(ctx context.Context, tab *Tab, expr string) (string, error) {
-	s, err := tab.Session(ctx)
+	s, err := tab.session(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -220,7 +220,7 @@ func TestBrowserCrash(t *testing.T) {
 
 	// A call in flight when the browser dies fails with ErrBrowserCrashed,
 	// not at its own deadline. (How soon is for make bench, not a test.)
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatalf("Session: %v", err)
 	}

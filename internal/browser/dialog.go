@@ -323,7 +323,7 @@ func (t *Tab) SetDialogPolicy(p DialogPolicy) {
 // answer, and nil otherwise. Call it before page work: while a dialog is
 // open the page runs nothing, and a command that needs the page (evaluate,
 // snapshot, screenshot, input) waits until its deadline. Dialogs are
-// tracked from the tab's first [Tab.Session]. It sends no command.
+// tracked from the tab's first [Tab.session]. It sends no command.
 func (t *Tab) CheckDialog() error {
 	if dl := t.dialogs.waiting(); dl != nil {
 		return &DialogOpenError{Dialog: *dl}

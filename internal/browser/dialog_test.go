@@ -35,7 +35,7 @@ func clickAt(ctx context.Context, s *cdp.Session, x, y float64) error {
 // pageValue evaluates expr in the page and returns its JSON value.
 func pageValue(t *testing.T, tab *Tab, expr string) string {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func showDialog(t *testing.T, tab *Tab, base, typ, when string) *Dialog {
 		if _, err := tab.Navigate(ctx, u); err != nil {
 			return err
 		}
-		s, err := tab.Session(ctx)
+		s, err := tab.session(ctx)
 		if err != nil {
 			return err
 		}
@@ -260,7 +260,7 @@ func TestHandleDialogWhileBlocked(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestBeforeUnloadNeverBlocks(t *testing.T) {
 		if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-beforeunload.html"); err != nil {
 			t.Fatal(err)
 		}
-		s, err := tab.Session(t.Context())
+		s, err := tab.session(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,7 +360,7 @@ func TestRunUntilDialogClick(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-matrix.html?type=confirm&msg=sure"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -199,7 +199,7 @@ func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, er
 			v.DeviceScaleFactor = 1
 		}
 	}
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return ViewportMetrics{}, err
 	}
@@ -217,7 +217,7 @@ func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, er
 
 // MeasureViewport returns what the page measures of its viewport.
 func (t *Tab) MeasureViewport(ctx context.Context) (ViewportMetrics, error) {
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return ViewportMetrics{}, err
 	}
@@ -246,7 +246,7 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	if err := c.Validate(); err != nil {
 		return Emulation{}, err
 	}
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return Emulation{}, err
 	}

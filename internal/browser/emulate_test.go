@@ -135,7 +135,7 @@ func TestRestoreEmulation(t *testing.T) {
 		t.Fatalf("Emulate: %v", err)
 	}
 
-	old, err := tab.Session(t.Context())
+	old, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatalf("Session: %v", err)
 	}
@@ -147,7 +147,7 @@ func TestRestoreEmulation(t *testing.T) {
 	case <-t.Context().Done():
 		t.Fatal("the detached session never closed")
 	}
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatalf("Session after the detach: %v", err)
 	}

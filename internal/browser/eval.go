@@ -99,7 +99,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	if strings.TrimSpace(fn) == "" {
 		return nil, fmt.Errorf("%w: the function is empty", ErrInvalidArgument)
 	}
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +113,8 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	// main frame's global object.
 	target, this := s, runtime.RemoteObjectID("")
 	callArgs := make([]*runtime.CallArgument, 0, len(args))
-	var first *Element
-	var els []*Element
+	var first *element
+	var els []*element
 	group := fmt.Sprintf("%s-%d", evalGroup, evalSeq.Add(1))
 	defer func() { t.releaseEval(target, group, els, ctx.Err() != nil) }()
 	Step(ctx, "running the function")
@@ -123,7 +123,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 			callArgs = append(callArgs, &runtime.CallArgument{Value: jsonv2.Value(a.Value)})
 			continue
 		}
-		el, err := t.Element(dctx, a.Ref, "")
+		el, err := t.element(dctx, a.Ref, "")
 		if err != nil {
 			return nil, dialogErr(dctx, err)
 		}
@@ -189,7 +189,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 // by evalLateCleanup: the commands run once the dialog closes. So it does
 // when the call ran out of time (late): the page may be hung, and the
 // call must return within its deadline.
-func (t *Tab) releaseEval(s *cdp.Session, group string, els []*Element, late bool) {
+func (t *Tab) releaseEval(s *cdp.Session, group string, els []*element, late bool) {
 	release := func(ctx context.Context) {
 		for _, el := range els {
 			el.Release(ctx)

@@ -86,19 +86,19 @@ type fieldInfo struct {
 var fieldInfoJS = loadScript("field_info")
 
 // field reads what kind of field e is.
-func (e *Element) field(ctx context.Context) (fieldInfo, error) {
+func (e *element) field(ctx context.Context) (fieldInfo, error) {
 	var f fieldInfo
 	err := e.callJS(ctx, &f, fieldInfoJS)
 	return f, err
 }
 
 // refuse returns a NotTypeableError for e.
-func (e *Element) refuse(reason string, why Refusal) error {
+func (e *element) refuse(reason string, why Refusal) error {
 	return &NotTypeableError{Ref: e.Ref, Reason: reason, Why: why}
 }
 
 // usable refuses a disabled or read-only field.
-func (e *Element) usable(f fieldInfo) error {
+func (e *element) usable(f fieldInfo) error {
 	switch {
 	case f.Disabled:
 		return e.refuse("is disabled", RefusedDisabled)
@@ -151,7 +151,7 @@ func (f fieldInfo) describe() string {
 // warning saying so. The context bounds the whole call.
 func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*FillResult, error) {
 	var res *FillResult
-	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) (err error) {
+	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) (err error) {
 		res, err = el.fill(ctx, value)
 		return err
 	})
@@ -166,12 +166,12 @@ const releaseWait = 2 * time.Second
 
 // withElement resolves an element and runs fn on it as an action of the
 // tab (see act): navigations it starts are waited for, a dialog ends it.
-func (t *Tab) withElement(ctx context.Context, ref, selector string, fn func(ctx context.Context, el *Element) error) error {
-	ps, err := t.Session(ctx)
+func (t *Tab) withElement(ctx context.Context, ref, selector string, fn func(ctx context.Context, el *element) error) error {
+	ps, err := t.session(ctx)
 	if err != nil {
 		return err
 	}
-	el, err := t.Element(ctx, ref, selector)
+	el, err := t.element(ctx, ref, selector)
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (t *Tab) withElement(ctx context.Context, ref, selector string, fn func(ctx
 }
 
 // fill is Fill on a resolved element.
-func (e *Element) fill(ctx context.Context, value string) (*FillResult, error) {
+func (e *element) fill(ctx context.Context, value string) (*FillResult, error) {
 	f, err := e.field(ctx)
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ var setValueJS = loadScript("set_value")
 // holds, so that inserted text replaces it.
 var selectContentsJS = loadScript("select_contents")
 
-func (e *Element) fillEditable(ctx context.Context, value string) (*FillResult, error) {
+func (e *element) fillEditable(ctx context.Context, value string) (*FillResult, error) {
 	if err := e.callJS(ctx, nil, selectContentsJS); err != nil {
 		return nil, err
 	}
@@ -270,7 +270,7 @@ func parseChecked(v string) (on, ok bool) {
 	return false, false
 }
 
-func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillResult, error) {
+func (e *element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillResult, error) {
 	if err := e.usable(f); err != nil {
 		return nil, err
 	}
@@ -302,7 +302,7 @@ var clickPointJS = loadScript("click_point")
 
 // click clicks the element with the mouse where it can be hit, else in the
 // DOM.
-func (e *Element) click(ctx context.Context) error {
+func (e *element) click(ctx context.Context) error {
 	var p *struct{ X, Y float64 }
 	if err := e.callJS(ctx, &p, clickPointJS); err != nil {
 		return err
@@ -326,7 +326,7 @@ func (e *Element) click(ctx context.Context) error {
 
 // file for a single-file input is ErrInvalidArgument.
 func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string) error {
-	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
+	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) error {
 		f, err := el.field(ctx)
 		if err != nil {
 			return err
@@ -349,7 +349,7 @@ func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string
 
 // focus focuses the element. One that cannot take focus is a
 // *NotTypeableError.
-func (e *Element) focus(ctx context.Context) error {
+func (e *element) focus(ctx context.Context) error {
 	var ok bool
 	if err := e.callJS(ctx, &ok, focusJS); err != nil {
 		return err
@@ -372,7 +372,7 @@ var clickJS = loadScript("click")
 // callJS calls fn on the element as a user action (see callJS), and
 // decodes its result into out, which may be nil. A thrown exception is an
 // error naming only its class and message.
-func (e *Element) callJS(ctx context.Context, out any, fn pageScript, args ...any) error {
+func (e *element) callJS(ctx context.Context, out any, fn pageScript, args ...any) error {
 	if err := callJS(ctx, e.Session, jsCall{this: e.Object, gesture: true}, fn, out, args...); err != nil {
 		return fmt.Errorf("browser: acting on the element: %w", err)
 	}

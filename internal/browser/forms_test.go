@@ -31,7 +31,7 @@ func formsPage(t *testing.T, name string) *Tab {
 // formsEval evaluates expr in the tab's page and decodes its value into v.
 func formsEval(t *testing.T, tab *Tab, expr string, v any) {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func formsEval(t *testing.T, tab *Tab, expr string, v any) {
 // function fails the test if one opened.
 func formsNoDialog(t *testing.T, tab *Tab) func() {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func (w *guardWorld) noHits(t *testing.T) {
 
 func evalIn(t *testing.T, tab *Tab, expr string) {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestGuardSubresources(t *testing.T) {
 func evalAwait(t *testing.T, tab *Tab, expr string) {
 	yes := true
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +447,7 @@ func TestPageCannotReachDevTools(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), site.URL); err != nil {
 		t.Fatal(err)
 	}
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

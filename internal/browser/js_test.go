@@ -14,7 +14,7 @@ import (
 // script as itself, on an object and in the main world.
 func TestCallJSArguments(t *testing.T) {
 	_, tab := newTab(t)
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

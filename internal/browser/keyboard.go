@@ -57,13 +57,13 @@ func (t *Tab) PressKey(ctx context.Context, ref, selector, key string) error {
 // tab's. For typing, a read-only or disabled field is refused.
 func (t *Tab) withKeys(ctx context.Context, ref, selector string, typing bool, fn func(ctx context.Context, s *cdp.Session) error) error {
 	if ref == "" && selector == "" {
-		ps, err := t.Session(ctx)
+		ps, err := t.session(ctx)
 		if err != nil {
 			return err
 		}
 		return t.act(ctx, ps, ps, func(ctx context.Context) error { return fn(ctx, ps) })
 	}
-	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
+	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) error {
 		if typing {
 			f, err := el.field(ctx)
 			if err != nil {

@@ -201,7 +201,7 @@ func TestFormsInCrossOriginFrame(t *testing.T) {
 	ref := strings.Fields(ms[0].Line)[0]
 	value := func() string {
 		t.Helper()
-		el, err := tab.Element(t.Context(), ref, "")
+		el, err := tab.element(t.Context(), ref, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -155,7 +155,7 @@ func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx con
 	ctx, cancel := withNavDeadline(ctx)
 	defer cancel()
 	defer t.queue.navigating()() // reads wait for it
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}

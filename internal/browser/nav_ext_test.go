@@ -117,7 +117,7 @@ func (ns *navServer) lastHeaders() http.Header {
 // navEval evaluates expr (awaiting a promise) and decodes its value into v.
 func navEval(t *testing.T, tab *Tab, expr string, v any) {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatalf("Session: %v", err)
 	}

@@ -118,11 +118,11 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ps, err := t.Session(ctx)
+	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.Element(ctx, o.Ref, o.Selector)
+	el, err := t.element(ctx, o.Ref, o.Selector)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 // releaseUnlessBlocked releases the elements' handles, unless a dialog
 // blocks the page, which would hold the call until ctx ends. The handles
 // then die with their document.
-func releaseUnlessBlocked(ctx context.Context, dialog *bool, els ...*Element) {
+func releaseUnlessBlocked(ctx context.Context, dialog *bool, els ...*element) {
 	if *dialog {
 		return
 	}
@@ -191,11 +191,11 @@ type HoverResult struct {
 // [Tab.Element]) at a point no other element covers, found as for
 // [Tab.Click], whose errors it shares.
 func (t *Tab) Hover(ctx context.Context, ref, selector string) (*HoverResult, error) {
-	ps, err := t.Session(ctx)
+	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.Element(ctx, ref, selector)
+	el, err := t.element(ctx, ref, selector)
 	if err != nil {
 		return nil, err
 	}
@@ -246,17 +246,17 @@ type DragResult struct {
 // same headless or not. When the target is out of view it is scrolled to,
 // and the source must then still be in view.
 func (t *Tab) Drag(ctx context.Context, o DragOptions) (*DragResult, error) {
-	ps, err := t.Session(ctx)
+	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res := &DragResult{}
-	from, err := t.Element(ctx, o.FromRef, o.FromSelector)
+	from, err := t.element(ctx, o.FromRef, o.FromSelector)
 	if err != nil {
 		return nil, err
 	}
 	defer releaseUnlessBlocked(ctx, &res.Dialog, from)
-	to, err := t.Element(ctx, o.ToRef, o.ToSelector)
+	to, err := t.element(ctx, o.ToRef, o.ToSelector)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +398,7 @@ func mouse(ctx context.Context, ps *cdp.Session, typ cdpinput.DispatchMouseEvent
 
 // forceClick clicks el through the DOM: click() for a plain left click,
 // else the mouse events a click with o's button and modifiers fires.
-func forceClick(ctx context.Context, el *Element, o ClickOptions) error {
+func forceClick(ctx context.Context, el *element, o ClickOptions) error {
 	button := map[string]int{"": 0, "left": 0, "middle": 1, "right": 2}[o.Button]
 	return callJS(ctx, el.Session, jsCall{this: el.Object}, forceClickJS, nil, button, o.Double, o.Modifiers)
 }

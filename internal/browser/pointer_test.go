@@ -29,7 +29,7 @@ func pointerTab(t *testing.T, page string) *Tab {
 // pointerValue evaluates expr in the tab's main document and decodes it.
 func pointerValue[T any](t *testing.T, tab *Tab, expr string) T {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestClickInFrame(t *testing.T) {
 		if _, err := tab.Click(t.Context(), ClickOptions{Ref: ref}); err != nil {
 			t.Fatalf("Click(%s): %v", ref, err)
 		}
-		el, err := tab.Element(t.Context(), ref, "")
+		el, err := tab.element(t.Context(), ref, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -123,10 +123,10 @@ func (r *refTable) remember(kind string, lines []string) {
 	r.lastRun[kind] = lines
 }
 
-// Element is a DOM node that a tool acts on, in the session whose renderer
+// element is a DOM node that a tool acts on, in the session whose renderer
 // holds it (the page's, or an out-of-process iframe's), with a JavaScript
 // handle to it in the "cdpkit" object group.
-type Element struct {
+type element struct {
 	Session *cdp.Session
 	Backend cdpapi.BackendNodeID
 	Object  runtime.RemoteObjectID
@@ -138,21 +138,21 @@ const elementGroup = "cdpkit"
 
 // Release frees the element's JavaScript handle. Handles also die with
 // their document.
-func (e *Element) Release(ctx context.Context) {
+func (e *element) Release(ctx context.Context) {
 	cdpapi.Call(ctx, e.Session, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: e.Object})
 }
 
-// Element resolves what an element-taking tool was given: a ref from a
+// element resolves what an element-taking tool was given: a ref from a
 // snapshot ("e12" or "@e12") or, when ref is empty, a CSS selector matched
 // in the page's main document. It is the one place element arguments are
 // resolved. A ref of a changed document, or of a node no longer in it, is
 // ErrRefStale; a ref never issued ErrRefNotFound; a selector matching
 // nothing ErrElementNotFound. The caller should Release the element.
-func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, error) {
+func (t *Tab) element(ctx context.Context, ref, selector string) (*element, error) {
 	if ref == "" && selector == "" {
 		return nil, fmt.Errorf("%w: give a ref (uid) or a selector", ErrInvalidArgument)
 	}
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	Step(ctx, "finding the element")
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, erro
 	if err != nil {
 		return nil, err
 	}
-	el := &Element{Session: e.session, Backend: e.backend, Ref: "e" + strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(ref), "@"), "e")}
+	el := &element{Session: e.session, Backend: e.backend, Ref: "e" + strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(ref), "@"), "e")}
 	stale := &ElementError{Ref: el.Ref, Err: ErrRefStale}
 	select {
 	case <-e.session.Done():
@@ -190,7 +190,7 @@ func (t *Tab) Element(ctx context.Context, ref, selector string) (*Element, erro
 
 // attach gets the element's JavaScript handle and checks that the node is
 // still in its document.
-func (e *Element) attach(ctx context.Context) error {
+func (e *element) attach(ctx context.Context) error {
 	stale := func() error {
 		if e.Ref != "" {
 			return &ElementError{Ref: e.Ref, Err: ErrRefStale}
@@ -224,7 +224,7 @@ var isConnectedJS = loadScript("is_connected")
 
 // querySelector finds the first element matching selector in the main
 // document. The selector travels as a CDP argument, never as script source.
-func querySelector(ctx context.Context, s *cdp.Session, selector string) (*Element, error) {
+func querySelector(ctx context.Context, s *cdp.Session, selector string) (*element, error) {
 	var q dom.QuerySelectorResult
 	var err error
 	// Another DOM.getDocument on the session (a concurrent read) renumbers
@@ -255,7 +255,7 @@ func querySelector(ctx context.Context, s *cdp.Session, selector string) (*Eleme
 	if err != nil {
 		return nil, fmt.Errorf("browser: describing the element: %w", err)
 	}
-	return &Element{Session: s, Backend: d.Node.BackendNodeID}, nil
+	return &element{Session: s, Backend: d.Node.BackendNodeID}, nil
 }
 
 // refFor returns the snapshot.RefFunc that issues refs for nodes whose Key

@@ -115,7 +115,7 @@ func rowsOf(img image.Image, x int, c uint32) (n, first, last int) {
 // shotEval evaluates expr in the tab and decodes its value into v.
 func shotEval(t *testing.T, tab *Tab, expr string, v any) {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatalf("Session: %v", err)
 	}

@@ -64,7 +64,7 @@ func fullPageRegion(ctx context.Context, s *cdp.Session) (rect, error) {
 // elementRegion scrolls the element into view and returns its border box
 // in the page's document coordinates.
 func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector string) (rect, error) {
-	el, err := t.Element(ctx, ref, selector)
+	el, err := t.element(ctx, ref, selector)
 	if err != nil {
 		return rect{}, err
 	}

@@ -82,7 +82,7 @@ func viewport(t *testing.T, tab *Tab) (int, int) {
 // evalInt evaluates a JavaScript expression with an integer value in tab.
 func evalInt(t *testing.T, tab *Tab, expr string) int {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatalf("Session: %v", err)
 	}

@@ -62,7 +62,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
 		return nil, fmt.Errorf("%w: pixels must be positive", ErrInvalidArgument)
 	}
-	ps, err := t.Session(ctx)
+	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 	case o.X != nil || o.Y != nil:
 		return scrollPage(ctx, ps, scrollToJS, o.X, o.Y)
 	}
-	el, err := t.Element(ctx, o.Ref, o.Selector)
+	el, err := t.element(ctx, o.Ref, o.Selector)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func (e *OptionError) List() string {
 // navigations and dialogs are handled as by Fill.
 func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error) {
 	var sel []string
-	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
+	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) error {
 		f, err := el.field(ctx)
 		if err != nil {
 			return err
@@ -81,7 +81,7 @@ func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []
 // selectOptionsJS selects the options named by values (see SelectOptions).
 var selectOptionsJS = loadScript("select_options")
 
-func (e *Element) selectOptions(ctx context.Context, values []string) ([]string, error) {
+func (e *element) selectOptions(ctx context.Context, values []string) ([]string, error) {
 	var r struct {
 		Missing  *string  `json:"missing"`
 		Total    int      `json:"total"`

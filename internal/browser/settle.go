@@ -23,7 +23,7 @@ func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return
 	}

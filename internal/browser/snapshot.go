@@ -64,7 +64,7 @@ func snapshotKind(o SnapshotOptions) string {
 // axTree fetches the accessibility tree of the page, or of the scope
 // element's subtree, with iframes expanded.
 func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) {
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +72,11 @@ func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) 
 	if scope == "" {
 		return t.frameTree(ctx, s, "", 0)
 	}
-	var el *Element
+	var el *element
 	if looksLikeRef(scope) {
-		el, err = t.Element(ctx, scope, "")
+		el, err = t.element(ctx, scope, "")
 	} else {
-		el, err = t.Element(ctx, "", scope)
+		el, err = t.element(ctx, "", scope)
 	}
 	if err != nil {
 		return nil, err

@@ -179,9 +179,9 @@ func TestSnapshotFrames(t *testing.T) {
 			t.Fatalf("no line for %q", name)
 		}
 		ref := strings.Fields(ms[0].Line)[0]
-		el, err := tab.Element(t.Context(), ref, "")
+		el, err := tab.element(t.Context(), ref, "")
 		if err != nil {
-			t.Fatalf("Element(%s): %v", ref, err)
+			t.Fatalf("element(%s): %v", ref, err)
 		}
 		got := evalOn(t, el, `function() { return this.textContent }`)
 		if got != name {
@@ -194,7 +194,7 @@ func TestSnapshotFrames(t *testing.T) {
 }
 
 // evalOn calls fn on the element and returns its string result.
-func evalOn(t *testing.T, el *Element, fn string) string {
+func evalOn(t *testing.T, el *element, fn string) string {
 	t.Helper()
 	obj := el.Object
 	yes := true
@@ -229,7 +229,7 @@ func TestRefsStayPut(t *testing.T) {
 	milk, report, sam := refOf(first, `"Delete Buy milk"`), refOf(first, `"Delete Write report"`), refOf(first, `"Delete Call Sam"`)
 
 	// Mutate: remove one item, add one, relabel one.
-	s, _ := tab.Session(t.Context())
+	s, _ := tab.session(t.Context())
 	if _, err := cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: `
 		document.getElementById('i2').remove();
 		const li = document.createElement('li');
@@ -252,10 +252,10 @@ func TestRefsStayPut(t *testing.T) {
 	if got := refOf(second, `"Delete Water plants"`); got == "" || got == milk || got == report || got == sam {
 		t.Errorf("new button's ref = %q, want a fresh one", got)
 	}
-	if _, err := tab.Element(t.Context(), report, ""); !errors.Is(err, ErrRefStale) {
+	if _, err := tab.element(t.Context(), report, ""); !errors.Is(err, ErrRefStale) {
 		t.Errorf("ref of the removed button: %v, want ErrRefStale", err)
 	}
-	if _, err := tab.Element(t.Context(), "@"+milk, ""); err != nil {
+	if _, err := tab.element(t.Context(), "@"+milk, ""); err != nil {
 		t.Errorf("@%s: %v, want it to resolve", milk, err)
 	}
 
@@ -263,7 +263,7 @@ func TestRefsStayPut(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/list.html"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.Element(t.Context(), milk, ""); !errors.Is(err, ErrRefStale) {
+	if _, err := tab.element(t.Context(), milk, ""); !errors.Is(err, ErrRefStale) {
 		t.Errorf("ref after reload: %v, want ErrRefStale", err)
 	}
 	third, err := tab.Snapshot(t.Context(), SnapshotOptions{})
@@ -273,7 +273,7 @@ func TestRefsStayPut(t *testing.T) {
 	if got := refOf(third, `"Delete Buy milk"`); got == milk {
 		t.Errorf("after reload the button kept ref %s; numbers must not be reused across documents", got)
 	}
-	if _, err := tab.Element(t.Context(), "e99999", ""); !errors.Is(err, ErrRefNotFound) {
+	if _, err := tab.element(t.Context(), "e99999", ""); !errors.Is(err, ErrRefNotFound) {
 		t.Errorf("never-issued ref: %v, want ErrRefNotFound", err)
 	}
 }
@@ -295,7 +295,7 @@ func TestSnapshotScopeAndDiff(t *testing.T) {
 	if _, _, err := tab.SnapshotDiff(t.Context(), SnapshotOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := tab.Session(t.Context())
+	s, _ := tab.session(t.Context())
 	cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: `document.getElementById('count').textContent = '1 item left'`})
 	_, changes, err := tab.SnapshotDiff(t.Context(), SnapshotOptions{})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
@@ -47,9 +48,9 @@ func newTabHandle(b *Browser, id target.ID) *Tab {
 // ID returns the tab's target id.
 func (t *Tab) ID() string { return string(t.id) }
 
-// Session returns the tab's CDP session, attaching on first use (and again
+// session returns the tab's CDP session, attaching on first use (and again
 // after a detach) and enabling the domains cdpkit relies on.
-func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
+func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.sess != nil {
@@ -93,7 +94,7 @@ type Location struct {
 
 // Location returns the tab's current URL and title.
 func (t *Tab) Location(ctx context.Context) (Location, error) {
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return Location{}, err
 	}
@@ -116,3 +117,10 @@ func location(ctx context.Context, s cdpapi.Session) (Location, error) {
 
 // tabID is a tab's ID, as the protocol types it.
 func tabID(id string) target.ID { return target.ID(id) }
+
+func init() {
+	rawcdp.Register(
+		func(ctx context.Context, tab any) (*cdp.Session, error) { return tab.(*Tab).session(ctx) },
+		func(b any) *cdp.Conn { return b.(*Browser).conn },
+	)
+}

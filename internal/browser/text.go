@@ -52,7 +52,7 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 	if limit == 0 {
 		limit = DefaultTextChars
 	}
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 	if o.Ref == "" && o.Selector == "" {
 		err = callJS(ctx, s, jsCall{}, readTextJS, &out, limit) // on the document
 	} else {
-		el, err := t.Element(ctx, o.Ref, o.Selector)
+		el, err := t.element(ctx, o.Ref, o.Selector)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ var documentStateJS = loadScript("document_state")
 // navigation history and leaves ReadyState empty. The context bounds the
 // call.
 func (t *Tab) DocumentState(ctx context.Context) (DocumentState, error) {
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return DocumentState{}, err
 	}

@@ -24,7 +24,7 @@ func textPage(t *testing.T) (*fixtures, *Tab) {
 // jsString evaluates expr in the tab's page and returns its JSON result.
 func jsString(t *testing.T, tab *Tab, expr string) string {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

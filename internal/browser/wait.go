@@ -102,7 +102,7 @@ func (t *Tab) WaitFor(ctx context.Context, c WaitCondition, timeout time.Duratio
 		return nil, err
 	}
 	start := time.Now()
-	s, err := t.Session(ctx)
+	s, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}

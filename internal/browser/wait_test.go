@@ -192,7 +192,7 @@ func TestWaitForHungPage(t *testing.T) {
 // 300 ms.
 func pageBusy(t *testing.T, tab *Tab) bool {
 	t.Helper()
-	s, err := tab.Session(t.Context())
+	s, err := tab.session(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 )
@@ -68,7 +69,7 @@ func TestCrashes(t *testing.T) {
 
 	t.Run("renderer", func(t *testing.T) {
 		tab := h.tab(t, "")
-		s, err := tab.Session(t.Context())
+		s, err := rawcdp.Session(t.Context(), tab)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 )
 
 // jsonPath returns data's value at a dotted path such as "changes.dialog".
@@ -98,7 +99,7 @@ func TestDialogTools(t *testing.T) {
 			t.Helper()
 			h.mustCall(t, "navigate_page", `{"url":"`+base+`/dialog-beforeunload.html"}`)
 			tab := h.tab(t, "")
-			s, err := tab.Session(t.Context())
+			s, err := rawcdp.Session(t.Context(), tab)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 	"github.com/cdpkit/cdpkit/internal/input"
@@ -113,7 +114,7 @@ func TestFormTools(t *testing.T) {
 	// eval returns the value of expr in the active tab as a string.
 	eval := func(t *testing.T, expr string) string {
 		t.Helper()
-		s, err := tab(t).Session(t.Context())
+		s, err := rawcdp.Session(t.Context(), tab(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestFormTools(t *testing.T) {
 	// noDialog fails the test if a JavaScript dialog opens before it returns.
 	noDialog := func(t *testing.T) func() {
 		t.Helper()
-		s, err := tab(t).Session(t.Context())
+		s, err := rawcdp.Session(t.Context(), tab(t))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 )
@@ -105,7 +106,7 @@ func TestNavigationTools(t *testing.T) {
 	}
 	eval := func(t *testing.T, expr string, v any) {
 		t.Helper()
-		s, err := h.tab(t, "").Session(t.Context())
+		s, err := rawcdp.Session(t.Context(), h.tab(t, ""))
 		if err != nil {
 			t.Fatal(err)
 		}

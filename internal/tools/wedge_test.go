@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 )
@@ -183,7 +184,7 @@ func openTab(t *testing.T, h *harness, url string) string {
 func hangTab(t *testing.T, h *harness, other string) string {
 	t.Helper()
 	id := openTab(t, h, other+"/wedge_hang.html?after=0")
-	s, err := h.tab(t, id).Session(t.Context())
+	s, err := rawcdp.Session(t.Context(), h.tab(t, id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func testEightTabs(t *testing.T, h *harness, base, other string) {
 // return a result or TIMEOUT within their budget, and the tab closes.
 func testFrozenPage(t *testing.T, h *harness, base string) {
 	id := openTab(t, h, base+"/wedge_work.html")
-	s, err := h.tab(t, id).Session(t.Context())
+	s, err := rawcdp.Session(t.Context(), h.tab(t, id))
 	if err != nil {
 		t.Fatal(err)
 	}
