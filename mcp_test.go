@@ -3,7 +3,6 @@ package cdpkit_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,22 +10,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cdpkit/cdpkit"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
 // launch starts the test's browser, or skips without one unless
-// CDPKIT_REQUIRE_BROWSER is set.
+// CDPKIT_REQUIRE_BROWSER=1.
 func launch(t *testing.T) *cdpkit.Browser {
 	t.Helper()
-	if _, err := browser.FindExecutable(""); err != nil {
-		if os.Getenv("CDPKIT_REQUIRE_BROWSER") != "" {
-			t.Fatalf("no browser: %v", err)
-		}
-		t.Skipf("no browser: %v", err)
-	}
+	exe := browsertest.ExecPath(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	b, err := cdpkit.Launch(ctx, &cdpkit.Options{Timeout: time.Minute})
+	b, err := cdpkit.Launch(ctx, &cdpkit.Options{ExecPath: exe, Timeout: time.Minute})
 	if err != nil {
 		t.Fatalf("Launch: %v", err)
 	}
