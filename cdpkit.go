@@ -143,10 +143,11 @@ func open(ctx context.Context, endpoint string, o *Options) (*Browser, error) {
 	return b, nil
 }
 
-// Close stops a launched browser (or disconnects from an attached one),
-// which closes its tabs, and removes the temporary artifact dir if
-// Options.ArtifactDir was empty. Calls in flight fail. Close is safe to
-// call more than once.
+// Close stops a launched browser (or disconnects from an attached one,
+// leaving it and its tabs running), removes the temporary artifact dir if
+// Options.ArtifactDir was empty, and releases the artifact dir. Calls in
+// flight fail, and later calls fail with SESSION_CLOSED. Close waits for
+// the browser process to exit; it is safe to call more than once.
 func (b *Browser) Close() error {
 	err := b.env.Browsers.Close()
 	b.env.Artifacts.Close()

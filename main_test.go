@@ -6,7 +6,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
-// TestMain runs the tests and the examples, each of which launches and
-// closes its own browser (the examples show Launch), one at a time, and
-// then checks that no goroutine is left behind.
-func TestMain(m *testing.M) { browsertest.Main(m, nil) }
+// TestMain runs the tests (on one shared browser) and the examples (which
+// show Launch, so launch their own, one at a time), closes the shared
+// browser and checks that no goroutine is left behind.
+func TestMain(m *testing.M) { browsertest.Main(m, closeShared) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,26 +14,42 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
-// launch starts the test's browser, or skips without one unless
+var (
+	sharedOnce    sync.Once
+	sharedBrowser *cdpkit.Browser
+	sharedErr     error
+)
+
+// shared returns the package's one browser for its tests (the examples
+// launch their own, to show Launch), launched on first use; closeShared
+// closes it after the tests. Without Chromium it skips, or fails under
 // CDPKIT_REQUIRE_BROWSER=1.
-func launch(t *testing.T) *cdpkit.Browser {
+func shared(t *testing.T) *cdpkit.Browser {
 	t.Helper()
 	exe := browsertest.ExecPath(t)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	b, err := cdpkit.Launch(ctx, &cdpkit.Options{ExecPath: exe, Timeout: time.Minute})
-	if err != nil {
-		t.Fatalf("Launch: %v", err)
+	sharedOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		sharedBrowser, sharedErr = cdpkit.Launch(ctx, &cdpkit.Options{ExecPath: exe, Timeout: time.Minute})
+	})
+	if sharedErr != nil {
+		t.Fatalf("Launch: %v", sharedErr)
 	}
-	t.Cleanup(func() { b.Close() })
-	return b
+	return sharedBrowser
+}
+
+func closeShared() error {
+	if sharedBrowser != nil {
+		return sharedBrowser.Close()
+	}
+	return nil
 }
 
 // TestAddTools serves cdpkit's core tools from another go-sdk server and
 // drives a page through them: navigate, snapshot, click, with the
 // changes section and the error taxonomy of cdpkit's own server.
 func TestAddTools(t *testing.T) {
-	b := launch(t)
+	b := shared(t)
 	srv := page()
 	defer srv.Close()
 

@@ -27,8 +27,8 @@ func (t *Tab) ID() string { return t.id }
 // Element names the element an action works on: a ref from a snapshot
 // (Ref) or a CSS selector (CSS).
 type Element struct {
-	Ref      string
-	Selector string
+	Ref      string // a snapshot ref such as "e12"
+	Selector string // a CSS selector, when Ref is empty
 }
 
 // Ref names an element by a snapshot ref, such as "e12" (or "@e12"). A
@@ -213,8 +213,10 @@ type WaitCondition struct {
 	Timeout  time.Duration // zero means 5 s; ctx may cut it shorter
 }
 
-// WaitFor waits until a condition holds and returns which did, or fails
-// with TIMEOUT naming what was missing.
+// WaitFor waits until a condition holds and returns which did (keys text,
+// textGone, selector and state, or url), or fails with TIMEOUT naming what
+// was missing. A JavaScript dialog that opens meanwhile ends the wait with
+// DIALOG_OPEN.
 func (t *Tab) WaitFor(ctx context.Context, c WaitCondition) (matched map[string]string, err error) {
 	var out struct {
 		Matched map[string]string `json:"matched"`
@@ -276,8 +278,10 @@ func (t *Tab) Screenshot(ctx context.Context, o *ScreenshotOptions) (*Screenshot
 // Evaluate runs a JavaScript function in the page, such as
 // "() => document.title" or "(el) => el.value" with Ref("e3") as an
 // argument (an Element argument passes that element), and returns its
-// awaited value as JSON. It is refused with EVAL_DISABLED unless
-// Options.AllowEval is set, exactly as the evaluate_script tool is.
+// awaited value as JSON; nil, without an error, when the page navigated
+// before the function returned. It is refused with EVAL_DISABLED unless
+// Options.AllowEval is set, exactly as the evaluate_script tool is, and
+// values past ~25,000 characters are elided.
 func (t *Tab) Evaluate(ctx context.Context, function string, args ...any) (json.RawMessage, error) {
 	list := make([]any, len(args))
 	for i, a := range args {
