@@ -66,13 +66,13 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	if !o.noGuard {
 		if b.guard, err = startGuard(ctx, b.conn, o.urlPolicy(), b.log); err != nil {
 			b.Close()
-			return nil, &NoBrowserError{Reason: err.Error(), Hint: "run `cdpkit doctor`"}
+			return nil, &NoBrowserError{Reason: err.Error()}
 		}
 	}
 	// Learn the tabs that exist now, so "active" means the first of them.
 	if _, err := b.Pages(ctx); err != nil {
 		b.Close()
-		return nil, &NoBrowserError{Reason: "listing tabs: " + err.Error(), Hint: "run `cdpkit doctor`"}
+		return nil, &NoBrowserError{Reason: "listing tabs: " + err.Error()}
 	}
 	return b, nil
 }

@@ -37,8 +37,8 @@ var (
 	ErrClosed = errors.New("browser: closed")
 )
 
-// NoBrowserError says why no browser is available. Hint is a command or
-// flag that fixes it.
+// NoBrowserError says why no browser is available. Hint, when set, names
+// the setting that fixes it; front-ends say what to run otherwise.
 type NoBrowserError struct {
 	Reason string
 	Hint   string

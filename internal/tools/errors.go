@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -258,7 +259,7 @@ func init() {
 		return &Error{Code: code, Message: ub.Error(), Hint: ub.Hint}
 	})
 	typed(func(_ error, nb *browser.NoBrowserError) *Error {
-		return &Error{Code: NoBrowser, Message: nb.Reason, Hint: nb.Hint}
+		return &Error{Code: NoBrowser, Message: nb.Reason, Hint: cmp.Or(nb.Hint, "run `cdpkit doctor` to see what is wrong")}
 	})
 	typed(func(_ error, tnf *browser.TargetNotFoundError) *Error {
 		return &Error{Code: TargetNotFound, Message: fmt.Sprintf("no tab matches %q (%d open)", tnf.Selector, tnf.Open),
