@@ -1,0 +1,146 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// doorOnly are the calls that only the registry's door (tab.go) and the
+// changes section it builds (changes.go) may make: reaching a tab, taking
+// its turn, the crash and dialog checks, and noting or reporting changes.
+var doorOnly = map[string]bool{
+	"TabIn": true, "ResolveIn": true, "Resolve": true, "Acquire": true, "AwaitNavigation": true,
+	"CheckCrashed": true, "CheckDialog": true, "SetDialogPolicy": true,
+	"observe": true, "changesSince": true, "enterTab": true, "through": true,
+}
+
+// TestNoHandlerSkipsTheDoor fails when a file other than the door's makes
+// one of the door's calls: a handler gets its tab from the door and
+// returns its data, so none can skip the scope, queue, crash and dialog
+// checks or the changes section.
+func TestNoHandlerSkipsTheDoor(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") || name == "tab.go" || name == "changes.go" || name == "registry.go" {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var fn string
+			switch f := call.Fun.(type) {
+			case *ast.SelectorExpr:
+				fn = f.Sel.Name
+			case *ast.Ident:
+				fn = f.Name
+			}
+			if doorOnly[fn] {
+				t.Errorf("%s calls %s: that is the door's work (tab.go), driven by the tool's declaration", name, fn)
+			}
+			return true
+		})
+	}
+}
+
+func TestWithChanges(t *testing.T) {
+	c := &Changes{URL: "u"}
+	type withField struct {
+		A       int      `json:"a"`
+		Changes *Changes `json:"changes"`
+	}
+	type withEmbedded struct {
+		*browser.NavResult
+		Changes *Changes `json:"changes,omitempty"`
+	}
+	tests := []struct {
+		name string
+		data any
+		want string // the data as JSON, or "error"
+	}{
+		{"map", map[string]any{"key": "k"}, `{"changes":{"url":"u"},"key":"k"}`},
+		{"struct", withField{A: 1}, `{"a":1,"changes":{"url":"u"}}`},
+		{"pointer", &withField{A: 2}, `{"a":2,"changes":{"url":"u"}}`},
+		{"embedded", withEmbedded{NavResult: &browser.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
+		{"no field", struct{ A int }{1}, "error"},
+		{"nil", nil, "error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := withChanges(tt.data, c)
+			if tt.want == "error" {
+				if err == nil {
+					t.Errorf("withChanges(%T) = %v, want an error", tt.data, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := mustJSON(t, got); s != tt.want {
+				t.Errorf("withChanges(%T) = %s, want %s", tt.data, s, tt.want)
+			}
+		})
+	}
+}
+
+// TestAsErrorFollowsTheWrapping checks that which rule applies follows
+// from how the error is wrapped, not from the table's order.
+func TestAsErrorFollowsTheWrapping(t *testing.T) {
+	tests := []struct {
+		name    string
+		err     error
+		code    Code
+		message string
+	}{
+		{"a disconnect caused by a crash is a crash",
+			&cdp.DisconnectedError{Method: "m", Cause: &browser.CrashedError{}}, BrowserCrashed, "the browser crashed during the call"},
+		{"a disconnect alone", &cdp.DisconnectedError{Method: "m"}, BrowserCrashed, "the browser went away during the call"},
+		{"a renderer crash failing a pending call", fmt.Errorf("x: %w", browser.ErrTargetCrashed), TargetCrashed, "the tab's renderer crashed"},
+		{"a step timeout around a deadline", &stepTimeout{Tool: "click", Step: "aiming", Err: context.DeadlineExceeded}, Timeout, "click timed out after 0s while aiming"},
+		{"an element error around its cause", fmt.Errorf("x: %w", &browser.ElementError{Ref: "e3", Err: browser.ErrRefStale}), RefStale, "e3 belongs to a page state that is gone"},
+		{"a sentinel an element error does not wrap falls through", browser.ErrRefStale, Internal, browser.ErrRefStale.Error()},
+		{"a deadline in a cancelled call", errors.Join(context.Canceled, context.DeadlineExceeded), Timeout, errors.Join(context.Canceled, context.DeadlineExceeded).Error()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := AsError(tt.err)
+			if got.Code != tt.code || got.Message != tt.message {
+				t.Errorf("AsError(%v) = %s %q, want %s %q", tt.err, got.Code, got.Message, tt.code, tt.message)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
