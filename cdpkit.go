@@ -26,10 +26,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/apienv"
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
@@ -46,12 +48,40 @@ type Options struct {
 	// Headful shows a window instead of running headless.
 	Headful bool
 
+	// Endpoint, if set, attaches to a running Chromium instead of
+	// launching one: http://host:port (its remote debugging port) or a
+	// ws:// DevTools URL, sent with WSHeaders. Attach sets it.
+	Endpoint  string
+	WSHeaders http.Header
+	// AutoConnect, if set, attaches to the Chrome that uses this
+	// user-data-dir, through the DevToolsActivePort file it writes.
+	AutoConnect string
+
 	// ArtifactDir is where screenshots and saved files go; empty means a
 	// new temporary directory, removed by Close.
 	ArtifactDir string
+	// UploadRoots are the directories upload_file may read files from;
+	// nil means the artifact dir and the working directory.
+	UploadRoots []string
 	// Timeout bounds each call that the caller's context does not bound
 	// sooner; zero means 30 s, and at most 120 s.
 	Timeout time.Duration
+	// CDPTimeout bounds a protocol command without a deadline of its own;
+	// zero means 15 s. LaunchTimeout bounds starting or reaching the
+	// browser; zero means 30 s.
+	CDPTimeout    time.Duration
+	LaunchTimeout time.Duration
+	// IdleTimeout stops the browser after this long without a call (the
+	// next call starts it again); zero means never.
+	IdleTimeout time.Duration
+	// QueueLimit is how many state-changing calls may wait for one tab
+	// before BUSY_QUEUE_FULL; zero means 8.
+	QueueLimit int
+	// MaxScreenshotPixels and MaxImageBytes bound a screenshot's width ×
+	// height and encoded size (bigger ones are downscaled); zero means
+	// 16,777,216 pixels and 5 MiB.
+	MaxScreenshotPixels int
+	MaxImageBytes       int
 	// AllowEval enables Tab.Evaluate (and the evaluate_script tool), which
 	// runs JavaScript in the page; it is off by default, as in MCP.
 	AllowEval bool
@@ -81,23 +111,11 @@ type Browser struct {
 	tempDir string // the artifact dir Close removes; "" when the caller chose it
 }
 
-// Launch starts a headless Chromium (see Options) and returns it once it
-// answers. ctx bounds only the launch; the browser runs until Close.
-func Launch(ctx context.Context, o *Options) (*Browser, error) {
-	return open(ctx, "", o)
-}
-
-// Attach connects to a running Chromium at endpoint: http://host:port
-// (its remote debugging port) or a ws:// DevTools URL. ctx bounds only
-// connecting; Close disconnects and leaves that browser running.
-func Attach(ctx context.Context, endpoint string, o *Options) (*Browser, error) {
-	if endpoint == "" {
-		return nil, &Error{Code: string(tools.InvalidArgs), Message: "no endpoint to attach to", Hint: "give http://host:port or a ws:// DevTools URL"}
-	}
-	return open(ctx, endpoint, o)
-}
-
-func open(ctx context.Context, endpoint string, o *Options) (*Browser, error) {
+// New returns a Browser that starts (or attaches to) Chromium on its first
+// call rather than now, as cdpkit's own servers use it; Launch and Attach
+// are New and a first start. It fails only on bad options or an artifact
+// dir it cannot create. Close releases it, started or not.
+func New(o *Options) (*Browser, error) {
 	if o == nil {
 		o = &Options{}
 	}
@@ -122,25 +140,71 @@ func open(ctx context.Context, endpoint string, o *Options) (*Browser, error) {
 		b.removeTemp()
 		return nil, fmt.Errorf("cdpkit: %w", err)
 	}
+	// One policy for the tools' early check and the browser's guard, so
+	// that its DNS cache is shared.
 	urls := &policy.Policy{AllowedOrigins: o.AllowedOrigins, BlockedOrigins: o.BlockedOrigins,
 		AllowPrivateNetworks: o.AllowPrivateNetworks, BlockLoopback: o.BlockLoopback}
-	bo := browser.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful, Logger: log, URLPolicy: urls}
+	bo := browser.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful, WSHeaders: o.WSHeaders, AutoConnect: o.AutoConnect,
+		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, IdleTimeout: o.IdleTimeout, Logger: log, URLPolicy: urls}
 	switch {
-	case strings.HasPrefix(endpoint, "ws://"), strings.HasPrefix(endpoint, "wss://"):
-		bo.WSEndpoint = endpoint
-	case endpoint != "":
-		bo.BrowserURL = endpoint
+	case strings.HasPrefix(o.Endpoint, "ws://"), strings.HasPrefix(o.Endpoint, "wss://"):
+		bo.WSEndpoint = o.Endpoint
+	case o.Endpoint != "":
+		bo.BrowserURL = o.Endpoint
 	}
 	b.env = &tools.Env{Browsers: browser.NewManager(&bo), Artifacts: artifacts, Log: log, Timeout: o.Timeout,
+		QueueLimit: o.QueueLimit, MaxScreenshotPixels: o.MaxScreenshotPixels, MaxImageBytes: o.MaxImageBytes,
 		AllowEval: o.AllowEval, DialogPolicy: dialogs, URLPolicy: urls}
+	if o.UploadRoots != nil {
+		b.env.UploadRoots = policy.UploadRoots(o.UploadRoots)
+	}
 	for _, t := range tools.All() {
 		b.tools[t.Name] = &t
+	}
+	return b, nil
+}
+
+// Launch starts a headless Chromium (see Options) and returns it once it
+// answers. ctx bounds only the launch; the browser runs until Close.
+func Launch(ctx context.Context, o *Options) (*Browser, error) {
+	if o != nil && (o.Endpoint != "" || o.AutoConnect != "") {
+		return nil, &Error{Code: string(tools.InvalidArgs), Message: "Launch with an endpoint to attach to", Hint: "use Attach"}
+	}
+	return start(ctx, o)
+}
+
+// Attach connects to a running Chromium at endpoint: http://host:port
+// (its remote debugging port) or a ws:// DevTools URL. ctx bounds only
+// connecting; Close disconnects and leaves that browser running.
+func Attach(ctx context.Context, endpoint string, o *Options) (*Browser, error) {
+	if endpoint == "" {
+		return nil, &Error{Code: string(tools.InvalidArgs), Message: "no endpoint to attach to", Hint: "give http://host:port or a ws:// DevTools URL"}
+	}
+	var oo Options
+	if o != nil {
+		oo = *o
+	}
+	oo.Endpoint = endpoint
+	return start(ctx, &oo)
+}
+
+// start is New and a first start, bounded by ctx.
+func start(ctx context.Context, o *Options) (*Browser, error) {
+	b, err := New(o)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := b.env.Browsers.Browser(ctx); err != nil {
 		b.Close()
 		return nil, asError(err)
 	}
 	return b, nil
+}
+
+func init() {
+	// cdpkit's own commands serve the registry's tools on a Browser made
+	// with New; they reach its environment through apienv.
+	apienv.Of = func(b any) *tools.Env { return b.(*Browser).env }
 }
 
 // Close stops a launched browser (or disconnects from an attached one,

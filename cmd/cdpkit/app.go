@@ -5,23 +5,24 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/policy"
+	"github.com/cdpkit/cdpkit"
+	"github.com/cdpkit/cdpkit/internal/apienv"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
-// app is what the MCP front-ends share: the logger, the lazily started
-// browser, the artifact dir, and the tools with the environment they run in.
+// app is what the MCP front-ends share: the logger, the browser (a public
+// cdpkit.Browser, started lazily on the first call), and the tools with
+// the environment they run in.
 type app struct {
-	log       *slog.Logger
-	browsers  *browser.Manager
-	artifacts *policy.Artifacts
-	env       *tools.Env
-	tools     []tools.Tool
+	log     *slog.Logger
+	browser *cdpkit.Browser
+	env     *tools.Env
+	tools   []tools.Tool
 }
 
-// newApp builds the app from the config. The caller must call close,
-// which stops the browser.
+// newApp builds the app from the config, through the public Go API: every
+// setting the commands take is a cdpkit.Options field. The caller must call
+// close, which stops the browser.
 func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -31,23 +32,32 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	artifacts, err := policy.OpenArtifacts(cfg.artifactDir)
+	bo, urls := &cfg.browser, cfg.browser.URLPolicy
+	o := &cdpkit.Options{
+		ExecPath: bo.ExecPath, Args: bo.Args, Headful: bo.Headful,
+		Endpoint: bo.BrowserURL, WSHeaders: bo.WSHeaders, AutoConnect: bo.AutoConnect,
+		CDPTimeout: bo.CDPTimeout, LaunchTimeout: bo.LaunchTimeout, IdleTimeout: bo.IdleTimeout,
+		ArtifactDir: cfg.artifactDir, UploadRoots: cfg.uploadRoots, Timeout: cfg.toolTimeout, QueueLimit: cfg.queueLimit,
+		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes,
+		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,
+	}
+	if bo.WSEndpoint != "" {
+		o.Endpoint = bo.WSEndpoint
+	}
+	if urls != nil {
+		o.AllowedOrigins, o.BlockedOrigins = urls.AllowedOrigins, urls.BlockedOrigins
+		o.AllowPrivateNetworks, o.BlockLoopback = urls.AllowPrivateNetworks, urls.BlockLoopback
+	}
+	b, err := cdpkit.New(o)
 	if err != nil {
 		return nil, fmt.Errorf("%w (set CDPKIT_ARTIFACT_DIR to a writable directory)", err)
 	}
-	cfg.browser.Logger = log
-	browsers := browser.NewManager(&cfg.browser)
-	env := &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: cfg.toolTimeout,
-		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes, UploadRoots: cfg.uploadRoots,
-		AllowEval: cfg.allowEval, DialogPolicy: cfg.dialogs, QueueLimit: cfg.queueLimit}
-	env.URLPolicy = cfg.browser.URLPolicy // the same policy, so its DNS cache is shared
-	return &app{log: log, browsers: browsers, artifacts: artifacts, env: env, tools: list}, nil
+	return &app{log: log, browser: b, env: apienv.Of(b), tools: list}, nil
 }
 
 // close stops the browser and releases the artifact dir.
 func (a *app) close() {
-	if err := a.browsers.Close(); err != nil {
+	if err := a.browser.Close(); err != nil {
 		a.log.Warn("stopping the browser", "err", err)
 	}
-	a.artifacts.Close()
 }
