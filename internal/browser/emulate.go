@@ -11,6 +11,8 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // Viewport is a device metrics override: the size of the page's viewport
@@ -153,9 +155,17 @@ func (c *EmulationChange) Validate() error {
 			return bad("geolocation: latitude is -90 to 90, longitude -180 to 180, accuracy 0 or more")
 		}
 	}
-	for k := range c.ExtraHeaders {
+	for k, v := range c.ExtraHeaders {
 		if k == "" {
 			return bad("extraHeaders: a header name is empty")
+		}
+		if err := policy.CheckRequestHeader(k, v); err != nil {
+			return bad("extraHeaders: %v", err)
+		}
+	}
+	if c.UserAgent != nil {
+		if err := policy.CheckHeaderValue(*c.UserAgent); err != nil {
+			return bad("userAgent: %v", err)
 		}
 	}
 	return nil
@@ -306,10 +316,10 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	return st.clone(), nil
 }
 
-// RestoreEmulation applies the tab's emulation to s. Chromium drops a
+// restoreEmulation applies the tab's emulation to s. Chromium drops a
 // session's overrides when the session detaches, so a new session of the
 // tab (after a crash or a detach) starts without them; call this on it.
-func (t *Tab) RestoreEmulation(ctx context.Context, s cdpapi.Session) error {
+func (t *Tab) restoreEmulation(ctx context.Context, s cdpapi.Session) error {
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
 	st := t.emu.state
