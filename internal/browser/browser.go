@@ -32,9 +32,9 @@ type Browser struct {
 	proc *process // nil when attached
 	log  *slog.Logger
 
+	targets *targetTable // the live tab list, with its own lock
+
 	mu     sync.Mutex
-	order  map[target.ID]int  // guarded by mu; first-seen order of pages
-	next   int                // guarded by mu
 	active target.ID          // guarded by mu
 	tabs   map[target.ID]*Tab // guarded by mu; tabs we have handed out
 
@@ -53,7 +53,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.launchTimeout())
 	defer cancel()
-	b := &Browser{log: o.logger(), order: make(map[target.ID]int), tabs: make(map[target.ID]*Tab)}
+	b := &Browser{log: o.logger(), targets: newTargetTable(), tabs: make(map[target.ID]*Tab)}
 	var err error
 	if o.attaching() {
 		b.conn, err = attach(ctx, o)
@@ -69,8 +69,13 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 			return nil, &NoBrowserError{Reason: err.Error()}
 		}
 	}
-	// Learn the tabs that exist now, so "active" means the first of them.
-	if _, err := b.Pages(ctx); err != nil {
+	// Follow the tabs from now on, and learn those that exist now, so
+	// "active" means the first of them.
+	if err := b.watchTargets(ctx); err != nil {
+		b.Close()
+		return nil, &NoBrowserError{Reason: err.Error(), Hint: "run `cdpkit doctor`"}
+	}
+	if _, err := b.PagesNow(nil); err != nil {
 		b.Close()
 		return nil, &NoBrowserError{Reason: "listing tabs: " + err.Error()}
 	}

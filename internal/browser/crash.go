@@ -145,7 +145,7 @@ func (b *Browser) applyEmulation(ctx context.Context, e Emulation) error {
 	if reflect.DeepEqual(e, Emulation{}) {
 		return nil
 	}
-	pages, err := b.Pages(ctx)
+	pages, err := b.PagesNow(nil)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,9 @@ type Driver interface {
 	// PagesIn lists the tabs s sees (every tab for a nil s) in the order
 	// they were opened.
 	PagesIn(ctx context.Context, s *Scope) ([]Page, error)
+	// PagesNow is PagesIn from memory, without a round trip to the
+	// browser; a title may lag behind the page's.
+	PagesNow(s *Scope) ([]Page, error)
 	// TabIn returns the tab selector names among those s sees: "active"
 	// (or ""), "index:N", "url:SUBSTR", "title:SUBSTR" or a tab ID.
 	TabIn(ctx context.Context, s *Scope, selector string) (TabDriver, error)
@@ -91,6 +94,8 @@ func ChromiumDriver(b *Browser) Driver { return chromium{b} }
 type chromium struct{ b *Browser }
 
 func (c chromium) PagesIn(ctx context.Context, s *Scope) ([]Page, error) { return c.b.PagesIn(ctx, s) }
+
+func (c chromium) PagesNow(s *Scope) ([]Page, error) { return c.b.PagesNow(s) }
 
 func (c chromium) TabIn(ctx context.Context, s *Scope, selector string) (TabDriver, error) {
 	t, err := c.b.ResolveIn(ctx, s, selector)

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
 // EvalArg is one argument of [Tab.Evaluate]: the element a ref names, or a
@@ -222,20 +223,14 @@ func (t *Tab) evalFailed(ctx, dctx context.Context, s *cdp.Session, err error) (
 	// Mid-navigation the page briefly answers "Not attached to an active
 	// page"; the URL is worth a short wait.
 	res := &EvalResult{Navigated: true}
-	lctx, cancel := context.WithTimeout(ctx, evalNavigatedWait)
-	defer cancel()
-	for {
-		loc, err := location(lctx, s)
+	poll.Until(ctx, poll.Options{Interval: 20 * time.Millisecond, Within: evalNavigatedWait}, func(ctx context.Context) bool {
+		loc, err := location(ctx, s)
 		if err == nil {
 			res.URL = loc.URL
-			return res, nil
 		}
-		select {
-		case <-lctx.Done():
-			return res, nil
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return err == nil
+	})
+	return res, nil
 }
 
 // isContextGone reports the errors of a command whose JavaScript context

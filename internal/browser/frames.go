@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
 // autoAttach makes the browser attach cdpkit to the out-of-process iframes
@@ -67,20 +68,14 @@ func (t *Tab) handleAttach(conn *cdp.Conn, ev cdp.Event) {
 // frameSession returns the session of an out-of-process iframe, waiting
 // briefly for its attachment, which can trail a navigation.
 func (t *Tab) frameSession(ctx context.Context, id cdpapi.FrameID) *cdp.Session {
-	deadline := time.Now().Add(time.Second)
-	for {
+	var s *cdp.Session
+	poll.Until(ctx, poll.Options{Interval: 20 * time.Millisecond, Within: time.Second}, func(context.Context) bool {
 		t.fmu.Lock()
-		s := t.frames[id]
+		s = t.frames[id]
 		t.fmu.Unlock()
-		if s != nil || time.Now().After(deadline) {
-			return s
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return s != nil
+	})
+	return s
 }
 
 // loaders maps each frame a session renders to its current loader id,

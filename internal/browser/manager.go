@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+
+	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
 // relaunchAttempts is how many times the Manager tries to start a browser
@@ -146,26 +148,20 @@ func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
 // connection it retries with exponential backoff until ctx ends. m.lock
 // must be held.
 func (m *Manager) attachLocked(ctx context.Context) (*Browser, error) {
-	wait := reconnectFirst
-	for {
-		b, err := Start(ctx, &m.opts)
-		if err == nil {
-			if m.gone {
-				m.opts.logger().Info("reconnected to the browser")
-			}
-			m.b = b
-			return b, nil
-		}
-		if !m.gone {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, reconnectMax)
+	var b *Browser
+	var err error
+	poll.Until(ctx, poll.Options{Interval: reconnectFirst, Max: reconnectMax}, func(context.Context) bool {
+		b, err = Start(ctx, &m.opts)
+		return err == nil || !m.gone
+	})
+	if err != nil {
+		return nil, err
 	}
+	if m.gone {
+		m.opts.logger().Info("reconnected to the browser")
+	}
+	m.b = b
+	return b, nil
 }
 
 // startedLocked adopts b, a launched browser; after a restart it applies

@@ -8,9 +8,6 @@ import (
 	"sync"
 	"time"
 
-	cdpapi "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/target"
-
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
@@ -201,13 +198,9 @@ func (t *Tab) Acquire(ctx context.Context, op string, limit int) (release func()
 	}
 	// The tab may have closed while the call waited (close_page does not
 	// queue): say so rather than fail on the first command.
-	if _, err := cdpapi.Call(ctx, t.b.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.id}); err != nil {
+	if !t.b.targets.isLive(t.id) {
 		release()
-		var pe *cdp.ProtocolError
-		if errors.As(err, &pe) {
-			err = &cdp.SessionClosedError{Method: "Target.getTargetInfo"}
-		}
-		return nil, fmt.Errorf("browser: the tab closed while the call waited: %w", err)
+		return nil, fmt.Errorf("browser: the tab closed while the call waited: %w", &cdp.SessionClosedError{Method: op})
 	}
 	return release, nil
 }

@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // Page describes one open tab.
@@ -30,24 +31,35 @@ func (b *Browser) Pages(ctx context.Context) ([]Page, error) {
 
 // PagesIn is [Browser.Pages] for a scope: only the tabs s owns, indexed
 // among themselves, with s's active tab. A nil s lists every tab.
+//
+// Chromium reports no title change, so PagesIn asks for the targets' titles
+// (one round trip, bounded by ctx); [Browser.PagesNow] lists from memory.
 func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
-	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		return nil, fmt.Errorf("browser: listing tabs: %w", err)
+	if err := b.refreshTargets(ctx); err != nil {
+		return nil, err
+	}
+	return b.PagesNow(s)
+}
+
+// PagesNow is [Browser.PagesIn] from the live target table, without a
+// round trip: the tabs, their order, URLs and openers are current, but a
+// title may be the one the tab had when it last navigated. It suits
+// telling which tabs opened or closed. A connection that is gone is an
+// error matching cdp.ErrDisconnected.
+func (b *Browser) PagesNow(s *Scope) ([]Page, error) {
+	if err := b.conn.Err(); err != nil {
+		return nil, fmt.Errorf("browser: listing tabs: %w", &cdp.DisconnectedError{Method: "browser.Pages", Cause: err})
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	live := make(map[target.ID]bool)
+	// Read under b.mu: a tab handed out (b.tabs, b.owner) is in the table
+	// by then, so it is in live unless it is gone.
+	targets, live := b.targets.pages()
+	slices.SortFunc(targets, func(x, y tabTarget) int { return x.order - y.order })
+	b.forgetGoneLocked(live)
 	var pages []Page
-	for _, ti := range res.TargetInfos {
-		if ti.Type != "page" || ti.Subtype == "prerender" {
-			continue
-		}
-		live[ti.TargetID] = true
-		if _, ok := b.order[ti.TargetID]; !ok {
-			b.order[ti.TargetID] = b.next
-			b.next++
-		}
+	for _, tt := range targets {
+		ti := &tt.info
 		b.adoptLocked(ti)
 		if s != nil && b.owner[ti.TargetID] != s {
 			continue
@@ -57,12 +69,6 @@ func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
 			pages[len(pages)-1].Crashed = true
 		}
 	}
-	for id := range b.order {
-		if !live[id] {
-			b.forgetLocked(id)
-		}
-	}
-	slices.SortFunc(pages, func(x, y Page) int { return b.order[target.ID(x.ID)] - b.order[target.ID(y.ID)] })
 	active := &b.active
 	if s != nil {
 		active = &b.stateLocked(s).active
@@ -77,9 +83,26 @@ func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
 	return pages, nil
 }
 
+// forgetGoneLocked drops what b keeps of tabs that no longer exist. b.mu
+// must be held.
+func (b *Browser) forgetGoneLocked(live map[target.ID]bool) {
+	for id := range b.tabs {
+		if !live[id] {
+			b.forgetLocked(id)
+		}
+	}
+	for id := range b.owner {
+		if !live[id] {
+			b.forgetLocked(id)
+		}
+	}
+	if b.active != "" && !live[b.active] {
+		b.active = ""
+	}
+}
+
 // forgetLocked drops a tab that no longer exists. b.mu must be held.
 func (b *Browser) forgetLocked(id target.ID) {
-	delete(b.order, id)
 	delete(b.tabs, id)
 	if b.active == id {
 		b.active = ""
@@ -112,7 +135,13 @@ func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Ta
 	if err != nil {
 		return nil, err
 	}
-	pages, err := b.PagesIn(ctx, s)
+	// Only a title (which Chromium does not report changing) or a URL
+	// selector needs more than the live table.
+	list := b.PagesIn
+	if kind, _, _ := strings.Cut(selector, ":"); kind != "title" && kind != "url" {
+		list = func(context.Context, *Scope) ([]Page, error) { return b.PagesNow(s) }
+	}
+	pages, err := list(ctx, s)
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,6 @@ package browser
 import (
 	"context"
 	"time"
-
-	cdpapi "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
 )
 
 // Settle waits, for at most bound, for the next animation frame and then
@@ -27,9 +24,8 @@ func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
 	if err != nil {
 		return
 	}
-	yes := true
-	cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:   "new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true))))",
-		AwaitPromise: &yes,
-	})
+	callJS(ctx, s, jsCall{}, settleJS, nil)
 }
+
+// settleJS resolves after the next animation frame and one task.
+var settleJS = loadScript("settle")

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
 // swapWait bounds the retries of a command that found the tab between
@@ -21,19 +22,11 @@ func isSwapping(err error) bool {
 // whileSwapping runs call, and runs it again, for swapWait at most, while
 // it fails because the tab is between documents. The context bounds it.
 func whileSwapping[T any](ctx context.Context, call func() (T, error)) (T, error) {
-	v, err := call()
-	if !isSwapping(err) {
-		return v, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, swapWait)
-	defer cancel()
-	for isSwapping(err) {
-		select {
-		case <-ctx.Done():
-			return v, err
-		case <-time.After(20 * time.Millisecond):
-		}
+	var v T
+	var err error
+	poll.Until(ctx, poll.Options{Interval: 20 * time.Millisecond, Within: swapWait}, func(context.Context) bool {
 		v, err = call()
-	}
+		return !isSwapping(err)
+	})
 	return v, err
 }

@@ -62,6 +62,10 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	}
 	Step(ctx, "attaching to the tab")
 	s, err := t.b.conn.Attach(ctx, t.id)
+	if cdp.Classify(err) == cdp.KindNoTarget {
+		// Closed, though its targetDestroyed may still be on its way.
+		return nil, fmt.Errorf("browser: tab %s: %w", t.id, &cdp.SessionClosedError{Method: "Target.attachToTarget"})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,11 +3,12 @@ package browser
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // tab returns the Tab handle for id, creating it on first use.
@@ -58,12 +59,7 @@ func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browser: opening a tab: %w", err)
 	}
-	b.mu.Lock()
-	if _, ok := b.order[res.TargetID]; !ok {
-		b.order[res.TargetID] = b.next
-		b.next++
-	}
-	b.mu.Unlock()
+	b.targets.opened(res.TargetID)
 	if err := b.claim(ctx, scope, res.TargetID, !background); err != nil {
 		return nil, err
 	}
@@ -103,35 +99,29 @@ func (b *Browser) Activate(ctx context.Context, t *Tab) error {
 // closeTabWait bounds how long CloseTab waits for a closed tab to go away.
 const closeTabWait = 5 * time.Second
 
-// CloseTab closes t and returns once the browser no longer lists it. If it
-// was active, the most recently opened remaining tab becomes active.
+// CloseTab closes t and returns once the browser reports it destroyed. If
+// it was active, the most recently opened remaining tab becomes active.
 func (b *Browser) CloseTab(ctx context.Context, t *Tab) error {
 	// Closing a tab while a dialog of one of its same-origin iframes is open
 	// kills Chromium 156 outright; dismiss any open dialog first.
 	if t.CheckDialog() != nil {
 		t.HandleDialog(ctx, false, "")
 	}
+	gone := b.targets.destroyed(t.id)
 	if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: t.id}); err != nil {
 		return fmt.Errorf("browser: closing tab: %w", err)
 	}
 	// Target.closeTarget answers before the target is gone. Until it is,
-	// Target.getTargets still lists it, and Pages would make it active again.
-	// A tab that will not close (beforeunload) must not hang the caller.
+	// the tab is listed, and Pages would make it active again. A tab that
+	// will not close (beforeunload) must not hang the caller.
 	ctx, cancel := context.WithTimeout(ctx, closeTabWait)
 	defer cancel()
-	for {
-		res, err := cdpapi.Call(ctx, b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
-		if err != nil {
-			return fmt.Errorf("browser: closing tab: %w", err)
-		}
-		if !slices.ContainsFunc(res.TargetInfos, func(ti *target.Info) bool { return ti.TargetID == t.id }) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("browser: closing tab: still open: %w", ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
+	select {
+	case <-gone:
+	case <-b.conn.Done():
+		return fmt.Errorf("browser: closing tab: %w", cdp.ErrDisconnected)
+	case <-ctx.Done():
+		return fmt.Errorf("browser: closing tab: still open: %w", ctx.Err())
 	}
 	b.mu.Lock()
 	b.forgetLocked(t.id)

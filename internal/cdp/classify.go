@@ -28,6 +28,8 @@ const (
 	// KindContextGone: the JavaScript context of a call, or an object in
 	// it, went away with its document.
 	KindContextGone
+	// KindNoTarget: the target named is gone (or never was).
+	KindNoTarget
 )
 
 // kindTexts maps parts of Chromium's messages to their Kind, first match
@@ -48,6 +50,7 @@ var kindTexts = []struct {
 	{"Cannot find default execution context", KindContextGone},
 	{"Promise was collected", KindContextGone},
 	{"Could not find object with given id", KindContextGone},
+	{"No target with given id", KindNoTarget},
 }
 
 // Kind classifies the reply by its message.

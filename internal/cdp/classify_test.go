@@ -26,6 +26,7 @@ func TestClassify(t *testing.T) {
 		{"context destroyed", pe("Execution context was destroyed."), KindContextGone},
 		{"context unknown", pe("Cannot find context with specified id"), KindContextGone},
 		{"object gone", pe("Could not find object with given id"), KindContextGone},
+		{"target gone", pe("No target with given id found"), KindNoTarget},
 		{"wrapped", fmt.Errorf("browser: reading: %w", pe("Promise was collected")), KindContextGone},
 	}
 	for _, tt := range tests {

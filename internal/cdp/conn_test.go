@@ -939,3 +939,46 @@ func TestFailPending(t *testing.T) {
 		t.Fatalf("call after FailPending: got %v, want nil", r.err)
 	}
 }
+
+// TestWatchSeesEventsBeforeLaterReplies checks that a watcher has handled an
+// event by the time a reply sent after it is delivered, and nothing after
+// it ends the watch.
+func TestWatchSeesEventsBeforeLaterReplies(t *testing.T) {
+	c, f := newTestConn(t, nil)
+	var mu sync.Mutex
+	var seen []string
+	stop := c.Browser().Watch(func(ev Event) {
+		mu.Lock()
+		seen = append(seen, ev.Method+" "+string(ev.Params))
+		mu.Unlock()
+	}, "Target.targetCreated", "Target.targetDestroyed")
+
+	res := goCall(t.Context(), c.Browser(), "Target.getTargets", nil)
+	cmd := f.next(t)
+	f.push(t, eventMsg(t, "", "Target.targetCreated", `{"n":1}`))
+	f.push(t, eventMsg(t, "A", "Target.targetCreated", `{"n":2}`)) // another session
+	f.push(t, eventMsg(t, "", "Page.loadEventFired", `{"n":3}`))   // not watched
+	f.push(t, eventMsg(t, "", "Target.targetDestroyed", `{"n":4}`))
+	f.push(t, replyMsg(t, cmd.ID, "", `{}`))
+	if r := await(t, res); r.err != nil {
+		t.Fatal(r.err)
+	}
+	mu.Lock()
+	got := slices.Clone(seen)
+	mu.Unlock()
+	want := []string{`Target.targetCreated {"n":1}`, `Target.targetDestroyed {"n":4}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("when the reply arrived the watcher had seen %v, want %v", got, want)
+	}
+
+	stop()
+	f.push(t, eventMsg(t, "", "Target.targetCreated", `{"n":5}`))
+	res = goCall(t.Context(), c.Browser(), "Target.getTargets", nil)
+	f.push(t, replyMsg(t, f.next(t).ID, "", `{}`))
+	await(t, res)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != len(want) {
+		t.Errorf("after stop the watcher saw %v, want nothing more", seen[len(want):])
+	}
+}

@@ -61,6 +61,23 @@ func (s *Session) SubscribeEvents(methods ...string) (<-chan Event, func()) {
 	return sub.out, s.conn.subscribe(s.state, s.id, sub, methods...)
 }
 
+// Watch calls fn with each event named in methods on this session, on the
+// Conn's reader goroutine and in the order the browser sent them: fn has
+// handled an event before any reply the browser sent after it reaches its
+// caller, so state that fn keeps is current when a later command returns.
+// fn must be quick, must not block, and must not call into the Conn. The
+// returned func ends the watch; fn is not called once it has returned.
+func (s *Session) Watch(fn func(Event), methods ...string) func() {
+	return s.conn.subscribe(s.state, s.id, &watcher{fn: fn}, methods...)
+}
+
+// watcher is the sink of [Session.Watch].
+type watcher struct{ fn func(Event) }
+
+func (w *watcher) push(ev Event) { w.fn(ev) }
+func (w *watcher) finish()       {}
+func (w *watcher) cancel()       {}
+
 // Session returns a handle for an already attached session id, such as one
 // announced by Target.attachedToTarget during auto-attach.
 func (c *Conn) Session(id string) *Session {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -45,7 +46,7 @@ func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver) (*bef
 		return nil, err
 	}
 	scope := tab.Scope()
-	pages, err := b.PagesIn(ctx, scope)
+	pages, err := b.PagesNow(scope)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +91,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if loc.Title != o.loc.Title {
 		c.Title = loc.Title
 	}
-	pages, err := o.b.PagesIn(ctx, o.scope)
+	pages, err := o.b.PagesNow(o.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +100,16 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 		now[p.ID] = true
 		if _, ok := o.pages[p.ID]; !ok {
 			c.TabsOpened = append(c.TabsOpened, p)
+		}
+	}
+	if len(c.TabsOpened) > 0 {
+		// Ask for the new tabs' titles, which the live list may lack.
+		if fresh, err := o.b.PagesIn(ctx, o.scope); err == nil {
+			for i, p := range c.TabsOpened {
+				if j := slices.IndexFunc(fresh, func(f browser.Page) bool { return f.ID == p.ID }); j >= 0 {
+					c.TabsOpened[i] = fresh[j]
+				}
+			}
 		}
 	}
 	for id := range o.pages {

@@ -1,0 +1,1 @@
+() => new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true))))
