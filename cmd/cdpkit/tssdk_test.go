@@ -166,7 +166,7 @@ func TestTypeScriptSDKStdio(t *testing.T) {
 	env := append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t),
 		"CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"), "CDPKIT_TOOL_TIMEOUT="+loadedToolTimeout)
 	checkTSResult(t, runTSClient(t, env, "stdio", binary, page))
-	browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
+	browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 }
 
 // TestTypeScriptSDKHTTP drives `cdpkit serve` with the official TypeScript
@@ -226,7 +226,7 @@ func startServe(t *testing.T, args ...string) *served {
 			cmd.Process.Kill()
 			t.Errorf("cdpkit serve did not exit within 15 s of SIGTERM")
 		}
-		browsertest.WaitNoProcesses(t, s.tmp, 10*time.Second)
+		browsertest.WaitNoProcesses(t, s.tmp, browsertest.ProcWait)
 	})
 	if s.url == "" {
 		t.Fatalf("cdpkit serve printed no url:\n%s", log.String())

@@ -91,14 +91,10 @@ func TestQueueRefusesPastLimit(t *testing.T) {
 		}()
 		waitQueued(t, &q, i+1)
 	}
-	start := time.Now()
 	_, _, err := q.acquire(t.Context(), "one too many", limit, nil)
 	var qf *QueueFullError
 	if !errors.As(err, &qf) || !errors.Is(err, ErrQueueFull) || qf.Limit != limit {
 		t.Fatalf("acquire past the limit = %v, want QueueFullError{Limit: %d}", err, limit)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("the refusal took %v, want it at once", d)
 	}
 	cancel()
 	wg.Wait()
