@@ -16,10 +16,6 @@ import (
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
-// dialogBudget is how long a call that meets an open dialog may take to
-// say so: it must not wait for its deadline.
-const dialogBudget = 2 * time.Second
-
 // clickAt dispatches a real left click at x, y.
 func clickAt(ctx context.Context, s *cdp.Session, x, y float64) error {
 	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {

@@ -99,9 +99,7 @@ func TestNavigateStuck(t *testing.T) {
 	// the deadline; the page's load never finishes however long we wait.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
-	start := time.Now()
 	res, err := tab.Navigate(ctx, srv.URL+"/stuck.html")
-	took := time.Since(start)
 	if err == nil {
 		t.Fatalf("Navigate(stuck) = %+v, want an error", res)
 	}
@@ -122,9 +120,9 @@ func TestNavigateStuck(t *testing.T) {
 	// never finishes.
 	ctx, cancel = context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	start = time.Now()
+	start := time.Now()
 	got, err := tab.Navigate(ctx, srv.URL+"/stuck.html#section")
-	took = time.Since(start)
+	took := time.Since(start)
 	if err != nil {
 		t.Errorf("Navigate(stuck#section) after %v: %v", took, err)
 	} else if got.URL != srv.URL+"/stuck.html#section" || got.Title != "Stuck page" || got.Status != 0 {
