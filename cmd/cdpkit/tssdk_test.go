@@ -53,8 +53,10 @@ func tsSDK(t *testing.T) (dir, node string) {
 	dir = filepath.Join(parent, "npm-"+tsSDKVersion)
 	marker := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
 	if _, err := os.Stat(marker); err == nil {
+		t.Logf("TypeScript SDK %s: cached in %s", tsSDKVersion, dir)
 		return dir, node
 	}
+	t.Logf("TypeScript SDK %s: installing into %s (once; later runs reuse it)", tsSDKVersion, dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		t.Fatal(err)
 	}
