@@ -37,6 +37,7 @@ test: browser lint
 		$$($(GO) list ./... | grep -v -e '/internal/cdp$$' -e '/internal/cdp/' $(foreach p,$(SLOW_PKGS),-e '$(patsubst ./%,/%,$(p))$$')); rest=$$?; \
 	wait $$race; race_rc=$$?; \
 	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
+	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
 demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/cdpkit/cdpkit/internal/input"
 )
 
@@ -31,13 +34,18 @@ func pointerValue[T any](t *testing.T, tab *Tab, expr string) T {
 		t.Fatal(err)
 	}
 	var v T
-	raw, err := evaluate(t.Context(), s, expr)
+	yes := true
+	res, err := cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes})
 	if err != nil {
 		t.Fatalf("evaluating %s: %v", expr, err)
 	}
-	if len(raw) == 0 {
+	if res.ExceptionDetails != nil {
+		t.Fatalf("evaluating %s: %s", expr, exceptionText(res.ExceptionDetails))
+	}
+	if res.Result == nil || len(res.Result.Value) == 0 {
 		return v // undefined
 	}
+	raw := res.Result.Value
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("decoding %s = %s: %v", expr, raw, err)
 	}
