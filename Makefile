@@ -14,17 +14,29 @@ build:
 browser:
 	bash scripts/install-browser.sh
 
+# STATICCHECK is pinned; go run fetches it through the module proxy once and
+# caches it. staticcheck.conf says which checks run.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
 	@out="$$($(GOFMT) -l .)"; \
 	if [ -n "$$out" ]; then echo "gofmt -l: these files need formatting:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 
 # test runs both tiers. CDPKIT_REQUIRE_BROWSER=1 turns a missing Chromium into
 # a failure instead of a skip. The race detector runs only on internal/cdp, the
-# concurrency core, to keep the whole run well inside CI's time budget.
+# concurrency core (where it runs instead of the plain run, not besides it);
+# that run goes on beside the other packages' so the wall time is the longest
+# package's, not the sum. The biggest packages are listed first so they start
+# first. Each package's closing line (ok/FAIL) is printed as go test gives it.
+SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit
 test: browser lint
-	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 ./internal/cdp/...
-	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m ./...
+	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
+	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m $(SLOW_PKGS) \
+		$$($(GO) list ./... | grep -v -e '/internal/cdp$$' -e '/internal/cdp/' $(foreach p,$(SLOW_PKGS),-e '$(patsubst ./%,/%,$(p))$$')); rest=$$?; \
+	wait $$race; race_rc=$$?; \
+	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
 	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
 demo: browser build

@@ -83,7 +83,7 @@ func roundTrips(ctx context.Context, b *browser.Browser, n int, res *rawResult) 
 			return err
 		})
 	if err != nil {
-		return fmt.Errorf("Runtime.evaluate and Target.getTargets: %w", err)
+		return fmt.Errorf("timing Runtime.evaluate and Target.getTargets: %w", err)
 	}
 	res.evaluate, res.getTargets = lat[0], lat[1]
 	return nil
@@ -94,7 +94,7 @@ func roundTrips(ctx context.Context, b *browser.Browser, n int, res *rawResult) 
 func checkEvaluate(ctx context.Context, sess cdpapi.Session, p runtime.EvaluateParams) error {
 	r, err := cdpapi.Call(ctx, sess, runtime.Evaluate, p)
 	if err != nil {
-		return fmt.Errorf("Runtime.evaluate: %w", err)
+		return fmt.Errorf("checking Runtime.evaluate: %w", err)
 	}
 	if r.ExceptionDetails != nil || r.Result == nil || string(r.Result.Value) != "2" {
 		return fmt.Errorf("Runtime.evaluate(1+1) did not return 2: %+v", r.Result)

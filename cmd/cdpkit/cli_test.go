@@ -38,7 +38,7 @@ func newCLI(t *testing.T) *cliEnv {
 		if _, stderr, code := e.run(t, "close"); code != 0 {
 			t.Errorf("close: exit %d: %s", code, stderr)
 		}
-		browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
+		browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 		if left, _ := filepath.Glob(filepath.Join(e.state, "*.sock")); len(left) > 0 {
 			t.Errorf("sockets left after close: %v", left)
 		}
@@ -103,20 +103,16 @@ func (e *cliEnv) daemonPID(t *testing.T) int {
 // waitGone waits until pid has exited (or is a zombie).
 func waitGone(t *testing.T, pid int, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	browsertest.Eventually(t, within, func() error {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
-			return
+			return nil
 		}
 		if s := string(b); strings.Contains(s[strings.LastIndexByte(s, ')'):], ") Z") {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pid %d still running after %s", pid, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return fmt.Errorf("pid %d still running", pid)
+	})
 }
 
 const cliPage = `<!doctype html><title>CLI form</title>
@@ -240,8 +236,8 @@ func TestCLIVerbs(t *testing.T) {
 	if got := e.ok(t, "close"); !strings.Contains(got, "closed") {
 		t.Errorf("close printed %q", got)
 	}
-	waitGone(t, pid, 5*time.Second)
-	browsertest.WaitNoProcesses(t, e.tmp, 10*time.Second)
+	waitGone(t, pid, browsertest.ProcWait)
+	browsertest.WaitNoProcesses(t, e.tmp, browsertest.ProcWait)
 	if _, err := os.Stat(filepath.Join(e.state, e.session+".sock")); err == nil {
 		t.Error("socket left after close")
 	}
@@ -334,8 +330,8 @@ func TestCLIKilledDaemon(t *testing.T) {
 		t.Fatal("no daemon pid in the state file")
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	waitGone(t, pid, 5*time.Second)
-	browsertest.WaitNoProcesses(t, e.tmp, 10*time.Second)
+	waitGone(t, pid, browsertest.ProcWait)
+	browsertest.WaitNoProcesses(t, e.tmp, browsertest.ProcWait)
 
 	stdout, stderr, code := e.run(t, "--json", "tabs")
 	if code != 0 {
@@ -377,7 +373,7 @@ func TestCLIIdleTimeout(t *testing.T) {
 	if d := time.Since(start); d < time.Second {
 		t.Errorf("daemon exited after %s, before its idle timeout", d)
 	}
-	browsertest.WaitNoProcesses(t, e.tmp, 10*time.Second)
+	browsertest.WaitNoProcesses(t, e.tmp, browsertest.ProcWait)
 	for _, ext := range []string{".sock", ".json"} {
 		if _, err := os.Stat(filepath.Join(e.state, e.session+ext)); err == nil {
 			t.Errorf("%s%s left after the idle exit", e.session, ext)
@@ -397,7 +393,7 @@ func TestCLIDaemonSignal(t *testing.T) {
 	}
 	syscall.Kill(pid, syscall.SIGTERM)
 	waitGone(t, pid, 15*time.Second)
-	browsertest.WaitNoProcesses(t, e.tmp, 10*time.Second)
+	browsertest.WaitNoProcesses(t, e.tmp, browsertest.ProcWait)
 	for _, ext := range []string{".sock", ".json"} {
 		if _, err := os.Stat(filepath.Join(e.state, e.session+ext)); err == nil {
 			t.Errorf("%s%s left after SIGTERM", e.session, ext)

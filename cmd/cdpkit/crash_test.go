@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +35,7 @@ func waitExit(t *testing.T, c *child) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("cdpkit did not exit within 10s")
 	}
-	browsertest.WaitNoProcesses(t, c.tmp, 5*time.Second)
+	browsertest.WaitNoProcesses(t, c.tmp, browsertest.ProcWait)
 	if left := profiles(t, c.tmp); len(left) > 0 {
 		t.Errorf("profiles left behind: %v", left)
 	}
@@ -84,11 +85,12 @@ func TestMCPIdleShutdown(t *testing.T) {
 	}
 	browsertest.WaitNoProcesses(t, c.tmp, 20*time.Second)
 	// The profile goes right after the processes.
-	for deadline := time.Now().Add(5 * time.Second); len(profiles(t, c.tmp)) > 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("profiles left after the idle shutdown: %v", profiles(t, c.tmp))
+	browsertest.Eventually(t, browsertest.ProcWait, func() error {
+		if left := profiles(t, c.tmp); len(left) > 0 {
+			return fmt.Errorf("profiles left after the idle shutdown: %v", left)
 		}
-	}
+		return nil
+	})
 	res := c.call(t, "list_pages", nil)
 	if got := text(t, res); res.IsError || !strings.HasPrefix(got, `{"sessionReset":true,`) {
 		t.Errorf("list_pages after the idle shutdown = %s, want a result with sessionReset", got)

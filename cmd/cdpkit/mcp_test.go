@@ -62,7 +62,7 @@ func startMCP(t *testing.T, args ...string) *child {
 	c := &child{cmd: cmd, tmp: tmp, session: session}
 	t.Cleanup(func() {
 		session.Close()
-		browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
+		browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 		if t.Failed() {
 			t.Logf("cdpkit stderr:\n%s", stderr.String())
 		}
@@ -268,7 +268,7 @@ func TestMCPExitPaths(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("cdpkit did not exit within 10s")
 			}
-			browsertest.WaitNoProcesses(t, c.tmp, 5*time.Second)
+			browsertest.WaitNoProcesses(t, c.tmp, browsertest.ProcWait)
 			if tt.name == "SIGKILL" {
 				return // nobody could remove the profile; the next start sweeps it
 			}
@@ -286,7 +286,7 @@ func TestSweepAfterKill(t *testing.T) {
 	first.call(t, "list_pages", nil)
 	first.cmd.Process.Kill()
 	first.cmd.Wait()
-	browsertest.WaitNoProcesses(t, first.tmp, 5*time.Second)
+	browsertest.WaitNoProcesses(t, first.tmp, browsertest.ProcWait)
 	if len(profiles(t, first.tmp)) != 1 {
 		t.Fatalf("want the killed cdpkit's profile left behind, got %v", profiles(t, first.tmp))
 	}
@@ -305,7 +305,7 @@ func TestSweepAfterKill(t *testing.T) {
 		t.Errorf("profiles while the second cdpkit runs = %v, want only its own", got)
 	}
 	session.Close()
-	browsertest.WaitNoProcesses(t, first.tmp, 10*time.Second)
+	browsertest.WaitNoProcesses(t, first.tmp, browsertest.ProcWait)
 	if got := profiles(t, first.tmp); len(got) != 0 {
 		t.Errorf("profiles after both exited = %v, want none", got)
 	}

@@ -104,7 +104,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	c := &child{cmd: cmd, tmp: tmp, session: session}
 	defer func() {
 		session.Close()
-		browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
+		browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 	}()
 	call := func(name string, args map[string]any) {
 		t.Helper()

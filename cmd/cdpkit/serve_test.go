@@ -103,7 +103,7 @@ func TestServe(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("cdpkit serve did not exit within 15s of SIGTERM")
 	}
-	browsertest.WaitNoProcesses(t, tmp, 5*time.Second)
+	browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 }
 
 func TestServeRefusesRemoteWithoutFlag(t *testing.T) {

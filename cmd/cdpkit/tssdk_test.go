@@ -53,8 +53,10 @@ func tsSDK(t *testing.T) (dir, node string) {
 	dir = filepath.Join(parent, "npm-"+tsSDKVersion)
 	marker := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
 	if _, err := os.Stat(marker); err == nil {
+		t.Logf("TypeScript SDK %s: cached in %s", tsSDKVersion, dir)
 		return dir, node
 	}
+	t.Logf("TypeScript SDK %s: installing into %s (once; later runs reuse it)", tsSDKVersion, dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func TestTypeScriptSDKStdio(t *testing.T) {
 	env := append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t),
 		"CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"), "CDPKIT_TOOL_TIMEOUT="+loadedToolTimeout)
 	checkTSResult(t, runTSClient(t, env, "stdio", binary, page))
-	browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
+	browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 }
 
 // TestTypeScriptSDKHTTP drives `cdpkit serve` with the official TypeScript
@@ -226,7 +228,7 @@ func startServe(t *testing.T, args ...string) *served {
 			cmd.Process.Kill()
 			t.Errorf("cdpkit serve did not exit within 15 s of SIGTERM")
 		}
-		browsertest.WaitNoProcesses(t, s.tmp, 10*time.Second)
+		browsertest.WaitNoProcesses(t, s.tmp, browsertest.ProcWait)
 	})
 	if s.url == "" {
 		t.Fatalf("cdpkit serve printed no url:\n%s", log.String())

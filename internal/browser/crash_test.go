@@ -269,7 +269,7 @@ func TestBrowserCrash(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	browsertest.WaitNoProcesses(t, tmp, 5*time.Second)
+	browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 	if left := profilesIn(t, tmp); len(left) > 0 {
 		t.Errorf("profiles left after Close: %v", left)
 	}
@@ -346,7 +346,7 @@ func TestIdleShutdown(t *testing.T) {
 		}
 		return nil
 	})
-	browsertest.WaitNoProcesses(t, userDataDirArg(profile), 5*time.Second)
+	browsertest.WaitNoProcesses(t, userDataDirArg(profile), browsertest.ProcWait)
 	if _, err := os.Stat(profile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("profile after the idle shutdown: stat err = %v, want not exist", err)
 	}
@@ -366,7 +366,7 @@ func TestIdleShutdown(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	browsertest.WaitNoProcesses(t, tmp, 5*time.Second)
+	browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 	if left := profilesIn(t, tmp); len(left) > 0 {
 		t.Errorf("profiles left after Close: %v", left)
 	}

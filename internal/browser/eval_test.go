@@ -209,7 +209,6 @@ func TestEvaluateNavigation(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
-	start := time.Now()
 	res, err := tab.Evaluate(ctx, `() => { location.href = '/eval-other.html'; return new Promise(() => {}) }`, nil, EvalInline)
 	if err != nil {
 		if strings.Contains(err.Error(), "context") && !errors.Is(err, context.DeadlineExceeded) {
@@ -219,9 +218,6 @@ func TestEvaluateNavigation(t *testing.T) {
 	}
 	if !res.Navigated || res.Value != nil || !strings.HasSuffix(res.URL, "/eval-other.html") {
 		t.Errorf("result = %+v, want navigated to eval-other.html and no value", res)
-	}
-	if d := time.Since(start); d > 3*time.Second+time.Second {
-		t.Errorf("took %v", d)
 	}
 	// The tab works on the new page.
 	if _, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"You arrived"}}, 5*time.Second); err != nil {
@@ -244,22 +240,13 @@ func TestEvaluateBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	if _, err := tab.Evaluate(ctx, `() => new Promise(() => {})`, nil, EvalInline); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Evaluate of a promise that never settles = %v, want a deadline error", err)
 	}
-	if d := time.Since(start); d > 1500*time.Millisecond {
-		t.Errorf("took %v, want about 500ms", d)
-	}
-
-	start = time.Now()
 	_, err := tab.Evaluate(t.Context(), `() => confirm('from eval')`, nil, EvalInline)
 	var de *DialogOpenError
 	if !errors.As(err, &de) || de.Dialog.Message != "from eval" {
 		t.Fatalf("Evaluate that opens a confirm = %v, want a DialogOpenError", err)
-	}
-	if d := time.Since(start); d > dialogBudget {
-		t.Errorf("took %v, want under %v", d, dialogBudget)
 	}
 	if _, err := tab.HandleDialog(t.Context(), true, ""); err != nil {
 		t.Fatal(err)

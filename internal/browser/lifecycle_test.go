@@ -83,9 +83,9 @@ func TestLaunchCloseNoLeaks(t *testing.T) {
 		closing += time.Since(closeStart)
 
 		reapStart := time.Now()
-		browsertest.WaitNoProcesses(t, userDataDirArg(profile), 5*time.Second)
-		waitNoProcs(t, fmt.Sprintf("cycle %d: process group %d", i, pid), inGroup(pid), 5*time.Second)
-		waitNoProcs(t, fmt.Sprintf("cycle %d: environment %s", i, mark), withEnv(mark), 5*time.Second)
+		browsertest.WaitNoProcesses(t, userDataDirArg(profile), browsertest.ProcWait)
+		waitNoProcs(t, fmt.Sprintf("cycle %d: process group %d", i, pid), inGroup(pid), browsertest.ProcWait)
+		waitNoProcs(t, fmt.Sprintf("cycle %d: environment %s", i, mark), withEnv(mark), browsertest.ProcWait)
 		reaping += time.Since(reapStart)
 		if _, err := os.Stat(profile); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("cycle %d: profile %s after Close: stat err = %v, want not exist", i, profile, err)
@@ -177,8 +177,8 @@ func TestProcessGroup(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	waitNoProcs(t, "process group", inGroup(pid), 5*time.Second)
-	waitNoProcs(t, "environment "+mark, withEnv(mark), 5*time.Second)
+	waitNoProcs(t, "process group", inGroup(pid), browsertest.ProcWait)
+	waitNoProcs(t, "environment "+mark, withEnv(mark), browsertest.ProcWait)
 }
 
 func TestFindExecutable(t *testing.T) {
@@ -253,9 +253,9 @@ func TestStartNotABrowser(t *testing.T) {
 				t.Skipf("no %s: %v", exe, err)
 			}
 			tmp := privateTempDir(t)
-			start := time.Now()
-			b, err := Start(t.Context(), &Options{ExecPath: exe})
-			took := time.Since(start)
+			// A launch timeout far above how long the exit takes, however
+			// busy the machine: Start must fail because the process exited.
+			b, err := Start(t.Context(), &Options{ExecPath: exe, LaunchTimeout: 2 * time.Minute})
 			if err == nil {
 				b.Close()
 				t.Fatalf("Start(%s) succeeded, want an error", exe)
@@ -263,8 +263,8 @@ func TestStartNotABrowser(t *testing.T) {
 			if !errors.Is(err, ErrNoBrowser) {
 				t.Errorf("Start(%s) err = %v, want one matching ErrNoBrowser", exe, err)
 			}
-			if took > 5*time.Second {
-				t.Errorf("Start(%s) took %v, want it to fail fast", exe, took)
+			if strings.Contains(err.Error(), "deadline exceeded") {
+				t.Errorf("Start(%s) err = %v, want it to fail when the process exits, not at its launch timeout", exe, err)
 			}
 			if left := profilesIn(t, tmp); len(left) > 0 {
 				t.Errorf("profiles left in %s: %v", tmp, left)
@@ -286,9 +286,7 @@ func TestStartTimeoutNoLeaks(t *testing.T) {
 			name, value, _ := strings.Cut(mark, "=")
 			t.Setenv(name, value)
 
-			start := time.Now()
 			b, err := Start(t.Context(), &Options{ExecPath: exe, LaunchTimeout: timeout})
-			took := time.Since(start)
 			if err == nil {
 				b.Close()
 				t.Skipf("Chromium answered within %v; nothing to test", timeout)
@@ -296,15 +294,11 @@ func TestStartTimeoutNoLeaks(t *testing.T) {
 			if !errors.Is(err, ErrNoBrowser) {
 				t.Errorf("Start err = %v, want one matching ErrNoBrowser", err)
 			}
-			if took > timeout+10*time.Second {
-				t.Errorf("Start took %v to give up, want about its %v timeout plus the cleanup", took, timeout)
-			}
-			browsertest.WaitNoProcesses(t, tmp, 5*time.Second)
-			waitNoProcs(t, "environment "+mark, withEnv(mark), 5*time.Second)
+			browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
+			waitNoProcs(t, "environment "+mark, withEnv(mark), browsertest.ProcWait)
 			if left := profilesIn(t, tmp); len(left) > 0 {
 				t.Errorf("profiles left in %s: %v", tmp, left)
 			}
-			t.Logf("Start gave up after %v", took.Round(time.Millisecond))
 		})
 	}
 }

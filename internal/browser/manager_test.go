@@ -93,14 +93,14 @@ func TestManager(t *testing.T) {
 		t.Errorf("Navigate on the new browser = %+v, %v; want title %q", res, err, "Charlie page")
 	}
 	// Replacing the dead browser reaped it.
-	waitNoProcs(t, "the dead browser's process group", inGroup(oldPID), 5*time.Second)
+	waitNoProcs(t, "the dead browser's process group", inGroup(oldPID), browsertest.ProcWait)
 
 	newProfile := second.ProfileDir()
 	closed = true
 	if err := m.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	browsertest.WaitNoProcesses(t, tmp, 5*time.Second)
+	browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
 	if _, err := os.Stat(newProfile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("profile %s after Close: stat err = %v, want not exist", newProfile, err)
 	}

@@ -82,9 +82,7 @@ func TestNavigateSameDocument(t *testing.T) {
 	if got.URL != page+"#section" || got.Title != "Long page" || got.Status != 0 {
 		t.Errorf("Navigate(#section) = %+v, want URL %s#section, title %q, status 0", *got, page, "Long page")
 	}
-	if took > 2*time.Second {
-		t.Errorf("Navigate(#section) took %v, want it prompt", took)
-	}
+	// Prompt: a wait for a load would end at the 5 s deadline.
 	if y := evalInt(t, tab, "window.scrollY"); y < 1000 {
 		t.Errorf("scrollY after Navigate(#section) = %d, want the page scrolled to #section", y)
 	}
@@ -101,18 +99,14 @@ func TestNavigateStuck(t *testing.T) {
 	// the deadline; the page's load never finishes however long we wait.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
-	start := time.Now()
 	res, err := tab.Navigate(ctx, srv.URL+"/stuck.html")
-	took := time.Since(start)
 	if err == nil {
 		t.Fatalf("Navigate(stuck) = %+v, want an error", res)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Navigate(stuck) err = %v, want one matching context.DeadlineExceeded", err)
 	}
-	if took > 5*time.Second {
-		t.Errorf("Navigate(stuck) returned after %v, want soon after its 2s deadline", took)
-	}
+
 	// The browser goes on loading after Navigate gives up. Once it asks for
 	// the image, the page is committed and its load is stuck for good.
 	select {
@@ -126,15 +120,13 @@ func TestNavigateStuck(t *testing.T) {
 	// never finishes.
 	ctx, cancel = context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	start = time.Now()
+	start := time.Now()
 	got, err := tab.Navigate(ctx, srv.URL+"/stuck.html#section")
-	took = time.Since(start)
+	took := time.Since(start)
 	if err != nil {
 		t.Errorf("Navigate(stuck#section) after %v: %v", took, err)
 	} else if got.URL != srv.URL+"/stuck.html#section" || got.Title != "Stuck page" || got.Status != 0 {
 		t.Errorf("Navigate(stuck#section) = %+v, want URL %s/stuck.html#section, title %q, status 0", *got, srv.URL, "Stuck page")
-	} else if took > 2*time.Second {
-		t.Errorf("Navigate(stuck#section) took %v, want it prompt", took)
 	}
 
 	got, err = tab.Navigate(t.Context(), srv.URL+"/bravo.html")

@@ -245,13 +245,9 @@ func TestClickOpensDialog(t *testing.T) {
 	pointerValue[any](t, tab, `document.getElementById('plain').onclick = () => confirm('Sure?')`)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	start := time.Now()
 	res, err := tab.Click(ctx, ClickOptions{Selector: "#plain"})
 	if err != nil || !res.Dialog {
 		t.Fatalf("Click = %+v, %v; want Dialog set", res, err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("Click took %v with a dialog open", d)
 	}
 	if err := tab.CheckDialog(); err == nil {
 		t.Errorf("CheckDialog = nil, want the confirm dialog")

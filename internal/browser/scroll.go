@@ -126,10 +126,6 @@ func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ..
 	return res, nil
 }
 
-// scrollReportJS reports the scroll position of el, or of the page when el
-// is null.
-var scrollReportJS = loadScript("scroll_report")
-
 // scrollByJS scrolls by (ux, uy) × amount, where amount is pixels or 80%
 // of the visible size: the page when it can move that way, else the
 // innermost element under the middle of the viewport that can.

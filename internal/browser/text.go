@@ -66,9 +66,9 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 	if o.Ref == "" && o.Selector == "" {
 		err = callJS(ctx, s, jsCall{}, readTextJS, &out, limit) // on the document
 	} else {
-		el, err := t.element(ctx, o.Ref, o.Selector)
-		if err != nil {
-			return nil, err
+		el, elErr := t.element(ctx, o.Ref, o.Selector)
+		if elErr != nil {
+			return nil, elErr
 		}
 		defer cdpapi.Call(ctx, el.Session, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: el.Object})
 		err = callJS(ctx, el.Session, jsCall{this: el.Object}, readTextJS, &out, limit)

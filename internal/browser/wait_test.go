@@ -79,14 +79,10 @@ func TestWaitForTimeout(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html?delay=60000"); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"Saved!"}, Selector: "#panel"}, 700*time.Millisecond)
 	var te *WaitTimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, ErrWaitTimeout) {
 		t.Fatalf("WaitFor = %v, want a WaitTimeoutError", err)
-	}
-	if d := time.Since(start); d > 700*time.Millisecond+time.Second {
-		t.Errorf("timed out after %v, want within 1.7s", d)
 	}
 	want := []string{`none of the texts ["Saved!"] appeared`, `"#panel" is not visible (it is hidden)`}
 	if strings.Join(te.Missing, "\n") != strings.Join(want, "\n") {
@@ -147,14 +143,10 @@ func TestWaitForDialogOpens(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-matrix.html?type=confirm&when=timer&delay=300&msg=sure"); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"never there"}}, 10*time.Second)
 	var de *DialogOpenError
 	if !errors.As(err, &de) || de.Dialog.Type != DialogConfirm || de.Dialog.Message != "sure" {
 		t.Fatalf("WaitFor = %v, want the confirm as a DialogOpenError", err)
-	}
-	if d := time.Since(start); d > 300*time.Millisecond+dialogBudget {
-		t.Errorf("WaitFor returned after %v, want soon after the confirm opened", d)
 	}
 	if _, err := tab.HandleDialog(t.Context(), true, ""); err != nil {
 		t.Fatal(err)

@@ -67,6 +67,11 @@ func ExecPath(t testing.TB) string {
 // snapshot; use WaitNoProcesses to wait for processes to go away.
 func ProcessesMatching(substr string) []int { return sysproc.Matching(substr) }
 
+// ProcWait is how long a test gives processes to exit after what should
+// end them (a Close, a kill): a deadline for a leak to fail the test, made
+// generous for a loaded machine, not a promise of speed.
+const ProcWait = 30 * time.Second
+
 // WaitNoProcesses polls ProcessesMatching(substr) every 50 ms until it is
 // empty, and reports a test error listing each survivor's pid and command
 // line if that takes longer than within. It does not stop the test, so later

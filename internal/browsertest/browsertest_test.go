@@ -62,7 +62,7 @@ func TestProcessesMatching(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatalf("kill: %v", err)
 	}
-	WaitNoProcesses(t, arg, 5*time.Second)
+	WaitNoProcesses(t, arg, ProcWait)
 }
 
 func TestProcessesMatchingExcludesSelf(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -229,17 +230,13 @@ func (b *chromium) stop() error {
 	case <-time.After(10 * time.Second):
 		err = fmt.Errorf("chromium %d (%s) not reaped 10s after kill", b.cmd.Process.Pid, b.root)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for err == nil {
-		pids := browsertest.ProcessesMatching(b.root)
-		if len(pids) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			err = fmt.Errorf("chromium processes %v (%s) still running after kill", pids, b.root)
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err == nil {
+		err = browsertest.Poll(browsertest.ProcWait, func() error {
+			if pids := browsertest.ProcessesMatching(b.root); len(pids) > 0 {
+				return fmt.Errorf("chromium processes %v (%s) still running after kill", pids, b.root)
+			}
+			return nil
+		})
 	}
 	os.RemoveAll(b.root)
 	return err
@@ -306,6 +303,33 @@ func evaluate(ctx context.Context, sess *cdp.Session, expr string, awaitPromise 
 	return res.Result.Value, nil
 }
 
+// faultWait bounds the wait for the effect of a fault the test caused (a
+// kill, a closed target): a deadline for a bug to fail the test, generous
+// for a loaded machine, not a promise of speed.
+const faultWait = time.Minute
+
+// pendingFetch starts a Runtime.evaluate on sess that awaits a fetch held
+// open by the test (browsertest.Hold), under a deadline of two minutes, and
+// returns once the fetch reached the server: the call is then in flight in
+// the page. The channel receives the call's error.
+func pendingFetch(t *testing.T, sess *cdp.Session) <-chan error {
+	t.Helper()
+	url, arrived := browsertest.Hold(t)
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		_, err := evaluate(ctx, sess, "fetch("+strconv.Quote(url)+").then(r => r.text())", true)
+		done <- err
+	}()
+	select {
+	case <-arrived:
+	case err := <-done:
+		t.Fatalf("the pending call ended before its fetch arrived: %v", err)
+	}
+	return done
+}
+
 func TestBrowserEvaluate(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, conn *cdp.Conn) {
 		sess, _ := newPage(t, conn)
@@ -326,28 +350,21 @@ func TestBrowserTimeoutKeepsSessionUsable(t *testing.T) {
 		sess, _ := newPage(t, conn)
 		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 		defer cancel()
-		start := time.Now()
-		// The promise outlives the test's bound on the next call by far, so
-		// a next call that waited for it fails every time, not just under load.
-		_, err := evaluate(ctx, sess, "new Promise(r => setTimeout(r, 10000))", true)
-		took := time.Since(start)
+		// The promise outlives the next call's deadline by far, so a next
+		// call that waited for it fails every time, not just under load.
+		_, err := evaluate(ctx, sess, "new Promise(r => setTimeout(r, 120000))", true)
 		if !errors.Is(err, cdp.ErrTimeout) {
 			t.Fatalf("got error %v, want ErrTimeout", err)
 		}
-		if took > time.Second {
-			t.Errorf("got timeout after %v, want about 200ms", took)
-		}
 
-		start = time.Now()
-		got, err := evaluate(t.Context(), sess, "1+1", false)
+		next, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		got, err := evaluate(next, sess, "1+1", false)
 		if err != nil {
 			t.Fatalf("evaluate after timeout: %v", err)
 		}
 		if string(got) != "2" {
 			t.Errorf("got 1+1 = %s after timeout, want 2", got)
-		}
-		if took := time.Since(start); took > 5*time.Second {
-			t.Errorf("evaluate after timeout took %v, want it not to wait for the slow promise", took)
 		}
 	})
 }
@@ -397,28 +414,23 @@ func TestBrowserClosedTargetFailsSession(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, conn *cdp.Conn) {
 		sess, id := newPage(t, conn)
 
-		pending := make(chan error, 1)
-		go func() {
-			_, err := evaluate(t.Context(), sess, "new Promise(r => setTimeout(r, 30000))", true)
-			pending <- err
-		}()
-		time.Sleep(50 * time.Millisecond) // let the call reach the browser
+		pending := pendingFetch(t, sess)
 
 		if _, err := cdpapi.Call(t.Context(), conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
 			t.Fatalf("Target.closeTarget: %v", err)
 		}
 		select {
 		case <-sess.Done():
-		case <-time.After(5 * time.Second):
-			t.Fatal("session Done() not closed within 5s of closing its target")
+		case <-time.After(faultWait):
+			t.Fatal("session Done() not closed after closing its target")
 		}
 		select {
 		case err := <-pending:
 			if !errors.Is(err, cdp.ErrSessionClosed) {
 				t.Errorf("pending call: got error %v, want ErrSessionClosed", err)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("pending call did not end within 5s of closing its target")
+		case <-time.After(faultWait):
+			t.Fatal("pending call did not end after closing its target")
 		}
 
 		_, err := evaluate(t.Context(), sess, "1+1", false)
@@ -466,43 +478,28 @@ func TestPipeBrowserKilled(t *testing.T) {
 	})
 	sess, _ := newPage(t, b.conn)
 
-	pending := make(chan error, 1)
-	go func() {
-		_, err := evaluate(t.Context(), sess, "new Promise(r => setTimeout(r, 30000))", true)
-		pending <- err
-	}()
-	time.Sleep(50 * time.Millisecond) // let the call reach the browser
+	pending := pendingFetch(t, sess)
 
 	killedAt := time.Now()
 	if err := syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("killing the browser: %v", err)
 	}
-	var failedAt time.Time
-	select {
-	case err := <-pending:
-		failedAt = time.Now()
-		if !errors.Is(err, cdp.ErrDisconnected) {
-			t.Errorf("pending call: got error %v, want ErrDisconnected", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("pending call did not fail within 5s of the kill")
+	// ErrDisconnected, not the call's own deadline.
+	err = <-pending
+	failedAt := time.Now()
+	if !errors.Is(err, cdp.ErrDisconnected) {
+		t.Errorf("pending call: got error %v, want ErrDisconnected", err)
 	}
 	select {
 	case <-b.exited:
-	case <-time.After(5 * time.Second):
-		t.Fatal("browser not reaped within 5s of the kill")
+	case <-time.After(faultWait):
+		t.Fatal("browser not reaped after the kill")
 	}
-	// The pipe reaches EOF only when the kernel has torn the browser down,
-	// which under load alone can take over 100ms; what cdpkit owes is to
-	// notice at once after that.
-	exitTook, failTook := b.exitedAt.Sub(killedAt), failedAt.Sub(killedAt)
-	t.Logf("kill→exit %v, kill→call failed %v", exitTook, failTook)
-	if late := failTook - exitTook; late > 100*time.Millisecond {
-		t.Errorf("pending call failed %v after the browser exited (%v after the kill), want within 100ms", late, failTook)
-	}
+	// Reported, not asserted: how soon is for a quiet machine (make bench).
+	t.Logf("kill→exit %v, kill→call failed %v", b.exitedAt.Sub(killedAt), failedAt.Sub(killedAt))
 	select {
 	case <-b.conn.Done():
-	case <-time.After(time.Second):
+	case <-time.After(faultWait):
 		t.Fatal("Conn.Done() not closed after the kill")
 	}
 	if b.conn.Err() == nil {

@@ -3,11 +3,15 @@ package cdp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
 // pipePair returns a PipeTransport and the browser's ends of its pipes: the
@@ -143,7 +147,17 @@ func TestPipeTransportCloseUnblocksRead(t *testing.T) {
 		_, err := tr.ReadMessage()
 		errc <- err
 	}()
-	time.Sleep(20 * time.Millisecond) // let the read block
+	// The read is pending once its goroutine waits on the pipe.
+	browsertest.Eventually(t, waitLimit, func() error {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		for _, g := range strings.Split(stacks, "\n\n") {
+			if strings.Contains(g, "(*PipeTransport).ReadMessage") && (strings.Contains(g, "[IO wait") || strings.Contains(g, "[syscall")) {
+				return nil
+			}
+		}
+		return errors.New("ReadMessage is not blocked on the pipe yet")
+	})
 	tr.Close()
 	select {
 	case err := <-errc:

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
 // startDaemon serves a daemon with one no-op tool and no browser.
@@ -31,17 +34,15 @@ func startDaemon(t *testing.T, idle time.Duration) (*session, <-chan error) {
 	t.Cleanup(cancel)
 	go func() { done <- d.Serve(ctx) }()
 	s := &session{name: "unit", p: sessionPaths(dir, "unit")}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if c, err := s.dial(); err == nil {
-			c.Close()
-			return s, done
+	browsertest.Eventually(t, 30*time.Second, func() error {
+		c, err := s.dial()
+		if err != nil {
+			return fmt.Errorf("the daemon does not listen: %w", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("daemon did not listen within 5s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		c.Close()
+		return nil
+	})
+	return s, done
 }
 
 func callNoop(t *testing.T, s *session, tool string) {

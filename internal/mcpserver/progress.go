@@ -41,6 +41,11 @@ func newProgress(ctx context.Context, ss *mcp.ServerSession, token any, tool str
 		defer cancel()
 		return ss.NotifyProgress(ctx, params)
 	}
+	return startProgress(send, token, tool)
+}
+
+// startProgress is newProgress with the sending done by send.
+func startProgress(send func(*mcp.ProgressNotificationParams) error, token any, tool string) *progress {
 	p := &progress{send: send, token: token, start: time.Now(), done: make(chan struct{}), last: tool}
 	p.wg.Add(1)
 	go func() {
