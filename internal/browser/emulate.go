@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -12,7 +11,6 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -226,21 +224,12 @@ func (t *Tab) MeasureViewport(ctx context.Context) (ViewportMetrics, error) {
 	return measureViewport(ctx, s)
 }
 
+// measureViewportJS reads what the page sees of its viewport.
+var measureViewportJS = loadScript("measure_viewport")
+
 func measureViewport(ctx context.Context, s cdpapi.Session) (ViewportMetrics, error) {
-	yes := true
-	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: `({innerWidth, innerHeight, devicePixelRatio,
-			scrollWidth: document.documentElement ? document.documentElement.scrollWidth : 0})`,
-		ReturnByValue: &yes,
-	})
-	if err != nil {
-		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
-	}
-	if res.ExceptionDetails != nil || res.Result == nil {
-		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: the page threw")
-	}
 	var m ViewportMetrics
-	if err := json.Unmarshal(res.Result.Value, &m); err != nil {
+	if err := callJS(ctx, s, jsCall{}, measureViewportJS, &m); err != nil {
 		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
 	}
 	return m, nil
@@ -327,10 +316,10 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	return st.clone(), nil
 }
 
-// RestoreEmulation applies the tab's emulation to s. Chromium drops a
+// restoreEmulation applies the tab's emulation to s. Chromium drops a
 // session's overrides when the session detaches, so a new session of the
 // tab (after a crash or a detach) starts without them; call this on it.
-func (t *Tab) RestoreEmulation(ctx context.Context, s cdpapi.Session) error {
+func (t *Tab) restoreEmulation(ctx context.Context, s cdpapi.Session) error {
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
 	st := t.emu.state
