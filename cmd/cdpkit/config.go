@@ -15,6 +15,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cli"
+	"github.com/cdpkit/cdpkit/internal/mcpserver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -30,6 +31,8 @@ type config struct {
 	allowRemote bool
 	isolate     bool          // --isolate-sessions: a browser context per session
 	sessionIdle time.Duration // --session-timeout: an idle session ends and its tabs close
+	maxSessions int           // --max-sessions: sessions open at once
+	rateLimit   float64       // --rate-limit: requests per second per token
 
 	artifactDir string
 	toolTimeout time.Duration
@@ -81,6 +84,8 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (needs a token; anyone who has it drives the browser)")
 		fs.BoolVar(&c.isolate, "isolate-sessions", false, "give each MCP session its own browser context (separate cookies and storage), not only its own tabs")
 		fs.DurationVar(&c.sessionIdle, "session-timeout", 30*time.Minute, "end an MCP session, closing its tabs, after this long without a request (0: never)")
+		fs.IntVar(&c.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "MCP sessions open at once; a new one over this is refused with LIMIT_REACHED (0: no limit)")
+		fs.Float64Var(&c.rateLimit, "rate-limit", mcpserver.DefaultRateLimit, "requests per second one token may make on average (bursts of 200); more get HTTP 429 with LIMIT_REACHED (0: no limit)")
 	}
 	if name == "daemon" {
 		fs.StringVar(&c.session, "session", cli.DefaultSession, "session `name` whose socket to serve")
@@ -136,6 +141,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.maxSessions < 0 || c.rateLimit < 0 {
+		return nil, errors.New("--max-sessions and --rate-limit are 0 (no limit) or more")
 	}
 	n := 0
 	for _, s := range []string{c.browser.BrowserURL, c.browser.WSEndpoint, c.browser.AutoConnect} {

@@ -66,8 +66,18 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	// Each MCP session gets its own tabs (and, isolated, its own browser
 	// context); they close when it ends.
 	perSession := mcpserver.PerSession(a.env, buildVersion(), a.tools, &mcpserver.SessionOptions{Isolate: cfg.isolate})
+	maxSessions, rate := cfg.maxSessions, cfg.rateLimit
+	if maxSessions == 0 {
+		maxSessions = -1 // --max-sessions 0: no limit
+	}
+	if rate == 0 {
+		rate = -1
+	}
 	handler := mcpserver.NewHTTPHandler(perSession,
-		mcpserver.HTTPOptions{Token: cfg.token, Hosts: hosts, SessionTimeout: cfg.sessionIdle, Log: a.log})
+		mcpserver.HTTPOptions{Token: cfg.token, Hosts: hosts, SessionTimeout: cfg.sessionIdle, Log: a.log,
+			MaxSessions: maxSessions, RateLimit: rate})
+	// Slow or idle clients cannot hold every file descriptor.
+	ln = mcpserver.LimitListener(ln, mcpserver.DefaultMaxConnsPerAddr, mcpserver.DefaultMaxConns)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/", "version", buildVersion())
 	done := make(chan error, 1)

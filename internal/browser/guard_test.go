@@ -276,6 +276,31 @@ func TestGuardSubresources(t *testing.T) {
 	w.noHits(t)
 }
 
+// TestGuardDataAndBlobDocuments pins down what the README says of data:
+// and blob: documents (issue #25 item 10): a page may load its own in a
+// frame (the content is the page's already; Chromium gives it an opaque
+// origin, and blocks top-level data: navigations by pages itself), but a
+// request such a document makes is judged like any other. navigate_page
+// and new_page refuse the schemes outright (TestPolicyCheck).
+func TestGuardDataAndBlobDocuments(t *testing.T) {
+	w := newGuardWorld(t)
+	tab := w.tab(t)
+	if _, err := tab.Navigate(t.Context(), w.site+"/ok"); err != nil {
+		t.Fatal(err)
+	}
+	evalAwait(t, tab, `new Promise(done => {
+		const html = '<img src="`+w.private+`/from-frame.png">';
+		let n = 0;
+		for (const src of ['data:text/html,' + encodeURIComponent(html), URL.createObjectURL(new Blob([html], {type: 'text/html'}))]) {
+			const f = document.createElement('iframe');
+			f.onload = () => { if (++n === 2) setTimeout(done, 500); };
+			f.src = src;
+			document.body.append(f);
+		}
+	})`)
+	w.noHits(t)
+}
+
 func evalAwait(t *testing.T, tab *Tab, expr string) {
 	yes := true
 	t.Helper()

@@ -1,21 +1,44 @@
 package mcpserver
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
 // MaxBody bounds an HTTP request body.
 const MaxBody = 4 << 20
+
+// Defaults for HTTPOptions' limits.
+const (
+	// DefaultMaxSessions bounds the MCP sessions open at once.
+	DefaultMaxSessions = 64
+	// DefaultRateLimit and DefaultRateBurst bound the requests of one
+	// token: this many per second on average, this many at once.
+	DefaultRateLimit = 50
+	DefaultRateBurst = 200
+	// DefaultBodyTimeout bounds reading one request body.
+	DefaultBodyTimeout = 30 * time.Second
+)
 
 // HTTPOptions configure the streamable HTTP front-end.
 type HTTPOptions struct {
@@ -27,18 +50,37 @@ type HTTPOptions struct {
 	// SessionTimeout closes a session after this long without a request,
 	// which releases its tabs; zero means sessions end only when closed.
 	SessionTimeout time.Duration
-	Log            *slog.Logger
+	// MaxSessions bounds the sessions open at once; a new one over it is
+	// refused with LIMIT_REACHED. Zero means DefaultMaxSessions, negative
+	// no bound.
+	MaxSessions int
+	// RateLimit is how many requests per second one token may make on
+	// average, RateBurst how many at once; more get 429 with
+	// LIMIT_REACHED. Zero means the defaults, a negative RateLimit no
+	// bound.
+	RateLimit float64
+	RateBurst int
+	// BodyTimeout bounds reading one request body; zero means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	Log         *slog.Logger
 }
 
 // NewHTTPHandler serves MCP over streamable HTTP, one server per session
-// from newServer, behind checks that run before any MCP processing:
+// from newServer, behind checks that run on the request's headers, before
+// its body is read or any MCP processing:
 //
 //   - Host must be a loopback name (or one of o.Hosts): DNS rebinding.
 //   - Origin, when present, must be a loopback origin, never "null".
 //   - Authorization must be "Bearer <token>", compared in constant time.
-//   - POST bodies must be application/json and at most MaxBody bytes.
+//   - The token's request rate must be within RateLimit/RateBurst.
+//   - POST bodies must be application/json, at most MaxBody bytes, and
+//     arrive within BodyTimeout.
+//   - A new session must fit under MaxSessions.
 //
-// Failures get 403, 401, 415 or 413 and run nothing.
+// Failures get 403, 401, 429, 415, 413 or 408 and run nothing; the
+// connection of a refused request is closed, without waiting for the rest
+// of its body. A session over MaxSessions gets a JSON-RPC error.
 func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) http.Handler {
 	inner := mcp.NewStreamableHTTPHandler(newServer, &mcp.StreamableHTTPOptions{
 		Logger:              o.Log,
@@ -54,15 +96,24 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 		hosts[strings.ToLower(h)] = true
 	}
 	want := sha256.Sum256([]byte(o.Token))
+	bodyTimeout := o.BodyTimeout
+	if bodyTimeout <= 0 {
+		bodyTimeout = DefaultBodyTimeout
+	}
+	rates := newRateLimiter(o.RateLimit, o.RateBurst)
+	sessions := newSessionCount(o.MaxSessions, o.SessionTimeout)
+	refuse := func(w http.ResponseWriter, msg string, status int) {
+		refuseAndClose(w, func() { http.Error(w, msg, status) })
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hosts[hostname(r.Host)] {
-			http.Error(w, "forbidden: Host is not an allowed name", http.StatusForbidden)
+			refuse(w, "forbidden: Host is not an allowed name", http.StatusForbidden)
 			return
 		}
 		if origin := r.Header.Get("Origin"); origin != "" {
 			u, err := url.Parse(origin)
 			if origin == "null" || err != nil || !hosts[strings.ToLower(u.Hostname())] {
-				http.Error(w, "forbidden: Origin is not allowed", http.StatusForbidden)
+				refuse(w, "forbidden: Origin is not allowed", http.StatusForbidden)
 				return
 			}
 		}
@@ -70,23 +121,251 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 		sum := sha256.Sum256([]byte(got))
 		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cdpkit"`)
-			http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			refuse(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		if wait := rates.take(string(sum[:])); wait > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			refuseAndClose(w, func() {
+				limitError(w, http.StatusTooManyRequests, nil, fmt.Sprintf("more than %g requests per second (burst %d) with this token", rates.rate, rates.burst),
+					"wait for Retry-After seconds, or raise cdpkit serve's --rate-limit")
+			})
 			return
 		}
 		if r.Method == http.MethodPost {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mt != "application/json" {
-				http.Error(w, "unsupported media type: POST application/json", http.StatusUnsupportedMediaType)
+				refuse(w, "unsupported media type: POST application/json", http.StatusUnsupportedMediaType)
 				return
 			}
 			if r.ContentLength > MaxBody {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				refuse(w, "request body too large", http.StatusRequestEntityTooLarge)
 				return
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+			body, status := readBody(w, r, bodyTimeout)
+			if status != 0 {
+				refuse(w, http.StatusText(status), status)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+			if r.Header.Get(sessionHeader) == "" {
+				if !sessions.admit() {
+					limitError(w, http.StatusOK, requestID(body), fmt.Sprintf("%d MCP sessions are open, the most --max-sessions allows", sessions.max),
+						"close an idle session (HTTP DELETE with its Mcp-Session-Id) or let one time out (--session-timeout), or raise cdpkit serve's --max-sessions")
+					return
+				}
+				protected.ServeHTTP(w, r)
+				sessions.opened(w.Header().Get(sessionHeader))
+				return
+			}
 		}
-		protected.ServeHTTP(w, r)
+		id := r.Header.Get(sessionHeader)
+		sessions.seen(id)
+		sw := &statusWriter{ResponseWriter: w}
+		protected.ServeHTTP(sw, r)
+		if id != "" && (sw.status == http.StatusNotFound || (r.Method == http.MethodDelete && sw.status < 300)) {
+			sessions.closed(id)
+		}
 	})
+}
+
+const sessionHeader = "Mcp-Session-Id"
+
+// refuseAndClose writes a refusal with answer and closes the connection
+// without reading the rest of the request body: net/http would otherwise
+// wait to discard it, and a client trickling a body would hold the
+// connection open.
+func refuseAndClose(w http.ResponseWriter, answer func()) {
+	w.Header().Set("Connection", "close")
+	answer()
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	rc.SetReadDeadline(time.Now())
+}
+
+// readBody reads r's body within timeout, bounded by MaxBody; a non-zero
+// status says why it could not.
+func readBody(w http.ResponseWriter, r *http.Request, timeout time.Duration) ([]byte, int) {
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(timeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	rc.SetReadDeadline(time.Time{})
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, http.StatusRequestEntityTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, http.StatusRequestTimeout
+	case err != nil:
+		return nil, http.StatusBadRequest
+	}
+	return body, 0
+}
+
+// limitError answers with a JSON-RPC error whose data is a LIMIT_REACHED
+// tool error.
+func limitError(w http.ResponseWriter, status int, id json.RawMessage, msg, hint string) {
+	e := &tools.Error{Code: tools.LimitReached, Message: msg, Recoverable: true, Hint: hint}
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": -32000, "message": e.Error() + " (hint: " + hint + ")", "data": e}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// requestID returns the id of a JSON-RPC request body, if any.
+func requestID(body []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	json.Unmarshal(body, &m)
+	return m.ID
+}
+
+// statusWriter notes the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// sessionCount tracks the open sessions by id, as the SDK does: a session
+// ends when it is deleted, answered 404, or idle for the session timeout.
+type sessionCount struct {
+	max  int // <= 0: no bound
+	idle time.Duration
+
+	mu       sync.Mutex
+	open     map[string]time.Time // guarded by mu; last request per session
+	starting int                  // guarded by mu; admitted, id not yet known
+}
+
+func newSessionCount(max int, idle time.Duration) *sessionCount {
+	if max == 0 {
+		max = DefaultMaxSessions
+	}
+	return &sessionCount{max: max, idle: idle, open: map[string]time.Time{}}
+}
+
+// admit reserves room for a new session; opened settles it.
+func (s *sessionCount) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.max <= 0 {
+		s.starting++
+		return true
+	}
+	if s.idle > 0 {
+		for id, last := range s.open {
+			if time.Since(last) > s.idle {
+				delete(s.open, id)
+			}
+		}
+	}
+	if len(s.open)+s.starting >= s.max {
+		return false
+	}
+	s.starting++
+	return true
+}
+
+// opened settles an admitted request: id is the session it created, or "".
+func (s *sessionCount) opened(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.starting--
+	if id != "" {
+		s.open[id] = time.Now()
+	}
+}
+
+func (s *sessionCount) seen(id string) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.open[id]; ok {
+		s.open[id] = time.Now()
+	}
+}
+
+func (s *sessionCount) closed(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, id)
+}
+
+// rateLimiter is a token bucket per bearer token.
+type rateLimiter struct {
+	rate  float64 // per second; <= 0: no limit
+	burst int
+
+	mu      sync.Mutex
+	buckets map[string]*bucket // guarded by mu
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newRateLimiter(rate float64, burst int) *rateLimiter {
+	if rate == 0 {
+		rate = DefaultRateLimit
+	}
+	if burst <= 0 {
+		burst = DefaultRateBurst
+	}
+	return &rateLimiter{rate: rate, burst: burst, buckets: map[string]*bucket{}}
+}
+
+// take spends one request of key's budget; it returns zero, or how long
+// until one is available.
+func (l *rateLimiter) take(key string) time.Duration {
+	if l.rate <= 0 {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	b, ok := l.buckets[key]
+	if !ok {
+		b = &bucket{tokens: float64(l.burst), last: now}
+		l.buckets[key] = b
+	}
+	b.tokens = min(float64(l.burst), b.tokens+now.Sub(b.last).Seconds()*l.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	}
+	b.tokens--
+	return 0
 }
 
 // hostname returns the lower-case host of a Host header, without port or

@@ -18,8 +18,9 @@ import (
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
-// MaxMessage bounds one inbound message: a stdio line, an HTTP body.
-const MaxMessage = 4 << 20
+// MaxMessage bounds one inbound stdio message (a line), as MaxBody bounds
+// an HTTP body.
+const MaxMessage = MaxBody
 
 // drainLimit bounds how long stdin closing waits for the answers still
 // owed: every call has its own deadline, at most tools.MaxTimeout.

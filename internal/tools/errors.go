@@ -43,6 +43,7 @@ const (
 	ScreenshotTooLarge  Code = "SCREENSHOT_TOO_LARGE"
 	UnsafePath          Code = "UNSAFE_PATH"
 	SessionClosed       Code = "SESSION_CLOSED"
+	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
 )
 
