@@ -1,9 +1,12 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
@@ -41,6 +44,7 @@ const (
 	BusyQueueFull       Code = "BUSY_QUEUE_FULL"
 	ScreenshotTooLarge  Code = "SCREENSHOT_TOO_LARGE"
 	UnsafePath          Code = "UNSAFE_PATH"
+	IOError             Code = "IO_ERROR"
 	SessionClosed       Code = "SESSION_CLOSED"
 	Internal            Code = "INTERNAL"
 )
@@ -73,6 +77,7 @@ func AsError(err error) *Error {
 	var ne *browser.NavigationError
 	var ub *policy.URLError
 	var pe *policy.PathError
+	var ioe *policy.IOError
 	var ee *browser.ElementError
 	var tl *browser.ScreenshotTooLargeError
 	var ce *browser.CoveredError
@@ -102,7 +107,9 @@ func AsError(err error) *Error {
 		return &Error{Code: ElementHidden, Message: fmt.Sprintf("%s is not rendered or has no size", ee.What()), Recoverable: true,
 			Hint: "take a snapshot and pick a visible element"}
 	case errors.As(err, &pe):
-		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: "give a path relative to the artifact dir, without .."}
+		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: cmp.Or(pe.Hint, "give a path relative to the artifact dir, without ..")}
+	case errors.As(err, &ioe):
+		return &Error{Code: IOError, Message: ioe.Error(), Hint: ioHint(ioe)}
 	case errors.As(err, &ee) && errors.Is(err, browser.ErrRefStale):
 		return &Error{Code: RefStale, Message: fmt.Sprintf("%s belongs to a page state that is gone", ee.Ref), Recoverable: true,
 			Hint: "take a new snapshot and use its refs"}
@@ -180,4 +187,15 @@ func AsError(err error) *Error {
 		return &Error{Code: SessionClosed, Message: "the server is shutting down"}
 	}
 	return &Error{Code: Internal, Message: err.Error(), Hint: "this is a cdpkit bug if it repeats; run with --log-level debug"}
+}
+
+// ioHint says what can fix a write the file system refused.
+func ioHint(e *policy.IOError) string {
+	switch {
+	case errors.Is(e.Err, syscall.ENOSPC) || isQuota(e.Err):
+		return "the disk that holds the artifact dir is full: free space there, or point CDPKIT_ARTIFACT_DIR at another disk; nothing was written"
+	case errors.Is(e.Err, fs.ErrPermission) || isReadOnly(e.Err):
+		return "cdpkit may not write there (a read-only file system or missing permission): fix the directory, or point CDPKIT_ARTIFACT_DIR elsewhere; nothing was written"
+	}
+	return "the file system refused the write; check the artifact dir's disk; nothing was written"
 }
