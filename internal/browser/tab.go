@@ -34,7 +34,8 @@ type Tab struct {
 
 	queue opQueue // state-changing calls run one at a time; see queue.go
 
-	crashed atomic.Bool // the renderer crashed; a successful navigation clears it
+	crashed     atomic.Bool // the renderer crashed; a successful navigation clears it
+	loopStopped atomic.Bool // cdpkit is stopping the renderer of a dialog loop (dialog.go)
 
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id

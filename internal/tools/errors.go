@@ -165,6 +165,9 @@ func AsError(err error) *Error {
 	case errors.As(err, &ne):
 		return &Error{Code: NavigationFailed, Message: fmt.Sprintf("could not load %s: %s", ne.URL, ne.Text), Recoverable: true,
 			Hint: "check the URL and that the server is up"}
+	case errors.Is(err, browser.ErrDialogLoop):
+		return &Error{Code: TargetCrashed, Message: "the page opens JavaScript dialogs in a loop, so cdpkit stopped its renderer", Recoverable: true,
+			Hint: "navigate_page to another url recovers the tab; this page loops again when loaded"}
 	case errors.Is(err, browser.ErrTargetCrashed):
 		return &Error{Code: TargetCrashed, Message: "the tab's renderer crashed", Recoverable: true,
 			Hint: "navigate_page (a url, or type reload) recovers the tab"}
