@@ -23,9 +23,8 @@ func TestArtifactWriteFailures(t *testing.T) {
 	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>art</title><h1>Artifacts</h1><p style="background:linear-gradient(red,blue);height:2000px">tall</p>`)
 	}))
-	env := browserEnv(t, nil)
-	env.AllowEval = true
-	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL))
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL))
 	tests := []struct {
 		name, tool, args, file string
 		flags                  uintptr
@@ -47,11 +46,9 @@ func TestArtifactWriteFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer art.Close()
-			old := env.Artifacts
-			env.Artifacts = art
-			defer func() { env.Artifacts = old }()
+			h := h.with(func(env *Env) { env.Artifacts = art })
 
-			_, err = runTool(t, env, tt.tool, tt.args)
+			_, err = h.call(t, tt.tool, tt.args)
 			te := wantCode(t, err, IOError, tt.wantOS)
 			if want := filepath.Join(dir, tt.file); !strings.Contains(te.Message, want) {
 				t.Errorf("message %q does not name %s", te.Message, want)

@@ -23,9 +23,9 @@ var dialogLoopPages = map[string]string{
 // --dialogs=accept or dismiss every call keeps pace with the loop.
 func TestDialogLoopNeverWedges(t *testing.T) {
 	base := hostilePages(t, dialogLoopPages)
-	env := browserEnv(t, nil)
+	h := newHarness(t, nil)
 	const budget = 8 * time.Second
-	call := func(t *testing.T, tool, args string) (map[string]any, error) {
+	call := func(t *testing.T, h *harness, tool, args string) (map[string]any, error) {
 		t.Helper()
 		args = strings.TrimSuffix(args, "}")
 		if args != "{" {
@@ -33,36 +33,36 @@ func TestDialogLoopNeverWedges(t *testing.T) {
 		}
 		args += fmt.Sprintf(`"timeout_ms":%d}`, budget.Milliseconds())
 		start := time.Now()
-		data, err := callTool(t.Context(), env, tool, args)
+		data, err := h.callCtx(t.Context(), tool, args)
 		t.Logf("%s %s: %v in %v", tool, args, err, time.Since(start).Round(time.Millisecond))
 		within(t, tool, start, budget)
 		return data, err
 	}
 
 	t.Run("report", func(t *testing.T) {
-		_, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))
+		_, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))
 		if err != nil {
 			wantCode(t, err, DialogOpen, "again?")
 		}
 		for range 3 {
-			if _, err := call(t, "handle_dialog", `{"action":"dismiss"}`); err != nil {
+			if _, err := call(t, h, "handle_dialog", `{"action":"dismiss"}`); err != nil {
 				t.Fatalf("handle_dialog: %v", err)
 			}
 		}
-		_, err = call(t, "take_snapshot", `{}`)
+		_, err = call(t, h, "take_snapshot", `{}`)
 		wantCode(t, err, DialogOpen, "again?")
-		if _, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+		if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
 			t.Fatalf("navigate_page away from the loop: %v", err)
 		}
-		if text := mustCallText(t, env, "get_text", `{}`); !strings.Contains(text, "CALM") {
+		if text := h.mustCallText(t, "get_text", `{}`); !strings.Contains(text, "CALM") {
 			t.Fatalf("get_text after leaving the loop = %s", text)
 		}
 
 		// A click that starts the storm.
-		if _, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/click")); err != nil {
+		if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/click")); err != nil {
 			t.Fatal(err)
 		}
-		data, err := call(t, "click", `{"selector":"button"}`)
+		data, err := call(t, h, "click", `{"selector":"button"}`)
 		if err == nil {
 			if d, _ := jsonPath(data, "changes.dialog.handled").(string); d != browser.DialogOpen {
 				t.Errorf("click result = %v, want an open dialog reported", data)
@@ -70,41 +70,40 @@ func TestDialogLoopNeverWedges(t *testing.T) {
 		} else {
 			wantCode(t, err, DialogOpen, "again?")
 		}
-		if _, err := call(t, "handle_dialog", `{"action":"accept"}`); err != nil {
+		if _, err := call(t, h, "handle_dialog", `{"action":"accept"}`); err != nil {
 			t.Fatalf("handle_dialog: %v", err)
 		}
-		if _, err := call(t, "navigate_page", `{"type":"reload"}`); err != nil {
+		if _, err := call(t, h, "navigate_page", `{"type":"reload"}`); err != nil {
 			t.Fatalf("reload out of the storm: %v", err)
 		}
-		if _, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+		if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
 			t.Fatalf("navigate_page after the storm: %v", err)
 		}
 	})
 
 	for _, policy := range []browser.DialogPolicy{browser.DialogsAccept, browser.DialogsDismiss} {
 		t.Run(string(policy), func(t *testing.T) {
-			env.DialogPolicy = policy
-			defer func() { env.DialogPolicy = browser.DialogsReport }()
+			h := h.with(func(env *Env) { env.DialogPolicy = policy })
 			// The loop never lets the page load: cdpkit stops it rather
 			// than wait for the deadline.
-			_, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))
+			_, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))
 			wantCode(t, err, TargetCrashed, "dialogs in a loop")
-			if _, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
 				t.Fatalf("navigate_page away: %v", err)
 			}
 			// A storm started by a click, answered by the policy: the
 			// click ends (by its deadline: the browser answers the input
 			// only after the page's handler, which never ends) saying so,
 			// and the next navigation recovers the tab.
-			if _, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/click")); err != nil {
+			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/click")); err != nil {
 				t.Fatal(err)
 			}
-			_, err = call(t, "click", `{"selector":"button"}`)
+			_, err = call(t, h, "click", `{"selector":"button"}`)
 			wantCode(t, err, TargetCrashed, "dialogs in a loop")
-			if _, err := call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
 				t.Fatalf("navigate_page away from the storm: %v", err)
 			}
-			if text := mustCallText(t, env, "get_text", `{}`); !strings.Contains(text, "CALM") {
+			if text := h.mustCallText(t, "get_text", `{}`); !strings.Contains(text, "CALM") {
 				t.Fatalf("get_text after the storm = %s", text)
 			}
 		})

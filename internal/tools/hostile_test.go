@@ -26,6 +26,19 @@ func hostilePages(t *testing.T, pages map[string]string) string {
 	return srv.URL
 }
 
+// deadlineSlack is what a call may take past its own deadline: the
+// margin the tools promise whatever the page does.
+const deadlineSlack = time.Second
+
+// within fails the test if start was longer ago than budget plus
+// deadlineSlack: a call returned after its own deadline.
+func within(t *testing.T, what string, start time.Time, budget time.Duration) {
+	t.Helper()
+	if d := time.Since(start); d > budget+deadlineSlack {
+		t.Errorf("%s took %v, past its deadline of %v (+%v)", what, d, budget, deadlineSlack)
+	}
+}
+
 // TestPageCannotStretchADeadline: a page that turns the functions cdpkit's
 // hidden-text filter used to call into an endless loop cannot hold a call
 // past its deadline (plus slack); each call ends with its result or a
@@ -41,7 +54,7 @@ Element.prototype.getBoundingClientRect = function () { for (;;) {} };</script>`
 		"churn": `<!doctype html><title>churn</title><p>CHURN-PAGE</p>
 <script>setInterval(() => { const a = []; for (let i = 0; i < 3e6; i++) a.push({i, s: "x" + i}); }, 0);</script>`,
 	})
-	env := browserEnv(t, nil)
+	h := newHarness(t, nil)
 	const budget = 4 * time.Second
 	for _, call := range []struct{ tool, args string }{
 		{"navigate_page", fmt.Sprintf(`{"url":%q,"timeout_ms":%d}`, base+"/loop", budget.Milliseconds())},
@@ -54,7 +67,7 @@ Element.prototype.getBoundingClientRect = function () { for (;;) {} };</script>`
 		{"navigate_page", fmt.Sprintf(`{"type":"reload","timeout_ms":%d}`, budget.Milliseconds())},
 	} {
 		start := time.Now()
-		_, err := callTool(t.Context(), env, call.tool, call.args)
+		_, err := h.callCtx(t.Context(), call.tool, call.args)
 		var te *Error
 		if err != nil && (!errors.As(err, &te) || te.Code != Timeout) {
 			t.Errorf("%s: %v, want a result or TIMEOUT", call.tool, err)
@@ -82,14 +95,14 @@ Element.prototype.getAttribute = function () { return null; };
 <p style="position:absolute;top:-10000px">HIDDEN-OFFSCREEN-TOP</p>
 <p aria-hidden="true">HIDDEN-ARIA</p>`
 	base := hostilePages(t, map[string]string{"p": page})
-	env := browserEnv(t, nil)
-	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/p"))
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/p"))
 	for _, call := range []struct{ tool, args string }{
 		{"take_snapshot", `{}`},
 		{"get_text", `{}`},
 		{"get_text", `{"selector":"body"}`},
 	} {
-		res := mustCallText(t, env, call.tool, call.args)
+		res := h.mustCallText(t, call.tool, call.args)
 		if !strings.Contains(res, "VISIBLE-TEXT") {
 			t.Fatalf("%s %s does not show the visible text:\n%s", call.tool, call.args, res)
 		}
