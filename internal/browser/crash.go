@@ -65,6 +65,10 @@ func (t *Tab) watchCrash(s *cdp.Session) {
 		for range events {
 			t.crashed.Store(true)
 			// The dead renderer never answers what was asked of it.
+			if t.loopStopped.Swap(false) {
+				s.FailPending(errLoopStopped) // cdpkit stopped it (dialog.go)
+				continue
+			}
 			s.FailPending(ErrTargetCrashed)
 			t.b.log.Warn("a tab's renderer crashed", "tab", string(t.id))
 		}

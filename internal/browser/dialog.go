@@ -100,13 +100,16 @@ const dialogAnswerTimeout = 5 * time.Second
 // answer. The zero value is ready to use.
 type dialogTracker struct {
 	mu        sync.Mutex
-	policy    DialogPolicy          // guarded by mu; "" means DialogsReport
-	run       *dialogRun            // guarded by mu; the session followed
-	open      *openDialog           // guarded by mu; nil when no dialog is open
-	note      *Dialog               // guarded by mu; the last dialog closed without the agent, not yet reported
-	earlier   int                   // guarded by mu; dialogs closed before note, not reported
-	watchers  map[int]func(*Dialog) // guarded by mu; see watch
-	nextWatch int                   // guarded by mu
+	policy    DialogPolicy           // guarded by mu; "" means DialogsReport
+	run       *dialogRun             // guarded by mu; the session followed
+	open      *openDialog            // guarded by mu; nil when no dialog is open
+	note      *Dialog                // guarded by mu; the last dialog closed without the agent, not yet reported
+	earlier   int                    // guarded by mu; dialogs closed before note, not reported
+	watchers  map[int]func(*Dialog)  // guarded by mu; see watch
+	nextWatch int                    // guarded by mu
+	opens     [dialogStorm]time.Time // guarded by mu; when the last dialogStorm dialogs opened, a ring
+	opened    int                    // guarded by mu; how many dialogs opened, ever
+	wake      chan struct{}          // guarded by mu; closed (and dropped) when a dialog opens
 }
 
 // dialogRun follows one session's dialog events.
@@ -172,6 +175,12 @@ func (d *dialogTracker) opening(run *dialogRun, e *page.EventJavascriptDialogOpe
 		sess:   run.sess,
 	}
 	d.mu.Lock()
+	d.opens[d.opened%dialogStorm] = time.Now()
+	d.opened++
+	if d.wake != nil {
+		close(d.wake)
+		d.wake = nil
+	}
 	accept, auto := d.answerLocked(od.Type)
 	od.answering = auto
 	d.open = od
@@ -398,12 +407,17 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 // waits for an answer (at once if one is open), with a [*DialogOpenError]
 // as its cause (see [context.Cause]). Page work run under it returns
 // instead of waiting for its deadline behind the dialog. Dialogs the policy
-// answers do not end it: the page resumes by itself. Call the cancel func
-// when done.
+// answers do not end it: the page resumes by itself; unless they come in a
+// loop (dialogStorm of them in dialogStormWindow), which no page work
+// would ever get past: then the tab's renderer is stopped and the context
+// ends with ErrDialogLoop as its cause. Call the cancel func when done.
 func (t *Tab) UntilDialog(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := t.dialogs.watch(func(dl *Dialog) { cancel(&DialogOpenError{Dialog: *dl}) })
+	done := make(chan struct{})
+	go t.watchDialogStorm(ctx, done, cancel)
 	return ctx, func() {
+		close(done)
 		stop()
 		cancel(context.Canceled)
 	}
@@ -421,6 +435,9 @@ func (t *Tab) RunUntilDialog(ctx context.Context, fn func(ctx context.Context) e
 	defer cancel()
 	err := fn(dctx)
 	var de *DialogOpenError
+	if errors.Is(context.Cause(dctx), ErrDialogLoop) {
+		return nil, fmt.Errorf("browser: %w", ErrDialogLoop)
+	}
 	if !errors.As(context.Cause(dctx), &de) {
 		return nil, err
 	}
@@ -433,9 +450,166 @@ func (t *Tab) RunUntilDialog(ctx context.Context, fn func(ctx context.Context) e
 // dialogErr returns the dialog that ended ctx, made by
 // [Tab.UntilDialog], in place of err.
 func dialogErr(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), ErrDialogLoop) {
+		return fmt.Errorf("browser: %w", ErrDialogLoop)
+	}
 	var de *DialogOpenError
 	if err != nil && errors.As(context.Cause(ctx), &de) {
 		return de
 	}
 	return err
+}
+
+// A page can open dialogs in a loop (for(;;) confirm()). Each answer lets
+// the loop open the next, and the page never runs anything else: it never
+// unloads, so a navigation away waits forever, and under --dialogs=accept
+// it never finishes loading either. cdpkit notices the loop and stops the
+// page's renderer (Page.crash, which the browser handles without the busy
+// page); the tab then recovers the way a crashed one does, by navigating.
+const (
+	// dialogStorm dialogs opening within dialogStormWindow are a loop.
+	dialogStorm       = 8
+	dialogStormWindow = time.Second
+	// dialogLoopProbe is how long a page whose dialog was just dismissed
+	// has to open another one for it to count as a loop.
+	dialogLoopProbe = 300 * time.Millisecond
+	// dialogLoopStop bounds stopping a looping page.
+	dialogLoopStop = 2 * time.Second
+)
+
+// ErrDialogLoop means a page opened JavaScript dialogs in a loop, so
+// cdpkit stopped its renderer; navigating the tab recovers it.
+var ErrDialogLoop = errors.New("browser: the page opens JavaScript dialogs in a loop")
+
+// errLoopStopped fails the calls pending when cdpkit stops a dialog loop's
+// renderer: the tab crashed, and why.
+var errLoopStopped = fmt.Errorf("%w; cdpkit stopped its renderer: %w", ErrDialogLoop, ErrTargetCrashed)
+
+// storming reports whether dialogStorm dialogs opened within the last
+// dialogStormWindow.
+func (d *dialogTracker) storming() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.opened < dialogStorm {
+		return false
+	}
+	oldest := d.opens[d.opened%dialogStorm] // the ring's next slot holds the oldest
+	return time.Since(oldest) < dialogStormWindow
+}
+
+// forgetStorm clears the record of when dialogs opened.
+func (d *dialogTracker) forgetStorm() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.opens = [dialogStorm]time.Time{}
+}
+
+// nextOpen returns a channel closed when the next dialog opens, and the
+// number of dialogs opened so far.
+func (d *dialogTracker) nextOpen() (<-chan struct{}, int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.wake == nil {
+		d.wake = make(chan struct{})
+	}
+	return d.wake, d.opened
+}
+
+// breakDialogLoop is called before a navigation. When the page is in a
+// dialog loop (it storms, or a dialog waits and the page opens another as
+// soon as it is dismissed) it stops the renderer, so that the navigation
+// loads the new document in a new one, and returns true. A page with one
+// dialog open is left to the navigation, which closes it.
+func (t *Tab) breakDialogLoop(ctx context.Context, s *cdp.Session) bool {
+	if t.crashed.Load() {
+		return false
+	}
+	looping := t.dialogs.storming()
+	if !looping && t.CheckDialog() != nil {
+		wake, _ := t.dialogs.nextOpen()
+		pctx, cancel := context.WithTimeout(ctx, dialogLoopStop)
+		_, err := t.HandleDialog(pctx, false, "")
+		cancel()
+		if err == nil {
+			// This wait is the probe itself: a loop answers within it.
+			timer := time.NewTimer(dialogLoopProbe)
+			select {
+			case <-wake:
+				looping = true
+			case <-timer.C:
+			case <-ctx.Done():
+			}
+			timer.Stop()
+		}
+	}
+	if !looping {
+		return false
+	}
+	return t.stopRenderer(ctx, s)
+}
+
+// stopRenderer crashes the tab's renderer on purpose and reports whether
+// it did; the tab is then marked crashed.
+func (t *Tab) stopRenderer(ctx context.Context, s *cdp.Session) bool {
+	ctx, cancel := context.WithTimeout(ctx, dialogLoopStop)
+	defer cancel()
+	t.b.log.Warn("a tab's page opens dialogs in a loop; stopping its renderer", "tab", string(t.id))
+	t.loopStopped.Store(true)
+	t.dialogs.forgetStorm() // the next document starts with a clean record
+	_, err := cdpapi.Call(ctx, s, page.Crash, cdpapi.Empty{})
+	if errors.Is(err, ErrTargetCrashed) {
+		return true
+	}
+	// Page.crash may also answer before the crash event: wait for it.
+	crashed, stop := s.SubscribeEvents("Inspector.targetCrashed")
+	defer stop()
+	if t.crashed.Load() {
+		return true
+	}
+	select {
+	case <-crashed:
+		t.crashed.Store(true)
+		return true
+	case <-ctx.Done():
+		if t.crashed.Load() {
+			return true
+		}
+		t.loopStopped.Store(false)
+		return false
+	}
+}
+
+// watchDialogStorm stops the renderer and ends ctx with cause
+// ErrDialogLoop when dialogStorm dialogs open while ctx lives, until done
+// is closed.
+func (t *Tab) watchDialogStorm(ctx context.Context, done <-chan struct{}, cancel context.CancelCauseFunc) {
+	wake, first := t.dialogs.nextOpen()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-wake:
+		}
+		var n int
+		wake, n = t.dialogs.nextOpen()
+		if n-first >= dialogStorm && t.dialogs.storming() {
+			if s := t.dialogs.session(); s != nil {
+				t.stopRenderer(ctx, s)
+			}
+			cancel(ErrDialogLoop)
+			return
+		}
+	}
+}
+
+// session returns the session whose dialogs are followed, or nil.
+func (d *dialogTracker) session() *cdp.Session {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.run == nil {
+		return nil
+	}
+	return d.run.sess
 }

@@ -67,6 +67,9 @@ type TabDriver interface {
 
 	SetDialogPolicy(p DialogPolicy)
 	CheckDialog() error
+	// BlockNote returns the URL guard's latest unreported refusal of a
+	// navigation the page started itself, or nil; see Tab.BlockNote.
+	BlockNote() *BlockedError
 	DialogNote() *Dialog
 	HandleDialog(ctx context.Context, accept bool, promptText string) (*Dialog, error)
 

@@ -75,12 +75,9 @@ const evalGroup = "cdpkit-eval"
 
 var evalSeq atomic.Uint64
 
-// evalCleanup bounds releasing an evaluation's handles, and
-// evalLateCleanup doing so behind an open dialog.
-const (
-	evalCleanup     = 2 * time.Second
-	evalLateCleanup = time.Minute
-)
+// evalLateCleanup bounds releasing an evaluation's handles behind an open
+// dialog or a hung page, after the call has returned.
+const evalLateCleanup = time.Minute
 
 // evalNavigatedWait bounds learning where the page went when it navigated
 // during an evaluation.
@@ -117,7 +114,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	var first *element
 	var els []*element
 	group := fmt.Sprintf("%s-%d", evalGroup, evalSeq.Add(1))
-	defer func() { t.releaseEval(target, group, els, ctx.Err() != nil) }()
+	defer func() { t.releaseEval(ctx, target, group, els) }()
 	Step(ctx, "running the function")
 	for _, a := range args {
 		if a.Ref == "" {
@@ -189,15 +186,16 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 // page can answer nothing, so then it does so in the background, bounded
 // by evalLateCleanup: the commands run once the dialog closes. So it does
 // when the call ran out of time (late): the page may be hung, and the
-// call must return within its deadline.
-func (t *Tab) releaseEval(s *cdp.Session, group string, els []*element, late bool) {
+// call must return within its deadline. Otherwise it runs under the
+// call's own deadline, which it never extends.
+func (t *Tab) releaseEval(ctx context.Context, s *cdp.Session, group string, els []*element) {
 	release := func(ctx context.Context) {
 		for _, el := range els {
 			el.Release(ctx)
 		}
 		cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: group})
 	}
-	if late || t.CheckDialog() != nil {
+	if ctx.Err() != nil || t.CheckDialog() != nil {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), evalLateCleanup)
 			defer cancel()
@@ -205,8 +203,6 @@ func (t *Tab) releaseEval(s *cdp.Session, group string, els []*element, late boo
 		}()
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), evalCleanup)
-	defer cancel()
 	release(ctx)
 }
 

@@ -158,6 +158,7 @@ func (t *Tab) explainBlock(err error, start time.Time) error {
 	if strings.Contains(ne.Text, "ERR_BLOCKED_BY_CLIENT") {
 		// A page's main frame has its target's id.
 		if b := t.b.guard.blockedSince(cdpapi.FrameID(t.id), start); b != nil {
+			t.blockSeen.Store(time.Now().UnixNano()) // the error reports it: no note too
 			return b
 		}
 	}

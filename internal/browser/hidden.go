@@ -5,6 +5,7 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -56,16 +57,42 @@ const visibleText = (root) => {
 };
 `
 
+// hiddenWorld names the isolated world the hidden-text filter runs in. A
+// page can replace getBoundingClientRect, getComputedStyle, getAttribute
+// or innerText in its own world; in an isolated world the DOM's functions
+// are the browser's, whatever the page did to its prototypes.
+const hiddenWorld = "cdpkit-hidden"
+
+// isolatedWorld returns the execution context of cdpkit's isolated world
+// named name in frame (created on first use, kept by Chromium for the
+// document's life).
+func isolatedWorld(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, name string) (runtime.ExecutionContextID, error) {
+	w, err := cdpapi.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: name})
+	if err != nil {
+		return 0, err
+	}
+	return w.ExecutionContextID, nil
+}
+
 // hiddenBackends returns the backend node ids of the top-most elements of
-// the document in s a user cannot see (see hiddenJS). It returns nil when
-// it cannot tell: the snapshot then shows everything, as before.
-func hiddenBackends(ctx context.Context, s cdpapi.Session) map[cdpapi.BackendNodeID]bool {
+// frame's document (in session s) a user cannot see (see hiddenJS). It
+// returns nil when it cannot tell: the snapshot then shows everything, as
+// before. Every call, cleanup included, runs under ctx: a page that is
+// slow or hung cannot keep the caller past its deadline.
+func hiddenBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]bool {
+	world, err := isolatedWorld(ctx, s, frame, hiddenWorld)
+	if err != nil {
+		return nil
+	}
 	yes := true
 	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:  "(() => {" + hiddenJS + "return document.body ? hiddenRoots(document.body) : [];})()",
+		ContextID:   world,
 		ObjectGroup: "cdpkit-hidden", Silent: &yes,
 	})
-	defer cdpapi.Call(context.WithoutCancel(ctx), s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: "cdpkit-hidden"})
+	// Under the caller's deadline: once it has passed, the handles are
+	// left to die with the document rather than holding the call.
+	defer cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: "cdpkit-hidden"})
 	if err != nil || res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
 		return nil
 	}

@@ -148,6 +148,12 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *NavOptions) (*Nav
 // runNavigation runs nav on the tab's session with the lifecycle events o
 // asks for, under the navigation deadline.
 func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error)) (*NavResult, error) {
+	return t.runNavigationKind(ctx, o, false, nav)
+}
+
+// runNavigationKind is runNavigation; reloading says nav reloads the
+// current document, which needs a live renderer.
+func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bool, nav func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error)) (*NavResult, error) {
 	want, err := o.lifecycle()
 	if err != nil {
 		return nil, err
@@ -161,12 +167,24 @@ func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx con
 	}
 	Step(ctx, "loading the page")
 	start := time.Now()
+	if t.breakDialogLoop(ctx, s) && reloading {
+		// The stopped renderer cannot say what it showed: load its URL.
+		nav = func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+			loc, err := location(ctx, s)
+			if err != nil {
+				return nil, err
+			}
+			return navigateTo(ctx, s, loc.URL, want, false)
+		}
+	}
 	if t.CheckDialog() != nil {
 		res, err := nav(ctx, s, want) // the navigation closes the dialog open now
 		return res, t.explainBlock(err, start)
 	}
 	// A dialog the new page opens while it loads (a confirm in a script)
 	// holds the load until answered: say so rather than wait.
+	// A new page that opens dialogs in a loop answered by the policy never
+	// loads: UntilDialog stops it rather than wait.
 	dctx, stop := t.UntilDialog(ctx)
 	defer stop()
 	res, err := nav(dctx, s, want)
@@ -253,7 +271,7 @@ func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *NavOptions) (*Nav
 	if t.crashed.Load() {
 		return t.reloadCrashed(ctx, o)
 	}
-	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+	return t.runNavigationKind(ctx, o, true, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
 		return reload(ctx, s, ignoreCache, want)
 	})
 }

@@ -35,7 +35,9 @@ type Tab struct {
 
 	queue opQueue // state-changing calls run one at a time; see queue.go
 
-	crashed atomic.Bool // the renderer crashed; a successful navigation clears it
+	crashed     atomic.Bool  // the renderer crashed; a successful navigation clears it
+	loopStopped atomic.Bool  // cdpkit is stopping the renderer of a dialog loop (dialog.go)
+	blockSeen   atomic.Int64 // unix ns of the last guard refusal reported for the tab (blocknote.go)
 
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id

@@ -2,9 +2,11 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -63,21 +65,82 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 		Field     string `json:"field"`
 		Password  bool   `json:"password"`
 	}
-	if o.Ref == "" && o.Selector == "" {
-		err = callJS(ctx, s, jsCall{}, readTextJS, &out, limit) // on the document
-	} else {
-		el, elErr := t.element(ctx, o.Ref, o.Selector)
-		if elErr != nil {
-			return nil, elErr
+	var sess cdpapi.Session = s
+	var backend cdpapi.BackendNodeID
+	if o.Ref != "" || o.Selector != "" {
+		el, err := t.element(ctx, o.Ref, o.Selector)
+		if err != nil {
+			return nil, err
 		}
-		defer cdpapi.Call(ctx, el.Session, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: el.Object})
-		err = callJS(ctx, el.Session, jsCall{this: el.Object}, readTextJS, &out, limit)
+		el.Release(ctx)
+		sess, backend = el.Session, el.Backend
 	}
+	// The reader runs in an isolated world, where the DOM's functions are
+	// the browser's own: a page that overrides them cannot put the text it
+	// hides back in.
+	obj, err := isolatedNode(ctx, sess, backend)
+	if err != nil {
+		return nil, fmt.Errorf("browser: reading the page's text: %w", err)
+	}
+	defer cdpapi.Call(ctx, sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj})
+	err = callJS(ctx, sess, jsCall{this: obj}, readTextJS, &out, limit)
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading text: %w", err)
 	}
 	r := TextResult(out)
 	return &r, nil
+}
+
+// isolatedNode returns a handle on the node backend (0: the document of
+// the session's main frame) in cdpkit's hidden-filter isolated world of
+// the frame the node belongs to.
+func isolatedNode(ctx context.Context, s cdpapi.Session, backend cdpapi.BackendNodeID) (runtime.RemoteObjectID, error) {
+	lds, main, err := loaders(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	if backend == 0 {
+		world, err := isolatedWorld(ctx, s, main, hiddenWorld)
+		if err != nil {
+			return "", err
+		}
+		yes := true
+		doc, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ContextID: world, Silent: &yes})
+		if err != nil {
+			return "", err
+		}
+		if doc.ExceptionDetails != nil || doc.Result == nil || doc.Result.ObjectID == "" {
+			return "", errors.New("no document")
+		}
+		return doc.Result.ObjectID, nil
+	}
+	// A node resolves only in a world of its own frame: the main frame's
+	// first, then the session's other frames.
+	frames := []cdpapi.FrameID{main}
+	for f := range lds {
+		if f != main {
+			frames = append(frames, f)
+		}
+	}
+	err = errors.New("no frame holds the node")
+	for _, f := range frames {
+		world, werr := isolatedWorld(ctx, s, f, hiddenWorld)
+		if werr != nil {
+			err = werr
+			continue
+		}
+		r, rerr := cdpapi.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: backend, ExecutionContextID: world})
+		if rerr == nil && r.Object != nil && r.Object.ObjectID != "" {
+			return r.Object.ObjectID, nil
+		}
+		if rerr != nil {
+			err = rerr
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return "", err
 }
 
 // DocumentState is where a tab is and how far its document has loaded.

@@ -157,7 +157,7 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 	}
 	if c.savePath != "" {
 		if err := out.saveScreenshot(c.savePath); err != nil {
-			printError(stderr, c.json, &tools.Error{Code: tools.UnsafePath, Message: err.Error(), Hint: "give a writable path"}, st.reset)
+			printError(stderr, c.json, &tools.Error{Code: tools.IOError, Message: err.Error(), Hint: "give a path in a writable directory on a disk with space"}, st.reset)
 			return 1
 		}
 	}

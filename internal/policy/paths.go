@@ -3,9 +3,13 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 )
 
 // ErrUnsafePath means a path would leave the artifact dir, or is malformed.
@@ -18,6 +22,7 @@ const maxPathLen = 512
 type PathError struct {
 	Path   string
 	Reason string
+	Hint   string // what to do instead, when "a path inside the artifact dir, without .." is not it
 }
 
 func (e *PathError) Error() string { return fmt.Sprintf("%q: %s", e.Path, e.Reason) }
@@ -65,29 +70,137 @@ func (a *Artifacts) Close() error { return a.root.Close() }
 
 // WriteFile writes data to name, relative to the artifact dir (an
 // absolute name must lie inside it), creating parent dirs, and returns the
-// file's absolute path.
+// file's absolute path. See [Artifacts.Write].
 func (a *Artifacts) WriteFile(name string, data []byte) (string, error) {
+	return a.Write(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write creates name, relative to the artifact dir (an absolute name must
+// lie inside it), with what fill writes, creating parent dirs, and returns
+// the file's absolute path.
+//
+// fill writes to a new temporary file next to name, which is renamed over
+// name only when every write succeeded: a failed write (a full disk) or a
+// failed fill leaves no file, partial or empty, behind. An existing name
+// that is not a regular file (a FIFO, a device, a directory, a symlink) or
+// that has other hard links is refused with a [*PathError]: the write can
+// neither block on a FIFO nor land in a file shared with a place outside
+// the dir. An error of the file system (full, read-only, no permission) is
+// an [*IOError]; an error of fill is returned as it is.
+func (a *Artifacts) Write(name string, fill func(io.Writer) error) (string, error) {
 	rel, err := a.rel(name)
 	if err != nil {
 		return "", err
 	}
+	abs := filepath.Join(a.dir, rel)
 	if d := filepath.Dir(rel); d != "." {
 		if err := a.root.MkdirAll(d, 0o700); err != nil {
-			return "", a.refuse(name, err)
+			return "", a.classify(name, abs, err)
 		}
 	}
-	f, err := a.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return "", a.refuse(name, err)
+	if err := a.checkTarget(name, rel); err != nil {
+		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return "", fmt.Errorf("policy: writing %s: %w", rel, err)
+	f, tmp, err := a.createTemp(rel)
+	if err != nil {
+		return "", a.classify(name, abs, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			a.root.Remove(tmp)
+		}
+	}()
+	if err := fill(f); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) || isErrno(err) {
+			return "", &IOError{Path: abs, Err: err}
+		}
+		return "", err
+	}
+	// Sync so that a full disk is reported here rather than lost when the
+	// file system allocates blocks later.
+	if err := f.Sync(); err != nil {
+		return "", &IOError{Path: abs, Err: err}
 	}
 	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("policy: writing %s: %w", rel, err)
+		return "", &IOError{Path: abs, Err: err}
 	}
-	return filepath.Join(a.dir, rel), nil
+	// The target is checked again: something may have been planted since.
+	if err := a.checkTarget(name, rel); err != nil {
+		a.root.Remove(tmp)
+		ok = true
+		return "", err
+	}
+	if err := a.root.Rename(tmp, rel); err != nil {
+		a.root.Remove(tmp)
+		ok = true
+		return "", a.classify(name, abs, err)
+	}
+	ok = true
+	return abs, nil
+}
+
+// tempSeq tells apart the temporary files of concurrent writes.
+var tempSeq atomic.Uint64
+
+// createTemp creates a new file next to rel, exclusively: a name that
+// exists (whatever it is) is never opened.
+func (a *Artifacts) createTemp(rel string) (*os.File, string, error) {
+	dir, base := filepath.Split(rel)
+	for range 10 {
+		tmp := filepath.Join(dir, fmt.Sprintf(".%s.%d-%d.tmp", base, os.Getpid(), tempSeq.Add(1)))
+		f, err := a.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			return f, tmp, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, "", err
+		}
+	}
+	return nil, "", fmt.Errorf("policy: no free temporary name next to %s", rel)
+}
+
+// checkTarget refuses an existing rel that is not a plain file of its own.
+func (a *Artifacts) checkTarget(name, rel string) error {
+	fi, err := a.root.Lstat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return a.classify(name, filepath.Join(a.dir, rel), err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return &PathError{Path: name, Reason: "is a symlink; cdpkit does not write through links",
+			Hint: "remove it, or choose another file name"}
+	case fi.IsDir():
+		return &PathError{Path: name, Reason: "is a directory", Hint: "give a file name"}
+	case !fi.Mode().IsRegular():
+		return &PathError{Path: name, Reason: "exists and is not a regular file (" + fileKind(fi.Mode()) + ")",
+			Hint: "remove it, or choose another file name"}
+	}
+	if n := linkCount(fi); n > 1 {
+		return &PathError{Path: name, Reason: fmt.Sprintf("has %d hard links, so a write could land outside the artifact dir", n),
+			Hint: "remove it, or choose another file name"}
+	}
+	return nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // Check reports whether WriteFile(name, …) would be refused for the path
@@ -99,14 +212,22 @@ func (a *Artifacts) Check(name string) error {
 		return err
 	}
 	// The nearest existing ancestor (or the file itself) must resolve
-	// inside the root.
+	// inside the root, and the file, if it exists, be a plain one.
 	for p := rel; p != "."; p = filepath.Dir(p) {
 		_, err := a.root.Stat(p)
 		if err == nil {
+			if p == rel {
+				return a.checkTarget(name, rel)
+			}
 			return nil
 		}
 		if !errors.Is(err, os.ErrNotExist) {
-			return a.refuse(name, err)
+			if p == rel {
+				if err := a.checkTarget(name, rel); err != nil {
+					return err
+				}
+			}
+			return a.classify(name, filepath.Join(a.dir, p), err)
 		}
 	}
 	return nil
@@ -136,10 +257,53 @@ func (a *Artifacts) rel(name string) (string, error) {
 	return clean, nil
 }
 
-// refuse turns an os.Root error into a PathError when it is an escape.
-func (a *Artifacts) refuse(name string, err error) error {
-	if strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes") {
+// classify turns an error of the file system on name (at abs) into a
+// *PathError when the path is at fault (it leads out of the dir, or
+// through a file), else into an *IOError.
+func (a *Artifacts) classify(name, abs string, err error) error {
+	switch {
+	case strings.Contains(err.Error(), "escapes from parent") || strings.Contains(err.Error(), "path escapes"):
 		return &PathError{Path: name, Reason: "path leaves the artifact dir " + a.dir + " (through a symlink)"}
+	case isNotDir(err):
+		return &PathError{Path: name, Reason: "a part of the path is a file, not a directory", Hint: "choose another directory name"}
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrInvalid):
+		return &PathError{Path: name, Reason: err.Error()}
 	}
-	return &PathError{Path: name, Reason: err.Error()}
+	return &IOError{Path: abs, Err: err}
+}
+
+// ErrIO means the file system refused an artifact write: a full disk, a
+// read-only file system, missing permission.
+var ErrIO = errors.New("policy: artifact write failed")
+
+// IOError is an artifact write the file system refused. Path is the file's
+// absolute path; Err is the OS error.
+type IOError struct {
+	Path string
+	Err  error
+}
+
+func (e *IOError) Error() string { return fmt.Sprintf("writing %s: %s", e.Path, osText(e.Err)) }
+
+// Unwrap returns both ErrIO and the OS error, so that errors.Is works with
+// syscall errors (such as syscall.ENOSPC) and fs.ErrPermission.
+func (e *IOError) Unwrap() []error { return []error{ErrIO, e.Err} }
+
+// osText is the OS's own words for err ("no space left on device"),
+// without the temporary file name a *fs.PathError would add.
+func osText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func isErrno(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno)
 }

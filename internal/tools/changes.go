@@ -72,6 +72,29 @@ type Changes struct {
 	// (handled "open"), or the last one answered without the agent (an
 	// alert, beforeunload, or by the --dialogs policy).
 	Dialog *browser.Dialog `json:"dialog,omitempty"`
+	// Blocked is a navigation the page started by itself (a link, a
+	// script, a form, a meta refresh) that the URL policy refused: the
+	// tab shows the browser's error page for it, and nothing loaded.
+	Blocked *BlockedNavigation `json:"blocked,omitempty"`
+}
+
+// BlockedNavigation is a page-initiated navigation the URL policy refused.
+type BlockedNavigation struct {
+	Code   Code   `json:"code"` // URL_BLOCKED
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+	Hint   string `json:"hint,omitempty"`
+}
+
+// blockedNavigation turns the tab's unreported guard refusal into the
+// changes entry, or nil.
+func blockedNavigation(tab browser.TabDriver) *BlockedNavigation {
+	b := tab.BlockNote()
+	if b == nil {
+		return nil
+	}
+	e := AsError(b)
+	return &BlockedNavigation{Code: URLBlocked, URL: b.URL, Reason: e.Message, Hint: e.Hint}
 }
 
 // changesSince waits briefly for the page to settle, then reports what
@@ -90,6 +113,11 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	}
 	if loc.Title != o.loc.Title {
 		c.Title = loc.Title
+	}
+	if c.Blocked = blockedNavigation(o.tab); c.Blocked != nil && c.Navigated && loc.URL == c.Blocked.URL {
+		// The tab shows the browser's error page for the refused URL: it
+		// went nowhere.
+		c.URL, c.Title, c.Navigated = "", "", false
 	}
 	pages, err := o.b.PagesNow(o.scope)
 	if err != nil {

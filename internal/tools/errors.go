@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"reflect"
+	"syscall"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/input"
@@ -42,6 +44,7 @@ const (
 	BusyQueueFull       Code = "BUSY_QUEUE_FULL"
 	ScreenshotTooLarge  Code = "SCREENSHOT_TOO_LARGE"
 	UnsafePath          Code = "UNSAFE_PATH"
+	IOError             Code = "IO_ERROR"
 	SessionClosed       Code = "SESSION_CLOSED"
 	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
@@ -215,7 +218,10 @@ func init() {
 			Hint: "check the selector, or take a snapshot and use a ref"}
 	}))
 	typed(func(_ error, pe *policy.PathError) *Error {
-		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: "give a path relative to the artifact dir, without .."}
+		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: cmp.Or(pe.Hint, "give a path relative to the artifact dir, without ..")}
+	})
+	typed(func(_ error, ioe *policy.IOError) *Error {
+		return &Error{Code: IOError, Message: ioe.Error(), Hint: ioHint(ioe)}
 	})
 	typed(func(_ error, nt *browser.NotTypeableError) *Error {
 		return &Error{Code: ElementNotTypeable, Message: nt.What() + " " + nt.Reason, Recoverable: true, Hint: notTypeableHint(nt)}
@@ -279,6 +285,10 @@ func init() {
 		return &Error{Code: NavigationFailed, Message: fmt.Sprintf("could not load %s: %s", ne.URL, ne.Text), Recoverable: true,
 			Hint: "check the URL and that the server is up"}
 	})
+	sentinel(browser.ErrDialogLoop, func(error, error) *Error {
+		return &Error{Code: TargetCrashed, Message: "the page opens JavaScript dialogs in a loop, so cdpkit stopped its renderer", Recoverable: true,
+			Hint: "navigate_page to another url recovers the tab; this page loops again when loaded"}
+	})
 	sentinel(browser.ErrTargetCrashed, func(error, error) *Error {
 		return &Error{Code: TargetCrashed, Message: "the tab's renderer crashed", Recoverable: true,
 			Hint: "navigate_page (a url, or type reload) recovers the tab"}
@@ -340,3 +350,14 @@ var refusalHints = map[browser.Refusal]string{
 
 // notTypeableHint is ELEMENT_NOT_TYPEABLE's hint.
 func notTypeableHint(nt *browser.NotTypeableError) string { return refusalHints[nt.Why] }
+
+// ioHint says what can fix a write the file system refused.
+func ioHint(e *policy.IOError) string {
+	switch {
+	case errors.Is(e.Err, syscall.ENOSPC) || isQuota(e.Err):
+		return "the disk that holds the artifact dir is full: free space there, or point CDPKIT_ARTIFACT_DIR at another disk; nothing was written"
+	case errors.Is(e.Err, fs.ErrPermission) || isReadOnly(e.Err):
+		return "cdpkit may not write there (a read-only file system or missing permission): fix the directory, or point CDPKIT_ARTIFACT_DIR elsewhere; nothing was written"
+	}
+	return "the file system refused the write; check the artifact dir's disk; nothing was written"
+}

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// dialogLoopPages: a page that opens confirm dialogs without end, from
+// its first script or from a click.
+var dialogLoopPages = map[string]string{
+	"loop":  `<!doctype html><title>loop</title><p>LOOP</p><script>for (;;) confirm("again?");</script>`,
+	"click": `<!doctype html><title>click</title><button onclick="for (;;) confirm('again?')">storm</button>`,
+	"calm":  `<!doctype html><title>calm</title><p>CALM</p>`,
+}
+
+// TestDialogLoopNeverWedges: a page that runs for(;;) confirm() gets
+// DIALOG_OPEN at once (not a TIMEOUT), handle_dialog answers each dialog,
+// and navigate_page leaves the page and recovers the tab; with
+// --dialogs=accept or dismiss every call keeps pace with the loop.
+func TestDialogLoopNeverWedges(t *testing.T) {
+	base := hostilePages(t, dialogLoopPages)
+	h := newHarness(t, nil)
+	const budget = 8 * time.Second
+	call := func(t *testing.T, h *harness, tool, args string) (map[string]any, error) {
+		t.Helper()
+		args = strings.TrimSuffix(args, "}")
+		if args != "{" {
+			args += ","
+		}
+		args += fmt.Sprintf(`"timeout_ms":%d}`, budget.Milliseconds())
+		start := time.Now()
+		data, err := h.callCtx(t.Context(), tool, args)
+		t.Logf("%s %s: %v in %v", tool, args, err, time.Since(start).Round(time.Millisecond))
+		within(t, tool, start, budget)
+		return data, err
+	}
+
+	t.Run("report", func(t *testing.T) {
+		_, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))
+		if err != nil {
+			wantCode(t, err, DialogOpen, "again?")
+		}
+		for range 3 {
+			if _, err := call(t, h, "handle_dialog", `{"action":"dismiss"}`); err != nil {
+				t.Fatalf("handle_dialog: %v", err)
+			}
+		}
+		_, err = call(t, h, "take_snapshot", `{}`)
+		wantCode(t, err, DialogOpen, "again?")
+		if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+			t.Fatalf("navigate_page away from the loop: %v", err)
+		}
+		if text := h.mustCallText(t, "get_text", `{}`); !strings.Contains(text, "CALM") {
+			t.Fatalf("get_text after leaving the loop = %s", text)
+		}
+
+		// A click that starts the storm.
+		if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/click")); err != nil {
+			t.Fatal(err)
+		}
+		data, err := call(t, h, "click", `{"selector":"button"}`)
+		if err == nil {
+			if d, _ := jsonPath(data, "changes.dialog.handled").(string); d != browser.DialogOpen {
+				t.Errorf("click result = %v, want an open dialog reported", data)
+			}
+		} else {
+			wantCode(t, err, DialogOpen, "again?")
+		}
+		if _, err := call(t, h, "handle_dialog", `{"action":"accept"}`); err != nil {
+			t.Fatalf("handle_dialog: %v", err)
+		}
+		if _, err := call(t, h, "navigate_page", `{"type":"reload"}`); err != nil {
+			t.Fatalf("reload out of the storm: %v", err)
+		}
+		if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+			t.Fatalf("navigate_page after the storm: %v", err)
+		}
+	})
+
+	for _, policy := range []browser.DialogPolicy{browser.DialogsAccept, browser.DialogsDismiss} {
+		t.Run(string(policy), func(t *testing.T) {
+			h := h.with(func(env *Env) { env.DialogPolicy = policy })
+			// The loop never lets the page load: cdpkit stops it rather
+			// than wait for the deadline.
+			_, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))
+			wantCode(t, err, TargetCrashed, "dialogs in a loop")
+			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+				t.Fatalf("navigate_page away: %v", err)
+			}
+			// A storm started by a click, answered by the policy: the
+			// click ends (by its deadline: the browser answers the input
+			// only after the page's handler, which never ends) saying so,
+			// and the next navigation recovers the tab.
+			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/click")); err != nil {
+				t.Fatal(err)
+			}
+			_, err = call(t, h, "click", `{"selector":"button"}`)
+			wantCode(t, err, TargetCrashed, "dialogs in a loop")
+			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
+				t.Fatalf("navigate_page away from the storm: %v", err)
+			}
+			if text := h.mustCallText(t, "get_text", `{}`); !strings.Contains(text, "CALM") {
+				t.Fatalf("get_text after the storm = %s", text)
+			}
+		})
+	}
+}
