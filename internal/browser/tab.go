@@ -28,6 +28,8 @@ type Tab struct {
 
 	console consoleLog // console messages, recorded from the first attach
 
+	net netLog // network requests, recorded from the first attach (netlog.go)
+
 	dialogs dialogTracker // JavaScript dialogs, followed from the first attach
 
 	emu emulator // viewport and emulation overrides, kept to apply again on a new session
@@ -72,6 +74,7 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 	if _, err := cdpapi.Call(ctx, s, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return nil, fmt.Errorf("browser: enabling lifecycle events: %w", err)
 	}
+	t.net.follow(s, cdpapi.FrameID(t.id)) // before Network.enable, so no request goes unseen
 	if _, err := cdpapi.Call(ctx, s, network.Enable, network.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling network events: %w", err)
 	}

@@ -1,0 +1,262 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/policy"
+)
+
+// netEventually polls cond until it holds, failing the test when the
+// test's own deadline is near. Network events arrive after the page's
+// load, so a reader waits for the log to catch up.
+func netEventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	if d, ok := t.Deadline(); ok && time.Until(d) < 35*time.Second {
+		deadline = d.Add(-5 * time.Second)
+	}
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval, not synchronisation
+	}
+}
+
+// netSite serves the request-log and mocking fixtures.
+func netSite(t *testing.T) string {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/fifty", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString("<title>fifty</title>")
+		for i := range 50 {
+			fmt.Fprintf(&b, `<img src="/img/%d.svg">`, i)
+		}
+		fmt.Fprint(w, b.String())
+	})
+	mux.HandleFunc("/img/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "0.svg") { // every tenth is missing
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "image/svg+xml")
+		fmt.Fprint(w, `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>`)
+	})
+	mux.HandleFunc("/many", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString("<title>many</title>")
+		for i := range 298 { // with the page and its favicon, 300 requests
+			fmt.Fprintf(&b, `<img src="/img/%d-a-reasonably-long-asset-name-like-real-sites-use.svg?v=%d">`, i, i)
+		}
+		fmt.Fprint(w, b.String())
+	})
+	mux.HandleFunc("/post", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>post</title><script>
+fetch("/api/echo", {method: "POST", headers: {"Content-Type": "application/json", "Authorization": "Bearer s3cr3t-token"},
+  body: JSON.stringify({name: "ada", id: 7})}).then(r => r.json()).then(j => { document.title = "done " + j.got; return fetch("/big"); })
+  .then(r => r.text());
+</script>`)
+	})
+	mux.HandleFunc("/api/echo", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Set-Cookie", "sid=server-secret; Path=/")
+		fmt.Fprint(w, `{"got":"ada","ok":true}`)
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte(strings.Repeat("0123456789abcdef", 2<<20/16)))
+	})
+	mux.HandleFunc("/users", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>users</title><ul id=list></ul><p id=err></p><script>
+fetch("/api/users").then(r => { document.title = "status " + r.status; return r.json(); })
+  .then(us => { for (const u of us) { const li = document.createElement("li"); li.textContent = u.name; list.append(li); } })
+  .catch(e => { err.textContent = "failed: " + e; });
+</script>`)
+	})
+	srv := browsertest.ServerHandler(t, mux)
+	return srv.URL
+}
+
+// TestNetworkLog checks the request log: every subresource with its
+// status, filters and paging, a POST's body and a JSON response body,
+// redacted credentials, and a 2 MiB body written whole to savePath.
+func TestNetworkLog(t *testing.T) {
+	site := netSite(t)
+	env := browserEnv(t, nil)
+	env.AllowEval = true
+
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/fifty"))
+	var text string
+	netEventually(t, "50 images done", func() bool {
+		res := mustCall(t, env, "list_network_requests", `{"resourceTypes":["image"],"pageSize":200}`)
+		text = res.Text
+		return res.Data.(networkHeader).Total == 50 && !strings.Contains(text, " … ")
+	})
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	if len(lines) != 50 {
+		t.Fatalf("listed %d images, want 50:\n%s", len(lines), text)
+	}
+	for _, l := range lines {
+		if !regexp.MustCompile(`^#\d+ GET (200|404) image `).MatchString(l) {
+			t.Errorf("line %q has no status", l)
+		}
+	}
+	res := mustCall(t, env, "list_network_requests", `{"status":["4xx"],"resourceTypes":["image"]}`)
+	if h := res.Data.(networkHeader); h.Total != 5 {
+		t.Errorf("4xx filter: total %d, want 5:\n%s", h.Total, res.Text)
+	}
+	res = mustCall(t, env, "list_network_requests", `{"url":"/img/1","pageSize":4,"pageIdx":1}`)
+	// /img/1.svg and /img/10.svg … /img/19.svg: 11 matches, page 1 of 4 per page.
+	if h := res.Data.(networkHeader); h.Total != 11 || h.Returned != 4 || h.Pages != 3 || !h.Truncated {
+		t.Errorf("paging: %+v, want total 11, returned 4, pages 3, truncated\n%s", h, res.Text)
+	}
+	res = mustCall(t, env, "list_network_requests", `{"resourceTypes":["document"]}`)
+	if !strings.Contains(res.Text, "GET 200 document") {
+		t.Errorf("document request missing: %s", res.Text)
+	}
+
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/post"))
+	var postID, bigID int
+	netEventually(t, "the POST and /big finished", func() bool {
+		res := mustCall(t, env, "list_network_requests", `{"resourceTypes":["fetch"]}`)
+		postID, bigID = idOf(res.Text, "POST 200"), idOf(res.Text, "/big")
+		return postID > 0 && bigID > 0 && !strings.Contains(res.Text, " … ")
+	})
+	res = mustCall(t, env, "list_network_requests", `{"includePreserved":true,"resourceTypes":["document"]}`)
+	if !strings.Contains(res.Text, "/fifty") || !strings.Contains(res.Text, "-- navigation") {
+		t.Errorf("includePreserved does not show the earlier navigation:\n%s", res.Text)
+	}
+	d := mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d}`, postID))
+	raw, _ := json.Marshal(d)
+	for _, want := range []string{`"text":"{\"name\":\"ada\",\"id\":7}"`, `"text":"{\"got\":\"ada\",\"ok\":true}"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("get_network_request lacks %s: %s", want, raw)
+		}
+	}
+	for _, secret := range []string{"s3cr3t-token", "server-secret"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("get_network_request shows the secret %q: %s", secret, raw)
+		}
+	}
+	if v := jsonPath(d, "requestHeaders.Authorization"); v != policy.Redacted {
+		t.Errorf("Authorization = %v, want it redacted", v)
+	}
+	if v := jsonPath(d, "responseHeaders.Set-Cookie"); v != policy.Redacted {
+		t.Errorf("Set-Cookie = %v, want it redacted", v)
+	}
+
+	d = mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d,"savePath":"bodies/big.txt"}`, bigID))
+	if inl := jsonPath(d, "responseBody.inline"); inl != false {
+		t.Errorf("the 2 MiB body was inlined: %v", jsonPath(d, "responseBody"))
+	}
+	path, _ := jsonPath(d, "responseBody.path").(string)
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) != 2<<20 {
+		t.Fatalf("savePath %q: %d bytes, %v; want %d", path, len(data), err, 2<<20)
+	}
+	if v := jsonPath(d, "requestHeaders.Cookie"); v != policy.Redacted {
+		t.Errorf("Cookie = %v, want it redacted", v)
+	}
+	if strings.Contains(fmt.Sprint(d), "server-secret") {
+		t.Errorf("get_network_request shows the cookie's value: %v", d)
+	}
+	d = mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d,"maxBodyChars":100}`, bigID))
+	if tr := jsonPath(d, "responseBody.truncated"); tr != true || len(jsonPath(d, "responseBody.text").(string)) != 100 {
+		t.Errorf("the 2 MiB body inline: truncated %v", tr)
+	}
+
+	_, err = runTool(t, env, "get_network_request", `{"reqid":99999}`)
+	wantCode(t, err, InvalidArgs, "99999")
+	_, err = runTool(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d,"savePath":"../x"}`, bigID))
+	wantCode(t, err, UnsafePath, "")
+}
+
+// idOf returns the id of the first line of a list containing s, or 0.
+func idOf(list, s string) int {
+	for _, l := range strings.Split(list, "\n") {
+		if strings.Contains(l, s) {
+			var id int
+			fmt.Sscanf(l, "#%d", &id)
+			return id
+		}
+	}
+	return 0
+}
+
+// mustCall runs a tool and returns its Result, failing the test on an
+// error.
+func mustCall(t *testing.T, env *Env, name, args string) *Result {
+	t.Helper()
+	for _, tl := range All() {
+		if tl.Name == name {
+			res, err := tl.Call(t.Context(), env, json.RawMessage(args))
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, args, err)
+			}
+			return res
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
+}
+
+// TestNetworkLogSize measures list_network_requests on a page with 300
+// requests (the page and 299 images), and checks it stays small.
+func TestNetworkLogSize(t *testing.T) {
+	site := netSite(t)
+	env := browserEnv(t, nil)
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/many"))
+	var res *Result
+	var last string
+	defer func() {
+		if t.Failed() {
+			t.Log(last)
+		}
+	}()
+	netEventually(t, "300 requests done", func() bool {
+		res = mustCall(t, env, "list_network_requests", `{}`)
+		all := mustCall(t, env, "list_network_requests", `{"pageSize":200,"pageIdx":1}`)
+		last = fmt.Sprintf("%+v\n%s", res.Data, all.Text)
+		return res.Data.(networkHeader).Total >= 299 && !strings.Contains(all.Text, " … ")
+	})
+	head, _ := json.Marshal(res.Data)
+	chars := len(head) + 1 + len(res.Text)
+	whole := 0
+	for i := 0; i < 2; i++ {
+		r := mustCall(t, env, "list_network_requests", fmt.Sprintf(`{"pageSize":200,"pageIdx":%d}`, i))
+		h, _ := json.Marshal(r.Data)
+		whole += len(h) + 1 + len(r.Text)
+	}
+	t.Logf("list_network_requests, %d requests, default page (50): %d chars; all on pages of 200: %d chars", res.Data.(networkHeader).Total, chars, whole)
+	if chars > 6000 {
+		t.Errorf("list_network_requests is %d chars for its default page, want at most 6000", chars)
+	}
+}
+
+func TestNetworkToolsRejectArgs(t *testing.T) {
+	tests := []struct {
+		tool, args, mention string
+	}{
+		{"list_network_requests", `{"pageSize":201}`, "pageSize"},
+		{"list_network_requests", `{"resourceTypes":["pictures"]}`, "pictures"},
+		{"list_network_requests", `{"status":["6xx"]}`, "6xx"},
+		{"get_network_request", `{}`, "reqid"},
+		{"get_network_request", `{"reqid":1,"maxBodyChars":100001}`, "maxBodyChars"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
+			_, err := runTool(t, testEnv(), tt.tool, tt.args)
+			if te := wantCode(t, err, InvalidArgs, tt.mention); te != nil && te.Hint == "" {
+				t.Errorf("error %v has no hint", te)
+			}
+		})
+	}
+}
