@@ -40,6 +40,8 @@ type Browser struct {
 
 	guard *guard // judges every document request; nil only in tests that measure without it
 
+	mocks mockTable // the fake backend's rules (mock.go)
+
 	// Scoped tabs (scope.go); nil until a scope is used.
 	scopes map[*Scope]*scopeState // guarded by mu
 	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to

@@ -84,6 +84,9 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 	if err := t.autoAttach(ctx, s); err != nil {
 		return nil, fmt.Errorf("browser: attaching to iframes: %w", err)
 	}
+	if err := t.b.armSession(ctx, t, s); err != nil { // mock rules survive a reattach
+		return nil, err
+	}
 	t.sess = s
 	return s, nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -258,5 +260,167 @@ func TestNetworkToolsRejectArgs(t *testing.T) {
 				t.Errorf("error %v has no hint", te)
 			}
 		})
+	}
+}
+
+// mockEnv is browserEnv whose URL policy refuses blocked.test, which the
+// browser resolves to the loopback site, so that only the guard stands
+// between a page and it.
+func mockEnv(t *testing.T) *Env {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	pol := &policy.Policy{BlockedOrigins: []string{"blocked.test"}}
+	artifacts, err := policy.OpenArtifacts(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { artifacts.Close() })
+	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log, URLPolicy: pol,
+		Args: []string{"--host-resolver-rules=MAP blocked.test 127.0.0.1"}})
+	t.Cleanup(func() {
+		if err := browsers.Close(); err != nil {
+			t.Errorf("closing the browser: %v", err)
+		}
+	})
+	return &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second, URLPolicy: pol, AllowEval: true}
+}
+
+// TestMockRequest checks the fake backend on a page that fetches
+// /api/users, which the server does not have.
+func TestMockRequest(t *testing.T) {
+	site := netSite(t)
+	env := mockEnv(t)
+	title := func() string {
+		d := mustRun(t, env, "get_url", `{}`)
+		return fmt.Sprint(d["title"])
+	}
+	load := func(want string) {
+		t.Helper()
+		mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/users"))
+		netEventually(t, "title "+want, func() bool { return title() == want })
+	}
+	lastUsers := func() map[string]any {
+		t.Helper()
+		var id int
+		netEventually(t, "the /api/users request done", func() bool {
+			res := mustCall(t, env, "list_network_requests", `{"url":"/api/users"}`)
+			id = idOf(res.Text, "/api/users")
+			return id > 0 && !strings.Contains(res.Text, " … ")
+		})
+		return mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d}`, id))
+	}
+
+	load("status 404")
+	m := mustRun(t, env, "mock_request", `{"url":"*/api/users","json":[{"name":"Ada"},{"name":"Grace"}]}`)
+	id := jsonPath(m, "mock.id")
+	load("status 200")
+	if text := mustCall(t, env, "get_text", `{}`).Text; !strings.Contains(text, "Ada") || !strings.Contains(text, "Grace") {
+		t.Errorf("the page does not show the mocked users: %q", text)
+	}
+	mustRun(t, env, "navigate_page", `{"type":"reload"}`)
+	netEventually(t, "mocked after a reload", func() bool { return title() == "status 200" })
+	lines := mustCall(t, env, "list_mocks", `{}`).Text
+	if !strings.Contains(lines, "hits 2") {
+		t.Errorf("list_mocks does not count 2 hits: %s", lines)
+	}
+	mustRun(t, env, "clear_mocks", `{}`)
+	load("status 404")
+
+	// failRate 1: every request fails with the reason given.
+	mustRun(t, env, "mock_request", `{"url":"re:/api/users$","action":"continue","failRate":1,"reason":"ConnectionRefused","seed":7}`)
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/users"))
+	netEventually(t, "the fetch to fail", func() bool {
+		return strings.Contains(mustCall(t, env, "get_text", `{}`).Text, "failed: TypeError")
+	})
+	if f := lastUsers()["failure"]; !strings.Contains(fmt.Sprint(f), "ERR_CONNECTION_REFUSED") {
+		t.Errorf("failure = %v, want ERR_CONNECTION_REFUSED", f)
+	}
+	mustRun(t, env, "clear_mocks", `{"all":true}`)
+
+	// delayMs: the latency shows in the request's timing.
+	mustRun(t, env, "mock_request", `{"url":"*/api/users","action":"continue","delayMs":400}`)
+	load("status 404")
+	if total, _ := jsonPath(lastUsers(), "timing.total").(float64); total < 400 {
+		t.Errorf("timing.total = %v ms, want at least the 400 ms delay", total)
+	}
+	mustRun(t, env, "clear_mocks", `{}`)
+
+	// times 2: the third request reaches the server.
+	mustRun(t, env, "mock_request", `{"url":"*/api/users","status":201,"body":"[]","times":2}`)
+	load("status 201")
+	load("status 201")
+	load("status 404")
+	if lines := mustCall(t, env, "list_mocks", `{}`).Text; !strings.Contains(lines, "hits 2/2 expired") {
+		t.Errorf("list_mocks: %s, want the rule expired after 2 hits", lines)
+	}
+	mustRun(t, env, "clear_mocks", `{"all":true}`)
+	if lines := mustCall(t, env, "list_mocks", `{}`).Text; lines != "" {
+		t.Errorf("list_mocks after clear_mocks all: %q", lines)
+	}
+	_, err := runTool(t, env, "clear_mocks", fmt.Sprintf(`{"ids":[%v]}`, id))
+	wantCode(t, err, InvalidArgs, "no mock rule")
+}
+
+// TestMockGuard checks that a rule for a URL the policy blocks does not
+// make it load: not as the tab's page, nor in an iframe.
+func TestMockGuard(t *testing.T) {
+	site := netSite(t)
+	env := mockEnv(t)
+	blocked := strings.Replace(site, "127.0.0.1", "blocked.test", 1)
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/fifty"))
+	mustRun(t, env, "mock_request", `{"url":"http://blocked.test*","body":"<title>pwned</title>mocked","headers":{"Content-Type":"text/html"}}`)
+	mustRun(t, env, "mock_request", `{"url":"*/frame","body":"<title>f</title><iframe src='`+blocked+`/x'></iframe>","headers":{"Content-Type":"text/html"}}`)
+	args, _ := json.Marshal(map[string]string{"function": fmt.Sprintf("() => { location.href = %q; }", blocked+"/top")})
+	_, err := runTool(t, env, "evaluate_script", string(args))
+	if err != nil {
+		t.Logf("evaluate_script: %v", err)
+	}
+	netEventually(t, "the blocked navigation to fail", func() bool {
+		res := mustCall(t, env, "list_network_requests", `{"url":"blocked.test","includePreserved":true}`)
+		return strings.Contains(res.Text, "failed(ERR_BLOCKED_BY_CLIENT")
+	})
+	if d := mustRun(t, env, "get_url", `{}`); d["title"] == "pwned" {
+		t.Fatalf("the mock made a blocked URL load: %v", d)
+	}
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/frame"))
+	netEventually(t, "the blocked iframe to fail", func() bool {
+		res := mustCall(t, env, "list_network_requests", `{"url":"blocked.test"}`)
+		return strings.Contains(res.Text, "failed(ERR_BLOCKED_BY_CLIENT")
+	})
+	if text := mustCall(t, env, "get_text", `{}`).Text; strings.Contains(text, "mocked") {
+		t.Errorf("the blocked iframe shows the mock: %q", text)
+	}
+}
+
+func TestMockRequestRejectArgs(t *testing.T) {
+	site := netSite(t)
+	env := mockEnv(t)
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/fifty"))
+	tests := []struct {
+		args    string
+		code    Code
+		mention string
+	}{
+		{`{"url":""}`, InvalidArgs, "empty"},
+		{`{"url":"re:(unclosed"}`, InvalidArgs, "does not compile"},
+		{`{"url":"a b"}`, InvalidArgs, "whitespace"},
+		{`{"url":"*","action":"continue","failRate":1.5}`, InvalidArgs, "failRate"},
+		{`{"url":"*","action":"explode"}`, InvalidArgs, "action"},
+		{`{"url":"*","action":"fail","reason":"Kaboom"}`, InvalidArgs, "Kaboom"},
+		{`{"url":"*","status":700}`, InvalidArgs, "status"},
+		{`{"url":"*","body":"x","json":{}}`, InvalidArgs, "json"},
+		{`{"url":"*","bodyPath":"../../etc/passwd"}`, UnsafePath, ""},
+		{`{"url":"*","bodyPath":"/etc/passwd"}`, UnsafePath, ""},
+		{`{"url":"*","scope":"world"}`, InvalidArgs, "scope"},
+		{`{"url":"*","resourceType":"pictures"}`, InvalidArgs, "pictures"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			_, err := runTool(t, env, "mock_request", tt.args)
+			wantCode(t, err, tt.code, tt.mention)
+		})
+	}
+	if lines := mustCall(t, env, "list_mocks", `{}`).Text; lines != "" {
+		t.Errorf("a refused rule was armed: %q", lines)
 	}
 }

@@ -1,0 +1,574 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// The fake backend: rules that answer a tab's requests instead of the
+// network. A tab with rules that apply to it has Fetch enabled on its own
+// session for every request (request stage); each paused request is
+// answered by the first live rule that matches, or continued untouched.
+//
+// The URL guard (guard.go) judges document requests on the browser
+// session. Whichever interception Chromium runs first, a mock never makes
+// a blocked URL reachable: a document request a rule would answer is
+// judged by the same policy here first, and refused the guard's way.
+const (
+	// MaxMockRules bounds the rules kept at once, expired ones included.
+	MaxMockRules = 100
+	// MaxMockDelay bounds a rule's delay.
+	MaxMockDelay = 60 * time.Second
+	// MaxMockBody bounds a fulfilled body.
+	MaxMockBody = 10 << 20
+	// mockWorkers bounds the paused requests answered at once per session.
+	mockWorkers = 64
+	// mockAnswerTimeout bounds answering one request, past its delay.
+	mockAnswerTimeout = 5 * time.Second
+)
+
+// Mock actions.
+const (
+	MockFulfill  = "fulfill"
+	MockFail     = "fail"
+	MockContinue = "continue"
+)
+
+// MockErrorReasons are the network errors a rule can fail a request with.
+var MockErrorReasons = []string{"Failed", "Aborted", "TimedOut", "AccessDenied", "ConnectionClosed", "ConnectionReset",
+	"ConnectionRefused", "ConnectionAborted", "ConnectionFailed", "NameNotResolved", "InternetDisconnected",
+	"AddressUnreachable", "BlockedByClient", "BlockedByResponse"}
+
+// MockRule says which requests to answer and how.
+type MockRule struct {
+	// URL is a glob over the whole URL (* matches any run of characters,
+	// ? one), or a regular expression after "re:".
+	URL          string            `json:"url"`
+	Method       string            `json:"method,omitempty"`       // upper case; any when empty
+	ResourceType string            `json:"resourceType,omitempty"` // lower case, as in [Request]; any when empty
+	Action       string            `json:"action"`                 // MockFulfill, MockFail or MockContinue
+	Status       int               `json:"status,omitempty"`       // fulfill: the status, 200 when 0
+	Headers      map[string]string `json:"headers,omitempty"`      // fulfill: response headers
+	Body         []byte            `json:"-"`                      // fulfill: the body
+	Reason       string            `json:"reason,omitempty"`       // fail, and failRate: one of MockErrorReasons ("Failed" when empty)
+	Delay        time.Duration     `json:"-"`                      // wait this long before answering
+	FailRate     float64           `json:"failRate,omitempty"`     // continue: fail this share of requests, 0–1
+	Seed         uint64            `json:"seed,omitempty"`         // makes failRate's draws repeatable
+	Times        int               `json:"times,omitempty"`        // expire after this many hits; 0 never
+	// Context applies the rule to every tab of the tab's browser context,
+	// not only to the tab.
+	Context bool `json:"-"`
+}
+
+// Mock is a rule as [Browser.Mocks] reports it.
+type Mock struct {
+	ID int `json:"id"`
+	MockRule
+	Scope     string `json:"scope"` // "tab" or "context"
+	Tab       string `json:"tab"`   // the tab it was made on
+	DelayMs   int64  `json:"delayMs,omitempty"`
+	BodyBytes int    `json:"bodyBytes,omitempty"`
+	Hits      int    `json:"hits"`
+	Expired   bool   `json:"expired,omitempty"` // its times are used up
+}
+
+// mockRule is a kept rule.
+type mockRule struct {
+	Mock
+	match   func(string) bool
+	context cdpapi.BrowserContextID // the tab's context
+	owner   *Scope
+	rng     *rand.Rand // guarded by mockTable.mu
+}
+
+// mockTable is a browser's rules and the sessions armed for them. The
+// zero value is ready to use.
+type mockTable struct {
+	mu    sync.Mutex
+	rules []*mockRule                // guarded by mu; in order of creation
+	next  int                        // guarded by mu; the last id issued
+	armed map[*cdp.Session]*armState // guarded by mu; tab sessions followed for paused requests
+}
+
+// armState is one tab session's interception.
+type armState struct {
+	tab     target.ID
+	enabled bool // Fetch is on; cleared when no rule applies any more
+}
+
+// CompileURLPattern checks a rule's url pattern: a glob over the whole URL,
+// or "re:" and a regular expression. A malformed one wraps
+// ErrInvalidArgument.
+func CompileURLPattern(p string) (func(string) bool, error) {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return nil, fmt.Errorf("%w: the url pattern is empty", ErrInvalidArgument)
+	case len(p) > 2000:
+		return nil, fmt.Errorf("%w: the url pattern is over 2000 characters", ErrInvalidArgument)
+	case strings.ContainsAny(p, " \t\r\n"):
+		return nil, fmt.Errorf("%w: the url pattern %q contains whitespace", ErrInvalidArgument, p)
+	}
+	if re, ok := strings.CutPrefix(p, "re:"); ok {
+		r, err := regexp.Compile(re)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the url regex %q does not compile: %s", ErrInvalidArgument, re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		return r.MatchString, nil
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for _, c := range p {
+		switch c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	r := regexp.MustCompile(b.String())
+	return r.MatchString, nil
+}
+
+// check validates r, returning an error that wraps ErrInvalidArgument
+// naming the bad field.
+func (r *MockRule) check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	}
+	switch r.Action {
+	case MockFulfill, MockFail, MockContinue:
+	default:
+		return bad("action %q is not fulfill, fail or continue", r.Action)
+	}
+	if r.Method != "" && !regexp.MustCompile(`^[A-Z]{1,16}$`).MatchString(r.Method) {
+		return bad("method %q is not an HTTP method", r.Method)
+	}
+	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
+		return bad("status %d is not 100 to 599", r.Status)
+	}
+	if r.Reason != "" && !slices.Contains(MockErrorReasons, r.Reason) {
+		return bad("reason %q is not one of %s", r.Reason, strings.Join(MockErrorReasons, ", "))
+	}
+	if r.FailRate < 0 || r.FailRate > 1 {
+		return bad("failRate %v is not between 0 and 1", r.FailRate)
+	}
+	if r.FailRate > 0 && r.Action != MockContinue {
+		return bad("failRate goes with action continue")
+	}
+	if r.Delay < 0 || r.Delay > MaxMockDelay {
+		return bad("delayMs %d is not 0 to %d", r.Delay.Milliseconds(), MaxMockDelay.Milliseconds())
+	}
+	if r.Times < 0 {
+		return bad("times %d is negative", r.Times)
+	}
+	if len(r.Body) > MaxMockBody {
+		return bad("the body is %d bytes, over %d", len(r.Body), MaxMockBody)
+	}
+	if r.Action != MockFulfill && (len(r.Body) > 0 || len(r.Headers) > 0 || r.Status != 0) {
+		return bad("status, headers and body go with action fulfill")
+	}
+	for k, v := range r.Headers {
+		if k == "" || strings.ContainsAny(k, " :\r\n") || strings.ContainsAny(v, "\r\n") {
+			return bad("header %q is malformed", k)
+		}
+	}
+	return nil
+}
+
+// AddMock adds a rule for t's requests (or, with r.Context, those of every
+// tab in t's browser context), after the rules made before it, and arms
+// the tabs it applies to. Invalid rules wrap ErrInvalidArgument and change
+// nothing. The context bounds arming.
+func (t *Tab) AddMock(ctx context.Context, r MockRule) (Mock, error) {
+	if err := r.check(); err != nil {
+		return Mock{}, err
+	}
+	match, err := CompileURLPattern(r.URL)
+	if err != nil {
+		return Mock{}, err
+	}
+	b := t.b
+	bctx, err := b.contextOf(ctx, t.id)
+	if err != nil {
+		return Mock{}, err
+	}
+	m := &b.mocks
+	m.mu.Lock()
+	live := 0
+	for _, x := range m.rules {
+		if !x.Expired {
+			live++
+		}
+	}
+	if len(m.rules) >= MaxMockRules {
+		// Make room by forgetting expired rules, oldest first.
+		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x.Expired })
+	}
+	if len(m.rules) >= MaxMockRules {
+		m.mu.Unlock()
+		return Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", ErrInvalidArgument, live)
+	}
+	m.next++
+	rule := &mockRule{match: match, context: bctx, owner: b.ScopeOf(t), rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))}
+	rule.ID, rule.MockRule, rule.Tab, rule.DelayMs, rule.BodyBytes = m.next, r, string(t.id), r.Delay.Milliseconds(), len(r.Body)
+	rule.Scope = "tab"
+	if r.Context {
+		rule.Scope = "context"
+	}
+	m.rules = append(m.rules, rule)
+	m.mu.Unlock()
+	if err := b.armMocks(ctx, t, r.Context, bctx); err != nil {
+		m.mu.Lock()
+		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x == rule })
+		m.mu.Unlock()
+		return Mock{}, err
+	}
+	return rule.Mock, nil
+}
+
+// contextOf returns a tab's browser context.
+func (b *Browser) contextOf(ctx context.Context, id target.ID) (cdpapi.BrowserContextID, error) {
+	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: id})
+	if err != nil {
+		return "", fmt.Errorf("browser: reading the tab's context: %w", err)
+	}
+	return res.TargetInfo.BrowserContextID, nil
+}
+
+// armMocks enables interception on t, and with all on every tab cdpkit has
+// attached in bctx.
+func (b *Browser) armMocks(ctx context.Context, t *Tab, all bool, bctx cdpapi.BrowserContextID) error {
+	tabs := []*Tab{t}
+	if all {
+		b.mu.Lock()
+		for _, o := range b.tabs {
+			if o != t {
+				tabs = append(tabs, o)
+			}
+		}
+		b.mu.Unlock()
+	}
+	for _, o := range tabs {
+		if o != t {
+			if c, err := b.contextOf(ctx, o.id); err != nil || c != bctx {
+				continue
+			}
+		}
+		s, err := o.Session(ctx) // arms it, see armSession
+		if err != nil {
+			if o == t {
+				return err
+			}
+			continue
+		}
+		if err := b.armSession(ctx, o, s); err != nil && o == t {
+			return err
+		}
+	}
+	return nil
+}
+
+// applies reports whether rule r applies to tab id in context bctx.
+func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID) bool {
+	if r.Context {
+		return r.context == bctx
+	}
+	return r.Tab == string(id)
+}
+
+// armSession enables interception on a tab's session if a rule applies to
+// the tab and it is not armed yet. Tab.Session calls it for each new
+// session, so rules survive a reattach.
+func (b *Browser) armSession(ctx context.Context, t *Tab, s *cdp.Session) error {
+	m := &b.mocks
+	m.mu.Lock()
+	if len(m.rules) == 0 || (m.armed[s] != nil && m.armed[s].enabled) {
+		m.mu.Unlock()
+		return nil
+	}
+	m.mu.Unlock()
+	bctx, err := b.contextOf(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(t.id, bctx) })
+	st := m.armed[s]
+	if !need || (st != nil && st.enabled) {
+		m.mu.Unlock()
+		return nil
+	}
+	follow := st == nil
+	if follow {
+		if m.armed == nil {
+			m.armed = make(map[*cdp.Session]*armState)
+		}
+		st = &armState{tab: t.id}
+		m.armed[s] = st
+	}
+	st.enabled = true
+	m.mu.Unlock()
+	if follow {
+		events, stop := s.SubscribeEvents("Fetch.requestPaused")
+		go func() {
+			defer stop()
+			sem := make(chan struct{}, mockWorkers)
+			for ev := range events {
+				var p fetch.EventRequestPaused
+				if err := jsonv2.Unmarshal(ev.Params, &p); err != nil || p.Request == nil {
+					b.log.Warn("mock: undecodable paused request", "err", err)
+					continue
+				}
+				sem <- struct{}{}
+				go func() {
+					defer func() { <-sem }()
+					b.answerMocked(s, t.id, bctx, &p)
+				}()
+			}
+			m.mu.Lock()
+			delete(m.armed, s)
+			m.mu.Unlock()
+		}()
+	}
+	if _, err := cdpapi.Call(ctx, s, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{
+		URLPattern: "*", RequestStage: fetch.RequestStageRequest,
+	}}}); err != nil {
+		m.mu.Lock()
+		st.enabled = false
+		m.mu.Unlock()
+		return fmt.Errorf("browser: arming mocks: %w", err)
+	}
+	return nil
+}
+
+// answerMocked answers one paused request of tab id: the guard's verdict
+// first for a document, then the first live rule that matches, else
+// continue. It never leaves the request paused past its delay and
+// mockAnswerTimeout.
+func (b *Browser) answerMocked(s *cdp.Session, id target.ID, bctx cdpapi.BrowserContextID, p *fetch.EventRequestPaused) {
+	url := p.Request.URL + p.Request.URLFragment
+	rtype := strings.ToLower(string(p.ResourceType))
+	m := &b.mocks
+	m.mu.Lock()
+	var rule *mockRule
+	for _, r := range m.rules {
+		if r.Expired || !r.applies(id, bctx) || (r.Method != "" && r.Method != p.Request.Method) ||
+			(r.ResourceType != "" && r.ResourceType != rtype) || !r.match(url) {
+			continue
+		}
+		rule = r
+		break
+	}
+	var act MockRule
+	fail := false
+	if rule != nil {
+		rule.Hits++
+		if rule.Times > 0 && rule.Hits >= rule.Times {
+			rule.Expired = true
+		}
+		act = rule.MockRule
+		fail = act.FailRate > 0 && rule.rng.Float64() < act.FailRate
+	}
+	m.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), act.Delay+mockAnswerTimeout)
+	defer cancel()
+	if rule != nil && p.ResourceType == network.ResourceTypeDocument && b.guard != nil {
+		if err := b.guard.refuses(ctx, p); err != nil {
+			b.answer(ctx, s, "failing a blocked request", "Fetch.failRequest", fetch.FailRequestParams{RequestID: p.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+			return
+		}
+	}
+	if rule == nil {
+		b.answer(ctx, s, "continuing a request", "Fetch.continueRequest", fetch.ContinueRequestParams{RequestID: p.RequestID})
+		return
+	}
+	if act.Delay > 0 {
+		// The rule's latency: this wait is the behaviour asked for.
+		select {
+		case <-time.After(act.Delay):
+		case <-s.Done():
+			return
+		}
+	}
+	reason := network.ErrorReason(act.Reason)
+	if reason == "" {
+		reason = network.ErrorReasonFailed
+	}
+	switch {
+	case act.Action == MockFail || fail:
+		b.answer(ctx, s, "failing a mocked request", "Fetch.failRequest", fetch.FailRequestParams{RequestID: p.RequestID, ErrorReason: reason})
+	case act.Action == MockFulfill:
+		status := act.Status
+		if status == 0 {
+			status = 200
+		}
+		var headers []*fetch.HeaderEntry
+		for k, v := range act.Headers {
+			headers = append(headers, &fetch.HeaderEntry{Name: k, Value: v})
+		}
+		slices.SortFunc(headers, func(a, b *fetch.HeaderEntry) int { return strings.Compare(a.Name, b.Name) })
+		b.answer(ctx, s, "fulfilling a mocked request", "Fetch.fulfillRequest", fetch.FulfillRequestParams{
+			RequestID: p.RequestID, ResponseCode: int64(status), ResponseHeaders: headers, Body: act.Body,
+		})
+	default:
+		b.answer(ctx, s, "continuing a mocked request", "Fetch.continueRequest", fetch.ContinueRequestParams{RequestID: p.RequestID})
+	}
+}
+
+// answer sends one Fetch answer; failures (the tab went away) are logged.
+func (b *Browser) answer(ctx context.Context, s *cdp.Session, what, method string, params any) {
+	if err := s.Call(ctx, method, params, nil); err != nil {
+		b.log.Debug("mock: "+what, "err", err)
+	}
+}
+
+// refuses judges a document request by the guard's policy and, when it is
+// refused, remembers the refusal as the guard does, so the navigation
+// fails with the guard's reason.
+func (g *guard) refuses(ctx context.Context, p *fetch.EventRequestPaused) error {
+	judge, cancel := context.WithTimeout(ctx, guardAnswerTimeout/2)
+	defer cancel()
+	err := g.policy.Check(judge, p.Request.URL)
+	if err == nil && judge.Err() != nil {
+		err = fmt.Errorf("browser: judging %s took too long: %w", p.Request.URL, judge.Err())
+	}
+	if err == nil {
+		return nil
+	}
+	g.log.Info("blocked a mocked document request", "url", p.Request.URL, "frame", p.FrameID, "rule", err.Error())
+	g.mu.Lock()
+	g.blocks[p.FrameID] = block{url: p.Request.URL, err: err, at: time.Now()}
+	g.mu.Unlock()
+	return err
+}
+
+// MockQuery selects rules for [Browser.Mocks] and [Browser.ClearMocks].
+type MockQuery struct {
+	Scope *Scope // only rules made by this scope's tabs; nil means all
+	IDs   []int  // only these rules; all when empty
+	Tab   *Tab   // only rules that apply to this tab; nil means any
+}
+
+// Mocks returns the rules q selects, in order of creation, and prunes
+// (and returns apart) the tab rules whose tab has closed. The context
+// bounds listing the tabs.
+func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock, err error) {
+	pages, err := b.PagesIn(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	open := make(map[string]bool)
+	for _, p := range pages {
+		open[string(p.ID)] = true
+	}
+	var bctx cdpapi.BrowserContextID
+	if q.Tab != nil {
+		if bctx, err = b.contextOf(ctx, q.Tab.id); err != nil {
+			return nil, nil, err
+		}
+	}
+	m := &b.mocks
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
+		if r.Context || open[r.Tab] {
+			return false
+		}
+		if q.Scope == nil || r.owner == q.Scope {
+			pruned = append(pruned, r.Mock)
+		}
+		return true
+	})
+	for _, r := range m.rules {
+		if q.selects(r, bctx) {
+			rules = append(rules, r.Mock)
+		}
+	}
+	return rules, pruned, nil
+}
+
+func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID) bool {
+	if q.Scope != nil && r.owner != q.Scope {
+		return false
+	}
+	if len(q.IDs) > 0 && !slices.Contains(q.IDs, r.ID) {
+		return false
+	}
+	return q.Tab == nil || r.applies(q.Tab.id, bctx)
+}
+
+// ClearMocks removes the rules q selects and returns them; the tabs no
+// rule applies to any more stop intercepting. An id in q.IDs that names
+// no rule the query could see is an error wrapping ErrInvalidArgument,
+// and then nothing is removed. The context bounds the disarming.
+func (b *Browser) ClearMocks(ctx context.Context, q MockQuery) ([]Mock, error) {
+	var bctx cdpapi.BrowserContextID
+	if q.Tab != nil {
+		var err error
+		if bctx, err = b.contextOf(ctx, q.Tab.id); err != nil {
+			return nil, err
+		}
+	}
+	m := &b.mocks
+	m.mu.Lock()
+	for _, id := range q.IDs {
+		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && q.selects(r, bctx) }) {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("%w: no mock rule %d here", ErrInvalidArgument, id)
+		}
+	}
+	var gone []Mock
+	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
+		if q.selects(r, bctx) {
+			gone = append(gone, r.Mock)
+			return true
+		}
+		return false
+	})
+	armed := make(map[*cdp.Session]target.ID, len(m.armed))
+	for s, st := range m.armed {
+		if st.enabled {
+			armed[s] = st.tab
+		}
+	}
+	m.mu.Unlock()
+	for s, id := range armed {
+		c, err := b.contextOf(ctx, id)
+		if err != nil {
+			continue
+		}
+		m.mu.Lock()
+		st := m.armed[s]
+		need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(id, c) })
+		if !need && st != nil {
+			st.enabled = false
+		}
+		m.mu.Unlock()
+		if !need && st != nil {
+			// Requests paused now are still answered: the follower runs
+			// until the session closes, and continues what no rule takes.
+			if _, err := cdpapi.Call(ctx, s, fetch.Disable, cdpapi.Empty{}); err != nil {
+				b.log.Debug("mock: disarming a tab", "err", err)
+			}
+		}
+	}
+	return gone, nil
+}
