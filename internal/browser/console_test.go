@@ -22,65 +22,6 @@ func jsValue(typ runtime.RemoteObjectType, value string) *runtime.RemoteObject {
 	return &runtime.RemoteObject{Type: typ, Value: jsonv2.Value(value)}
 }
 
-func TestFormatArgs(t *testing.T) {
-	str := func(s string) *runtime.RemoteObject { return jsValue("string", fmt.Sprintf("%q", s)) }
-	num := func(s string) *runtime.RemoteObject { return jsValue("number", s) }
-	tests := []struct {
-		name    string
-		args    []*runtime.RemoteObject
-		limit   int
-		want    string
-		wantCut bool
-	}{
-		{name: "none", args: nil, limit: 100, want: ""},
-		{name: "primitives", limit: 100, want: "a 1 true null undefined NaN 5n",
-			args: []*runtime.RemoteObject{
-				str("a"), num("1"), jsValue("boolean", "true"),
-				{Type: "object", Subtype: "null", Value: jsonv2.Value("null")},
-				{Type: "undefined"},
-				{Type: "number", UnserializableValue: "NaN"},
-				{Type: "bigint", UnserializableValue: "5n"},
-			}},
-		{name: "format verbs", limit: 100, want: "cart has 3 items at 2.5 100% extra",
-			args: []*runtime.RemoteObject{str("%s has %d items%c at %f 100%%"), str("cart"), num("3.9"), str("color: red"), num("2.5"), str("extra")}},
-		{name: "verb without an argument stays", limit: 100, want: "%s and %d",
-			args: []*runtime.RemoteObject{str("%s and %d")}},
-		{name: "object preview", limit: 100, want: `{a: 1, b: "x", f: ƒ}`,
-			args: []*runtime.RemoteObject{{Type: "object", Description: "Object", Preview: &runtime.ObjectPreview{
-				Type: "object", Description: "Object", Properties: []*runtime.PropertyPreview{
-					{Name: "a", Type: "number", Value: "1"}, {Name: "b", Type: "string", Value: "x"}, {Name: "f", Type: "function"},
-				}}}}},
-		{name: "array preview with overflow", limit: 100, want: "[1, 2, …]",
-			args: []*runtime.RemoteObject{{Type: "object", Subtype: "array", Description: "Array(200)", Preview: &runtime.ObjectPreview{
-				Type: "object", Subtype: "array", Description: "Array(200)", Overflow: true, Properties: []*runtime.PropertyPreview{
-					{Name: "0", Type: "number", Value: "1"}, {Name: "1", Type: "number", Value: "2"},
-				}}}}},
-		{name: "map preview", limit: 100, want: `Map(1) {"k" => 2}`,
-			args: []*runtime.RemoteObject{{Type: "object", Subtype: "map", Description: "Map(1)", Preview: &runtime.ObjectPreview{
-				Type: "object", Subtype: "map", Description: "Map(1)", Entries: []*runtime.EntryPreview{
-					{Key: &runtime.ObjectPreview{Type: "string", Description: "k"}, Value: &runtime.ObjectPreview{Type: "number", Description: "2"}},
-				}}}}},
-		{name: "error keeps its description", limit: 100, want: "Error: boom\n    at f (x.js:1:1)",
-			args: []*runtime.RemoteObject{{Type: "object", Subtype: "error", Description: "Error: boom\n    at f (x.js:1:1)"}}},
-		{name: "function shows its first line", limit: 100, want: "function f() {",
-			args: []*runtime.RemoteObject{{Type: "function", Description: "function f() {\n  return 1\n}"}}},
-		{name: "cut at the limit", limit: 5, want: "abcde", wantCut: true,
-			args: []*runtime.RemoteObject{str("abcdefgh")}},
-		{name: "later args get the room left", limit: 6, want: "abc de", wantCut: true,
-			args: []*runtime.RemoteObject{str("abc"), str("def"), str("ghi")}},
-		{name: "cut counts characters, not bytes", limit: 3, want: "ééé", wantCut: true,
-			args: []*runtime.RemoteObject{str("éééé")}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, cut := formatArgs(tt.args, tt.limit)
-			if got != tt.want || cut != tt.wantCut {
-				t.Errorf("formatArgs = %q, cut %v; want %q, cut %v", got, cut, tt.want, tt.wantCut)
-			}
-		})
-	}
-}
-
 func TestConsoleRing(t *testing.T) {
 	var c consoleLog
 	levels := []string{LevelLog, LevelWarn, LevelError}
