@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/policy"
@@ -36,6 +37,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 		return nil, fmt.Errorf("%w (set CDPKIT_ARTIFACT_DIR to a writable directory)", err)
 	}
 	cfg.browser.Logger = log
+	cfg.browser.DownloadDir = filepath.Join(artifacts.Dir(), "downloads")
 	browsers := browser.NewManager(&cfg.browser)
 	env := &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: cfg.toolTimeout,
 		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes, UploadRoots: cfg.uploadRoots,

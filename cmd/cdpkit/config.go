@@ -182,6 +182,14 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if c.maxBytes, err = envInt("CDPKIT_MAX_IMAGE_BYTES"); err != nil {
 		return nil, err
 	}
+	max, err := envInt("CDPKIT_DOWNLOAD_MAX")
+	if err != nil {
+		return nil, err
+	}
+	c.browser.DownloadMax = int64(max)
+	if _, err := envInt("CDPKIT_NETWORK_BUFFER"); err != nil {
+		return nil, err
+	}
 	c.artifactDir = os.Getenv("CDPKIT_ARTIFACT_DIR")
 	if c.artifactDir == "" {
 		c.artifactDir = policy.DefaultArtifactDir()

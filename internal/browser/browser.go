@@ -42,6 +42,8 @@ type Browser struct {
 
 	mocks mockTable // the fake backend's rules (mock.go)
 
+	downloads *downloads // nil unless Options.DownloadDir is set (downloads.go)
+
 	// Scoped tabs (scope.go); nil until a scope is used.
 	scopes map[*Scope]*scopeState // guarded by mu
 	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
@@ -69,6 +71,12 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 		if b.guard, err = startGuard(ctx, b.conn, o.urlPolicy(), b.log); err != nil {
 			b.Close()
 			return nil, &NoBrowserError{Reason: err.Error(), Hint: "run `cdpkit doctor`"}
+		}
+	}
+	if o.DownloadDir != "" {
+		if err := b.startDownloads(ctx, o.DownloadDir, o.DownloadMax); err != nil {
+			b.Close()
+			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the artifact dir is writable"}
 		}
 	}
 	// Learn the tabs that exist now, so "active" means the first of them.

@@ -39,6 +39,7 @@ type before struct {
 	scope *browser.Scope // the tab's owner; the tabs listed are its own
 	loc   browser.Location
 	pages map[string]browser.Page
+	dl    int // the browser's download mark
 }
 
 // observe records the tab's location and the open tabs.
@@ -53,7 +54,7 @@ func observe(ctx context.Context, b *browser.Browser, tab *browser.Tab) (*before
 	if err != nil {
 		return nil, err
 	}
-	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]browser.Page)}
+	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]browser.Page), dl: b.DownloadMark()}
 	for _, p := range pages {
 		o.pages[string(p.ID)] = p
 	}
@@ -75,6 +76,9 @@ type Changes struct {
 	// (handled "open"), or the last one answered without the agent (an
 	// alert, beforeunload, or by the --dialogs policy).
 	Dialog *browser.Dialog `json:"dialog,omitempty"`
+	// Downloads are the files the action downloaded into the artifact
+	// dir's downloads/, or why one was refused.
+	Downloads []browser.Download `json:"downloads,omitempty"`
 }
 
 // changesSince waits briefly for the page to settle, then reports what
@@ -83,7 +87,7 @@ type Changes struct {
 func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) {
 	browser.Step(ctx, "reading what changed")
 	settle(ctx, o.tab)
-	c := &Changes{}
+	c := &Changes{Downloads: downloadsSince(ctx, o)}
 	loc, err := o.tab.Location(ctx)
 	if err != nil {
 		return nil, err
@@ -156,4 +160,16 @@ func settle(ctx context.Context, tab *browser.Tab) {
 		Expression:   "new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true))))",
 		AwaitPromise: &yes,
 	})
+}
+
+// downloadWait bounds how long an action's result waits for the downloads
+// it began to finish; a longer one is reported in progress.
+const downloadWait = 10 * time.Second
+
+// downloadsSince returns the downloads the tab began since o, once
+// finished (bounded by downloadWait).
+func downloadsSince(ctx context.Context, o *before) []browser.Download {
+	ctx, cancel := context.WithTimeout(ctx, downloadWait)
+	defer cancel()
+	return o.b.DownloadsSince(ctx, o.dl, o.tab)
 }
