@@ -41,7 +41,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	browsers := browser.NewManager(&cfg.browser)
 	env := &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: cfg.toolTimeout,
 		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes, UploadRoots: cfg.uploadRoots,
-		AllowEval: cfg.allowEval, DialogPolicy: cfg.dialogs, QueueLimit: cfg.queueLimit}
+		AllowEval: cfg.allowEval, ShowSecrets: cfg.showSecrets, DialogPolicy: cfg.dialogs, QueueLimit: cfg.queueLimit}
 	env.URLPolicy = cfg.browser.URLPolicy // the same policy, so its DNS cache is shared
 	return &app{log: log, browsers: browsers, artifacts: artifacts, env: env, tools: list}, nil
 }

@@ -41,6 +41,7 @@ type config struct {
 	logFormat   string
 	logLevel    string
 	allowEval   bool                 // evaluate_script is enabled
+	showSecrets bool                 // network tools show credential headers
 	dialogs     browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
 
 	// daemon only
@@ -60,6 +61,8 @@ Environment:
   CDPKIT_ALLOW_EVAL     1 enables evaluate_script (same as --allow-eval)
   CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
+  CDPKIT_NETWORK_BUFFER requests each tab's network log keeps (default 1000)
+  CDPKIT_DOWNLOAD_MAX   largest download in bytes; bigger ones are cancelled (default 104857600)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -89,6 +92,19 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&c.allowEval, "allow-eval", os.Getenv("CDPKIT_ALLOW_EVAL") == "1", "enable evaluate_script, which runs the agent's JavaScript in pages")
+	fs.BoolVar(&c.showSecrets, "show-secrets", false, "show credential headers (Authorization, Cookie, Set-Cookie, *token*…) in network tool results instead of <redacted>")
+	fs.Func("storage-state", "load this storage state `file` (cookies + localStorage, Playwright storageState JSON, as save_storage_state writes) into every new browser context", func(path string) error {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		st, err := browser.ParseStorageState(data)
+		if err != nil {
+			return err
+		}
+		c.browser.StorageState = st
+		return nil
+	})
 	c.dialogs = browser.DialogsReport
 	fs.Func("dialogs", "JavaScript dialogs cdpkit answers by itself: `report` (the default: accepts alerts; confirm and prompt wait for handle_dialog), accept or dismiss", func(s string) error {
 		p, err := browser.ParseDialogPolicy(s)

@@ -44,6 +44,9 @@ type Browser struct {
 
 	downloads *downloads // nil unless Options.DownloadDir is set (downloads.go)
 
+	initState *StorageState                    // Options.StorageState (storage.go)
+	seeded    map[cdpapi.BrowserContextID]bool // guarded by mu; contexts whose localStorage initState filled
+
 	// Scoped tabs (scope.go); nil until a scope is used.
 	scopes map[*Scope]*scopeState // guarded by mu
 	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
@@ -77,6 +80,13 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 		if err := b.startDownloads(ctx, o.DownloadDir, o.DownloadMax); err != nil {
 			b.Close()
 			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the artifact dir is writable"}
+		}
+	}
+	if o.StorageState != nil {
+		b.initState = o.StorageState
+		if err := b.applyStorageState(ctx, "", nil, b.initState); err != nil {
+			b.Close()
+			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check the --storage-state file"}
 		}
 	}
 	// Learn the tabs that exist now, so "active" means the first of them.

@@ -49,6 +49,11 @@ type Options struct {
 	// Zero means DefaultDownloadMax.
 	DownloadMax int64
 
+	// StorageState is loaded into every new browser context: its cookies
+	// when the context is made, its localStorage when cdpkit first attaches
+	// to a tab of it. Nil means none.
+	StorageState *StorageState
+
 	// noGuard turns the guard off, for tests that measure its cost.
 	noGuard bool
 	profile string // set by a Manager: the user-data-dir it keeps across relaunches

@@ -131,6 +131,11 @@ func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserC
 			return "", err
 		}
 	}
+	if id == res.BrowserContextID && b.initState != nil {
+		if err := b.applyStorageState(ctx, id, nil, b.initState); err != nil {
+			return "", err
+		}
+	}
 	if id != res.BrowserContextID {
 		// A concurrent first tab created the scope's context first.
 		cdpapi.Call(ctx, b.conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: res.BrowserContextID})

@@ -11,9 +11,12 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/domstorage"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // StorageState is a browser context's cookies and the localStorage of
@@ -193,12 +196,66 @@ func (b *Browser) applyStorageState(ctx context.Context, bctx cdpapi.BrowserCont
 		return fmt.Errorf("browser: setting localStorage: %w", err)
 	}
 	for _, o := range st.Origins {
-		id := &domstorage.StorageID{SecurityOrigin: strings.TrimSuffix(o.Origin, "/"), IsLocalStorage: true}
-		for _, it := range o.LocalStorage {
-			if _, err := cdpapi.Call(ctx, s, domstorage.SetDOMStorageItem, domstorage.SetDOMStorageItemParams{StorageID: id, Key: it.Name, Value: it.Value}); err != nil {
+		origin := strings.TrimSuffix(o.Origin, "/")
+		id := &domstorage.StorageID{SecurityOrigin: origin, IsLocalStorage: true}
+		for i, it := range o.LocalStorage {
+			_, err := cdpapi.Call(ctx, s, domstorage.SetDOMStorageItem, domstorage.SetDOMStorageItemParams{StorageID: id, Key: it.Name, Value: it.Value})
+			if err != nil && i == 0 && strings.Contains(err.Error(), "Frame not found") {
+				// No frame of the tab shows the origin: fill it when one
+				// loads, keeping what the page has set by then.
+				if err := seedOnLoad(ctx, s, origin, o.LocalStorage); err != nil {
+					return err
+				}
+				break
+			}
+			if err != nil {
 				return fmt.Errorf("browser: setting localStorage of %s: %w", o.Origin, err)
 			}
 		}
+	}
+	return nil
+}
+
+// seedOnLoad makes the tab fill origin's localStorage with items (the
+// keys it lacks) in every document of that origin it loads from now on.
+func seedOnLoad(ctx context.Context, s cdpapi.Session, origin string, items []StateItem) error {
+	data, err := json.Marshal(items)
+	if err != nil {
+		return err
+	}
+	o, _ := json.Marshal(origin)
+	script := fmt.Sprintf(`(() => { if (location.origin !== %s) return; try { for (const {name, value} of %s) if (localStorage.getItem(name) === null) localStorage.setItem(name, value); } catch (e) {} })()`, o, data)
+	if _, err := cdpapi.Call(ctx, s, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
+		return fmt.Errorf("browser: setting localStorage of %s: %w", origin, err)
+	}
+	return nil
+}
+
+// seedStorage fills the localStorage of Options.StorageState into the
+// browser context of t, through s, the first time cdpkit attaches to a
+// tab of that context.
+func (b *Browser) seedStorage(ctx context.Context, t *Tab, s *cdp.Session) error {
+	if b.initState == nil || len(b.initState.Origins) == 0 {
+		return nil
+	}
+	bctx, err := b.contextOf(ctx, t.id)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	done := b.seeded[bctx]
+	if b.seeded == nil {
+		b.seeded = make(map[cdpapi.BrowserContextID]bool)
+	}
+	b.seeded[bctx] = true
+	b.mu.Unlock()
+	if done {
+		return nil
+	}
+	only := &StorageState{Origins: b.initState.Origins}
+	if err := b.applyStorageState(ctx, bctx, s, only); err != nil {
+		// A tab that cannot take the state is still usable.
+		b.log.Warn("loading the storage state's localStorage", "err", err)
 	}
 	return nil
 }

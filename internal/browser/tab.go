@@ -87,6 +87,9 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 	if err := t.b.armSession(ctx, t, s); err != nil { // mock rules survive a reattach
 		return nil, err
 	}
+	if err := t.b.seedStorage(ctx, t, s); err != nil {
+		return nil, err
+	}
 	t.sess = s
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,6 +86,23 @@ func TestCookiesAndStorageState(t *testing.T) {
 	if text := mustCall(t, &fresh, "get_text", `{}`).Text; !strings.Contains(text, "Welcome ada") || strings.Contains(text, "Log in") {
 		t.Errorf("the loaded state does not log the app in: %q", text)
 	}
+	// --storage-state: a browser started with the file is logged in too.
+	data, err := os.ReadFile(filepath.Join(env.Artifacts.Dir(), "state", "ada.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := browser.ParseStorageState(data)
+	if err != nil {
+		t.Fatalf("the saved state does not parse: %v\n%s", err, data)
+	}
+	seeded := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: env.Log, StorageState: st})
+	t.Cleanup(func() { seeded.Close() })
+	other := &Env{Browsers: seeded, Artifacts: env.Artifacts, Log: env.Log, Timeout: env.Timeout}
+	mustRun(t, other, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/app"))
+	if text := mustCall(t, other, "get_text", `{}`).Text; !strings.Contains(text, "Welcome ada") {
+		t.Errorf("a browser started with the storage state is not logged in: %q", text)
+	}
+
 	mustRun(t, &fresh, "delete_cookies", `{"all":true}`)
 	if raw, _ := json.Marshal(mustRun(t, env, "list_cookies", `{}`)); !strings.Contains(string(raw), "theme-check") {
 		t.Errorf("delete_cookies all in one context deleted another's cookies: %s", raw)
