@@ -25,6 +25,7 @@ lint:
 test: browser lint
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 ./internal/cdp/...
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m ./...
+	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
 demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)

@@ -317,10 +317,10 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	return st.clone(), nil
 }
 
-// RestoreEmulation applies the tab's emulation to s. Chromium drops a
+// restoreEmulation applies the tab's emulation to s. Chromium drops a
 // session's overrides when the session detaches, so a new session of the
 // tab (after a crash or a detach) starts without them; call this on it.
-func (t *Tab) RestoreEmulation(ctx context.Context, s cdpapi.Session) error {
+func (t *Tab) restoreEmulation(ctx context.Context, s cdpapi.Session) error {
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
 	st := t.emu.state

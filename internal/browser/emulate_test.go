@@ -150,7 +150,7 @@ func TestRestoreEmulation(t *testing.T) {
 	if got, _ := tab.MeasureViewport(t.Context()); got != initial {
 		t.Errorf("after the detach the page measures %+v, want the initial %+v (the overrides gone with the session)", got, initial)
 	}
-	if err := tab.RestoreEmulation(t.Context(), s); err != nil {
+	if err := tab.restoreEmulation(t.Context(), s); err != nil {
 		t.Fatalf("RestoreEmulation: %v", err)
 	}
 	if got, _ := tab.MeasureViewport(t.Context()); got != want {

@@ -19,8 +19,8 @@ import (
 // EvalArg is one argument of [Tab.Evaluate]: the element a ref names, or a
 // JSON value.
 type EvalArg struct {
-	Ref   string       // "e12": the element, passed as its DOM node
-	Value jsonv2.Value // used when Ref is empty; empty means undefined
+	Ref   string          // "e12": the element, passed as its DOM node
+	Value json.RawMessage // used when Ref is empty; empty means undefined
 }
 
 // EvalLimits bound a serialized value. Past them values are elided and
@@ -45,8 +45,8 @@ var (
 // {"[Map]": [[key, value], …]} when a key is not a string), a Set
 // {"[Set]": […]}.
 type EvalResult struct {
-	Value     jsonv2.Value `json:"value,omitempty"`
-	Truncated bool         `json:"truncated,omitempty"` // limits elided part of Value
+	Value     json.RawMessage `json:"value,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"` // limits elided part of Value
 	// Navigated says the page navigated before the function returned, so
 	// there is no value; URL is where the page is now.
 	Navigated bool   `json:"navigated,omitempty"`
@@ -120,7 +120,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	Step(ctx, "running the function")
 	for _, a := range args {
 		if a.Ref == "" {
-			callArgs = append(callArgs, &runtime.CallArgument{Value: a.Value})
+			callArgs = append(callArgs, &runtime.CallArgument{Value: jsonv2.Value(a.Value)})
 			continue
 		}
 		el, err := t.Element(dctx, a.Ref, "")
@@ -192,7 +192,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	if err := jsonv2.Unmarshal(ser.Result.Value, &out); err != nil || !json.Valid([]byte(out.JSON)) {
 		return nil, fmt.Errorf("browser: decoding the serialized value: %v", err)
 	}
-	return &EvalResult{Value: jsonv2.Value(out.JSON), Truncated: out.Truncated}, nil
+	return &EvalResult{Value: json.RawMessage(out.JSON), Truncated: out.Truncated}, nil
 }
 
 // releaseEval frees an evaluation's handles. While a dialog is open the

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
 func TestEvaluateValues(t *testing.T) {
@@ -130,7 +128,7 @@ func TestEvaluateArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := refOf(t, snap.Text, `button "Save"`)
-	args := []EvalArg{{Ref: ref}, {Value: jsonv2.Value(`{"suffix": "!", "n": 2}`)}, {}}
+	args := []EvalArg{{Ref: ref}, {Value: json.RawMessage(`{"suffix": "!", "n": 2}`)}, {}}
 	res, err := tab.Evaluate(t.Context(), `(el, opts, nothing) => [el.textContent + opts.suffix.repeat(opts.n), el, typeof nothing]`, args, EvalInline)
 	if err != nil {
 		t.Fatalf("Evaluate: %v", err)
@@ -139,7 +137,7 @@ func TestEvaluateArgs(t *testing.T) {
 		t.Errorf("value = %s, want %s", res.Value, want)
 	}
 	// A quote in an argument stays data.
-	res, err = tab.Evaluate(t.Context(), `s => s.length`, []EvalArg{{Value: jsonv2.Value(`"'); alert(1); ('"`)}}, EvalInline)
+	res, err = tab.Evaluate(t.Context(), `s => s.length`, []EvalArg{{Value: json.RawMessage(`"'); alert(1); ('"`)}}, EvalInline)
 	if err != nil || string(res.Value) != "16" {
 		t.Errorf("Evaluate with a quote = %v, %v; want 16", res, err)
 	}

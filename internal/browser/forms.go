@@ -25,13 +25,29 @@ var (
 	ErrOptionNotFound = errors.New("browser: no such option")
 )
 
-// NotTypeableError says why an element refused input, with a hint safe to
-// show an agent.
+// NotTypeableError says why an element refused input. Why classifies it,
+// so that front-ends can say what to do instead.
 type NotTypeableError struct {
 	Ref    string // the element's ref, if it was named by one
 	Reason string // such as "is disabled" or "is a <div>, not a form field"
-	Hint   string
+	Why    Refusal
 }
+
+// Refusal classifies why an element refused input.
+type Refusal string
+
+// The refusals of NotTypeableError.
+const (
+	RefusedDisabled     Refusal = "disabled"       // a disabled field
+	RefusedReadOnly     Refusal = "read-only"      // a read-only field
+	RefusedFileInput    Refusal = "file-input"     // a file input, given text
+	RefusedNotField     Refusal = "not-field"      // not a form field at all
+	RefusedRadioUncheck Refusal = "radio-uncheck"  // unchecking a checked radio button
+	RefusedUndone       Refusal = "undone"         // the page undid the change
+	RefusedNotFileInput Refusal = "not-file-input" // files for an element that is no file input
+	RefusedUnfocusable  Refusal = "unfocusable"    // it cannot take keyboard focus
+	RefusedNotSelect    Refusal = "not-select"     // options for an element that is no select
+)
 
 func (e *NotTypeableError) Error() string {
 	return fmt.Sprintf("browser: %s %s", e.What(), e.Reason)
@@ -93,17 +109,17 @@ func (e *Element) field(ctx context.Context) (fieldInfo, error) {
 }
 
 // refuse returns a NotTypeableError for e.
-func (e *Element) refuse(reason, hint string) error {
-	return &NotTypeableError{Ref: e.Ref, Reason: reason, Hint: hint}
+func (e *Element) refuse(reason string, why Refusal) error {
+	return &NotTypeableError{Ref: e.Ref, Reason: reason, Why: why}
 }
 
 // usable refuses a disabled or read-only field.
 func (e *Element) usable(f fieldInfo) error {
 	switch {
 	case f.Disabled:
-		return e.refuse("is disabled", "wait until the page enables it (wait_for), or do what enables it first")
+		return e.refuse("is disabled", RefusedDisabled)
 	case f.ReadOnly:
-		return e.refuse("is read-only", "the page does not let it be edited; pick another field")
+		return e.refuse("is read-only", RefusedReadOnly)
 	}
 	return nil
 }
@@ -202,10 +218,9 @@ func (e *Element) fill(ctx context.Context, value string) (*FillResult, error) {
 		}
 		return e.setChecked(ctx, f, on)
 	case "file":
-		return nil, e.refuse("is a file input", "use upload_file")
+		return nil, e.refuse("is a file input", RefusedFileInput)
 	case "none":
-		return nil, e.refuse("is "+f.describe()+", not a form field",
-			"fill takes inputs, textareas, selects, checkboxes, radios and contenteditable elements; take a snapshot and pick one")
+		return nil, e.refuse("is "+f.describe()+", not a form field", RefusedNotField)
 	}
 	if err := e.usable(f); err != nil {
 		return nil, err
@@ -296,7 +311,7 @@ func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillRe
 		return res, nil
 	}
 	if f.Kind == "radio" && !on {
-		return nil, e.refuse("is a checked radio button, which a click cannot uncheck", "check another radio button of its group")
+		return nil, e.refuse("is a checked radio button, which a click cannot uncheck", RefusedRadioUncheck)
 	}
 	if err := e.click(ctx); err != nil {
 		return nil, err
@@ -306,8 +321,7 @@ func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillRe
 		return res, nil // the click navigated away: the changes will say so
 	}
 	if f.Checked != on {
-		return nil, e.refuse("stayed "+map[bool]string{true: "checked", false: "unchecked"}[f.Checked]+" after a click: the page undid it",
-			"take a snapshot to see what the page expects")
+		return nil, e.refuse("stayed "+map[bool]string{true: "checked", false: "unchecked"}[f.Checked]+" after a click: the page undid it", RefusedUndone)
 	}
 	return res, nil
 }
@@ -362,7 +376,7 @@ func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string
 			return err
 		}
 		if f.Kind != "file" {
-			return el.refuse("is "+f.describe()+", not a file input", `upload_file takes an <input type="file">; take a snapshot and pick one`)
+			return el.refuse("is "+f.describe()+", not a file input", RefusedNotFileInput)
 		}
 		if err := el.usable(f); err != nil {
 			return err
@@ -385,7 +399,7 @@ func (e *Element) focus(ctx context.Context) error {
 		return err
 	}
 	if !ok {
-		return e.refuse("cannot take keyboard focus", "pick an input or another focusable element, or omit uid to type into whatever has focus")
+		return e.refuse("cannot take keyboard focus", RefusedUnfocusable)
 	}
 	return nil
 }

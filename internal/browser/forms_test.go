@@ -278,8 +278,8 @@ func TestFillRefuses(t *testing.T) {
 	for _, tt := range tests {
 		_, err := tab.Fill(t.Context(), "", tt.selector, "x")
 		var ne *NotTypeableError
-		if !errors.As(err, &ne) || ne.Reason != tt.reason || ne.Hint == "" {
-			t.Errorf("Fill(%s) = %v, want a NotTypeableError saying %q with a hint", tt.selector, err, tt.reason)
+		if !errors.As(err, &ne) || ne.Reason != tt.reason || ne.Why == "" {
+			t.Errorf("Fill(%s) = %v, want a NotTypeableError saying %q, classified", tt.selector, err, tt.reason)
 		}
 	}
 	if got := formsString(t, tab, `document.getElementById('readonly').value`); got != "fixed" {

@@ -64,7 +64,7 @@ func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []
 			return err
 		}
 		if f.Kind != "select" {
-			return el.refuse("is "+f.describe()+", not a <select>", "use fill for text fields, or take a snapshot and pick a combobox or listbox")
+			return el.refuse("is "+f.describe()+", not a <select>", RefusedNotSelect)
 		}
 		if err := el.usable(f); err != nil {
 			return err

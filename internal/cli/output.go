@@ -246,8 +246,9 @@ func Usage(all []tools.Tool) string {
 
 Commands:
 `)
-	for i := range verbs {
-		v := &verbs[i]
+	vs := verbs(all)
+	for i := range vs {
+		v := &vs[i]
 		fmt.Fprintf(&b, "  %-26s %s (%s)\n", verbUsage(v), v.summary, v.tool)
 	}
 	fmt.Fprintf(&b, "  %-26s %s\n", "close", "stop the session's daemon and browser")
@@ -292,7 +293,7 @@ func help(stdout, stderr io.Writer, words []string, all []tools.Tool) int {
 	name := words[0]
 	var v *verb
 	tool := name
-	if v = findVerb(name); v != nil {
+	if v = findVerb(name, all); v != nil {
 		tool = v.tool
 	}
 	switch name {

@@ -50,32 +50,37 @@ type storageStateArgs struct {
 
 func cookieTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "list_cookies",
 			Description: "Cookies of the tab's browser context, httpOnly included, or those urls would send. " +
 				"savePath writes the values to a file and returns names and metadata only, keeping secrets out of the transcript.",
 			ReadOnly: true,
+			Tab:      true,
 		}, listCookies),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "set_cookie",
 			Description: "Set a cookie in the tab's browser context: name, value, and url or domain (+path); expires, httpOnly, secure, sameSite, partitionKey.",
 			Idempotent:  true,
+			Tab:         true,
 		}, setCookie),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "delete_cookies",
 			Description: "Delete cookies: by name with url or domain (+path), or all of the tab's browser context.",
 			Destructive: true,
 			Idempotent:  true,
+			Tab:         true,
 		}, deleteCookies),
-		define(Tool{
+		defineOn(Tool{
 			Name: "save_storage_state",
 			Description: "Write the tab's browser context's cookies and the localStorage of its open origins to a file " +
 				"(Playwright storageState JSON); values stay out of the result.",
 			ReadOnly: true,
+			Tab:      true,
 		}, saveStorageState),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "load_storage_state",
 			Description: "Load a storage state file (cookies + localStorage, Playwright storageState JSON) into the tab's browser context: log in once, reuse it.",
+			Tab:         true,
 		}, loadStorageState),
 	}
 }
@@ -92,7 +97,7 @@ type cookieMeta struct {
 	Size         int     `json:"size,omitempty"`
 }
 
-func listCookies(ctx context.Context, env *Env, in listCookiesArgs) (*Result, error) {
+func listCookies(ctx context.Context, env *Env, d *door, in listCookiesArgs) (*Result, error) {
 	for _, u := range in.URLs {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 			return nil, errorf(InvalidArgs, false, "give http or https urls", "url %q is not an http(s) url", u)
@@ -103,10 +108,7 @@ func listCookies(ctx context.Context, env *Env, in listCookiesArgs) (*Result, er
 			return nil, err
 		}
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	tab := d.tab
 	cookies, err := tab.Cookies(ctx, in.URLs)
 	if err != nil {
 		return nil, err
@@ -146,11 +148,8 @@ func browserArgError(err error, hint string) error {
 	return err
 }
 
-func setCookie(ctx context.Context, env *Env, in setCookieArgs) (*Result, error) {
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+func setCookie(ctx context.Context, env *Env, d *door, in setCookieArgs) (*Result, error) {
+	tab := d.tab
 	spec := browser.CookieSpec{URL: in.URL, Cookie: browser.Cookie{Name: in.Name, Value: in.Value, Domain: in.Domain, Path: in.Path,
 		Expires: in.Expires, HTTPOnly: in.HTTPOnly, Secure: in.Secure, SameSite: in.SameSite, PartitionKey: in.PartitionKey}}
 	if err := tab.SetCookie(ctx, spec); err != nil {
@@ -161,7 +160,7 @@ func setCookie(ctx context.Context, env *Env, in setCookieArgs) (*Result, error)
 	}{in.Name}}, nil
 }
 
-func deleteCookies(ctx context.Context, env *Env, in deleteCookiesArgs) (*Result, error) {
+func deleteCookies(ctx context.Context, env *Env, d *door, in deleteCookiesArgs) (*Result, error) {
 	switch {
 	case in.All && (in.Name != "" || in.URL != "" || in.Domain != ""):
 		return nil, errorf(InvalidArgs, false, "give all alone, or name with url or domain", "all does not go with name, url or domain")
@@ -170,10 +169,7 @@ func deleteCookies(ctx context.Context, env *Env, in deleteCookiesArgs) (*Result
 	case !in.All && (in.URL == "") == (in.Domain == ""):
 		return nil, errorf(InvalidArgs, false, "give name with url or with domain (and path)", "give url or domain with name, one of them")
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	tab := d.tab
 	n, err := tab.DeleteCookies(ctx, in.Name, in.URL, in.Domain, in.Path)
 	if err != nil {
 		return nil, browserArgError(err, "see delete_cookies' input schema")
@@ -183,14 +179,11 @@ func deleteCookies(ctx context.Context, env *Env, in deleteCookiesArgs) (*Result
 	}{n}}, nil
 }
 
-func saveStorageState(ctx context.Context, env *Env, in storageStateArgs) (*Result, error) {
+func saveStorageState(ctx context.Context, env *Env, d *door, in storageStateArgs) (*Result, error) {
 	if err := env.Artifacts.Check(in.Path); err != nil {
 		return nil, err
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	tab := d.tab
 	st, err := tab.SaveStorageState(ctx)
 	if err != nil {
 		return nil, err
@@ -220,7 +213,7 @@ func stateSummary(path string, st *browser.StorageState) stateInfo {
 	return info
 }
 
-func loadStorageState(ctx context.Context, env *Env, in storageStateArgs) (*Result, error) {
+func loadStorageState(ctx context.Context, env *Env, d *door, in storageStateArgs) (*Result, error) {
 	data, err := env.Artifacts.ReadFile(in.Path, maxStateBytes)
 	if errors.Is(err, policy.ErrTooLarge) {
 		return nil, errorf(InvalidArgs, false, "a storage state file is at most 20 MB", "%s is too large", in.Path)
@@ -232,10 +225,7 @@ func loadStorageState(ctx context.Context, env *Env, in storageStateArgs) (*Resu
 	if err != nil {
 		return nil, browserArgError(err, "give a file written by save_storage_state or Playwright's storageState")
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	tab := d.tab
 	if err := tab.LoadStorageState(ctx, st); err != nil {
 		return nil, browserArgError(err, "check the file's cookies")
 	}

@@ -77,8 +77,8 @@ func TestAsErrorForms(t *testing.T) {
 		code    Code
 		message string
 	}{
-		{fmt.Errorf("x: %w", &browser.NotTypeableError{Ref: "e4", Reason: "is read-only", Hint: "h"}), ElementNotTypeable, "e4 is read-only"},
-		{&browser.NotTypeableError{Reason: "is disabled", Hint: "h"}, ElementNotTypeable, "the element is disabled"},
+		{fmt.Errorf("x: %w", &browser.NotTypeableError{Ref: "e4", Reason: "is read-only", Why: browser.RefusedReadOnly}), ElementNotTypeable, "e4 is read-only"},
+		{&browser.NotTypeableError{Reason: "is disabled", Why: browser.RefusedDisabled}, ElementNotTypeable, "the element is disabled"},
 		{&browser.OptionError{Want: "Mars", Options: []browser.Option{{Value: "e", Label: "Earth"}}, Total: 1}, InvalidArgs, `no option "Mars" in the select; options: "Earth" (e)`},
 		{fmt.Errorf("x: %w", &input.KeyError{Key: "Hyper"}), KeyNotSupported, `key "Hyper" is not supported`},
 	}

@@ -31,9 +31,7 @@ type mockArgs struct {
 	Scope        string            `json:"scope,omitempty" jsonschema:"tab (default) or context: every tab of its browser context"`
 }
 
-type listMocksArgs struct {
-	Target string `json:"target,omitempty" jsonschema:"only rules that apply to this tab; default all"`
-}
+type listMocksArgs struct{}
 
 type clearMocksArgs struct {
 	Target string `json:"target,omitempty"`
@@ -43,26 +41,28 @@ type clearMocksArgs struct {
 
 func mockTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "mock_request",
 			Description: "Fake backend: answer a tab's matching requests with a canned response (fulfill), a network error (fail), " +
 				"or pass them on with latency/faults (continue). First matching rule wins; rules survive reloads until clear_mocks. " +
 				"The URL policy still applies.",
+			Tab: true,
 		}, mockRequest),
 		define(Tool{
 			Name:        "list_mocks",
-			Description: "The mock rules, in match order, with hit counts; rules of closed tabs are pruned and reported.",
+			Description: "The mock rules of every tab, in match order, with hit counts; rules of closed tabs are pruned and reported.",
 			ReadOnly:    true,
 		}, listMocks),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "clear_mocks",
 			Description: "Remove mock rules: those that apply to the tab (default), some ids, or all; requests go to the network again.",
 			Idempotent:  true,
+			Tab:         true,
 		}, clearMocks),
 	}
 }
 
-func mockRequest(ctx context.Context, env *Env, in mockArgs) (*Result, error) {
+func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, error) {
 	bad := func(hint, format string, args ...any) (*Result, error) {
 		return nil, errorf(InvalidArgs, false, hint, format, args...)
 	}
@@ -125,10 +125,7 @@ func mockRequest(ctx context.Context, env *Env, in mockArgs) (*Result, error) {
 	}
 	// Everything the browser checks (pattern, regex, failRate, reason…) is
 	// checked before anything is armed.
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	tab := d.tab
 	m, err := tab.AddMock(ctx, r)
 	if err != nil {
 		if errors.Is(err, browser.ErrInvalidArgument) {
@@ -158,17 +155,12 @@ func mockHint(err error) string {
 	return "see mock_request's input schema"
 }
 
-func listMocks(ctx context.Context, env *Env, in listMocksArgs) (*Result, error) {
+func listMocks(ctx context.Context, env *Env, _ listMocksArgs) (*Result, error) {
 	b, err := env.Browsers.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}
 	q := browser.MockQuery{Scope: env.Scope}
-	if in.Target != "" {
-		if q.Tab, err = resolveTab(ctx, env, in.Target); err != nil {
-			return nil, err
-		}
-	}
 	rules, pruned, err := b.Mocks(ctx, q)
 	if err != nil {
 		return nil, err
@@ -237,19 +229,24 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func clearMocks(ctx context.Context, env *Env, in clearMocksArgs) (*Result, error) {
+func (in *clearMocksArgs) check(context.Context, *Env) error {
 	if in.All && (len(in.IDs) > 0 || in.Target != "") {
-		return nil, errorf(InvalidArgs, false, "give all alone", "all does not go with ids or target")
+		return errorf(InvalidArgs, false, "give all alone", "all does not go with ids or target")
 	}
+	return nil
+}
+
+// noTab: clearing by ids or all needs no tab.
+func (in *clearMocksArgs) noTab() bool { return in.All || len(in.IDs) > 0 }
+
+func clearMocks(ctx context.Context, env *Env, d *door, in clearMocksArgs) (*Result, error) {
 	b, err := env.Browsers.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}
 	q := browser.MockQuery{Scope: env.Scope, IDs: in.IDs}
-	if !in.All && len(in.IDs) == 0 {
-		if q.Tab, err = resolveTab(ctx, env, in.Target); err != nil {
-			return nil, err
-		}
+	if d != nil {
+		q.Tab = d.tab
 	}
 	gone, err := b.ClearMocks(ctx, q)
 	if err != nil {

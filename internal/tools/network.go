@@ -41,6 +41,8 @@ type listNetworkArgs struct {
 	PageSize         int      `json:"pageSize,omitempty" jsonschema:"requests per page (default 50, max 200)"`
 	PageIdx          int      `json:"pageIdx,omitempty" jsonschema:"page to return, 0 = oldest (default 0)"`
 	IncludePreserved bool     `json:"includePreserved,omitempty" jsonschema:"also the 2 navigations before the current one"`
+
+	types, status []string // checked and lower-cased by check
 }
 
 type getNetworkArgs struct {
@@ -52,18 +54,20 @@ type getNetworkArgs struct {
 
 func networkTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "list_network_requests",
 			Description: "A tab's network requests, oldest first, one per line: `#12 GET 404 fetch 1.2kB 35ms host/path`. " +
 				"Kept since cdpkit attached, for the last 3 navigations (current one unless includePreserved).",
 			ReadOnly: true,
+			Tab:      true,
 		}, listNetworkRequests),
-		define(Tool{
+		defineOn(Tool{
 			Name: "get_network_request",
 			Description: "One request by id: headers (secrets redacted), timing phases, initiator, request body and " +
 				"response body (text inlined up to maxBodyChars; savePath writes it whole).",
 			ReadOnly:   true,
 			Idempotent: true,
+			Tab:        true,
 		}, getNetworkRequest),
 	}
 }
@@ -77,34 +81,33 @@ type networkHeader struct {
 	Hint      string `json:"hint,omitempty"`
 }
 
-func listNetworkRequests(ctx context.Context, env *Env, in listNetworkArgs) (*Result, error) {
+func (in *listNetworkArgs) check(context.Context, *Env) error {
 	if in.PageSize < 0 || in.PageSize > maxNetPageSize || in.PageIdx < 0 {
-		return nil, errorf(InvalidArgs, false, fmt.Sprintf("pageSize is 1 to %d, pageIdx 0 or more", maxNetPageSize),
+		return errorf(InvalidArgs, false, fmt.Sprintf("pageSize is 1 to %d, pageIdx 0 or more", maxNetPageSize),
 			"pageSize %d or pageIdx %d is out of range", in.PageSize, in.PageIdx)
 	}
+	for _, t := range in.ResourceTypes {
+		if t = strings.ToLower(strings.TrimSpace(t)); !contains(resourceTypes, t) {
+			return errorf(InvalidArgs, false, "resourceTypes are "+strings.Join(resourceTypes, ", "), "unknown resource type %q", t)
+		}
+		in.types = append(in.types, t)
+	}
+	for _, s := range in.Status {
+		if s = strings.ToLower(strings.TrimSpace(s)); !contains(statusClasses, s) {
+			return errorf(InvalidArgs, false, "status is one of "+strings.Join(statusClasses, ", "), "unknown status class %q", s)
+		}
+		in.status = append(in.status, s)
+	}
+	return nil
+}
+
+func listNetworkRequests(ctx context.Context, env *Env, d *door, in listNetworkArgs) (*Result, error) {
 	size := in.PageSize
 	if size == 0 {
 		size = defaultNetPageSize
 	}
-	q := browser.RequestQuery{URL: in.URL, Preserved: in.IncludePreserved, Offset: in.PageIdx * size, Limit: size}
-	for _, t := range in.ResourceTypes {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if !contains(resourceTypes, t) {
-			return nil, errorf(InvalidArgs, false, "resourceTypes are "+strings.Join(resourceTypes, ", "), "unknown resource type %q", t)
-		}
-		q.Types = append(q.Types, t)
-	}
-	for _, s := range in.Status {
-		s = strings.ToLower(strings.TrimSpace(s))
-		if !contains(statusClasses, s) {
-			return nil, errorf(InvalidArgs, false, "status is one of "+strings.Join(statusClasses, ", "), "unknown status class %q", s)
-		}
-		q.Status = append(q.Status, s)
-	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	q := browser.RequestQuery{URL: in.URL, Preserved: in.IncludePreserved, Offset: in.PageIdx * size, Limit: size, Types: in.types, Status: in.status}
+	tab := d.tab
 	reqs, total, err := tab.NetworkRequests(ctx, q)
 	if err != nil {
 		return nil, err
@@ -200,27 +203,26 @@ type networkDetail struct {
 	ResponseBody *bodyInfo `json:"responseBody,omitempty"`
 }
 
-func getNetworkRequest(ctx context.Context, env *Env, in getNetworkArgs) (*Result, error) {
+func (in *getNetworkArgs) check(_ context.Context, env *Env) error {
 	if in.ReqID <= 0 {
-		return nil, errorf(InvalidArgs, false, "use an id from list_network_requests", "reqid must be 1 or more")
+		return errorf(InvalidArgs, false, "use an id from list_network_requests", "reqid must be 1 or more")
 	}
 	if in.MaxChars < 0 || in.MaxChars > maxBodyChars {
-		return nil, errorf(InvalidArgs, false, fmt.Sprintf("maxBodyChars is 1 to %d", maxBodyChars), "maxBodyChars %d is out of range", in.MaxChars)
+		return errorf(InvalidArgs, false, fmt.Sprintf("maxBodyChars is 1 to %d", maxBodyChars), "maxBodyChars %d is out of range", in.MaxChars)
 	}
+	if in.SavePath != "" {
+		return env.Artifacts.Check(in.SavePath)
+	}
+	return nil
+}
+
+func getNetworkRequest(ctx context.Context, env *Env, d *door, in getNetworkArgs) (*Result, error) {
 	limit := in.MaxChars
 	if limit == 0 {
 		limit = defaultBodyChars
 	}
-	if in.SavePath != "" {
-		if err := env.Artifacts.Check(in.SavePath); err != nil {
-			return nil, err
-		}
-	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	d, err := tab.NetworkRequest(ctx, in.ReqID)
+	tab := d.tab
+	rd, err := tab.NetworkRequest(ctx, in.ReqID)
 	var re *browser.RequestError
 	switch {
 	case errors.As(err, &re) && re.Gone:
@@ -232,14 +234,14 @@ func getNetworkRequest(ctx context.Context, env *Env, in getNetworkArgs) (*Resul
 		return nil, err
 	}
 	if !env.ShowSecrets {
-		d.RequestHeaders = policy.RedactHeaders(d.RequestHeaders)
-		d.ResponseHeaders = policy.RedactHeaders(d.ResponseHeaders)
+		rd.RequestHeaders = policy.RedactHeaders(rd.RequestHeaders)
+		rd.ResponseHeaders = policy.RedactHeaders(rd.ResponseHeaders)
 	}
-	out := networkDetail{RequestDetail: d}
-	if d.Duration > 0 {
-		out.Duration = d.Duration.Round(time.Millisecond).String()
+	out := networkDetail{RequestDetail: rd}
+	if rd.Duration > 0 {
+		out.Duration = rd.Duration.Round(time.Millisecond).String()
 	}
-	if d.HasBody {
+	if rd.HasBody {
 		body, err := tab.RequestPostData(ctx, in.ReqID)
 		switch {
 		case errors.Is(err, browser.ErrBodyGone):
@@ -247,10 +249,10 @@ func getNetworkRequest(ctx context.Context, env *Env, in getNetworkArgs) (*Resul
 		case err != nil:
 			return nil, err
 		default:
-			out.RequestBody = inlineBody(body, headerValue(d.RequestHeaders, "content-type"), limit)
+			out.RequestBody = inlineBody(body, headerValue(rd.RequestHeaders, "content-type"), limit)
 		}
 	}
-	if d.Done && d.Failure == "" {
+	if rd.Done && rd.Failure == "" {
 		body, binary, err := tab.ResponseBody(ctx, in.ReqID)
 		switch {
 		case errors.Is(err, browser.ErrBodyGone):
@@ -263,10 +265,10 @@ func getNetworkRequest(ctx context.Context, env *Env, in getNetworkArgs) (*Resul
 				return nil, err
 			}
 			out.ResponseBody = &bodyInfo{Bytes: len(body), Path: path}
-		case binary && !textType(d.MIMEType):
+		case binary && !textType(rd.MIMEType):
 			out.ResponseBody = &bodyInfo{Bytes: len(body), Note: "binary body: give savePath to write it to a file"}
 		default:
-			out.ResponseBody = inlineBody(body, d.MIMEType, limit)
+			out.ResponseBody = inlineBody(body, rd.MIMEType, limit)
 		}
 	}
 	return &Result{Data: out}, nil
