@@ -424,3 +424,28 @@ func TestMockRequestRejectArgs(t *testing.T) {
 		t.Errorf("a refused rule was armed: %q", lines)
 	}
 }
+
+func TestRequestLine(t *testing.T) {
+	tests := []struct {
+		r    browser.Request
+		want string
+	}{
+		{browser.Request{ID: 3, Method: "GET", Status: 404, Type: "fetch", Size: 1234, Duration: 35 * time.Millisecond, URL: "http://h:1/api/users"},
+			"#3 GET 404 fetch 1.2kB 35ms h:1/api/users"},
+		{browser.Request{ID: 4, Method: "POST", Failure: "net::ERR_CONNECTION_REFUSED", Type: "xhr", URL: "https://h/x"},
+			"#4 POST failed(ERR_CONNECTION_REFUSED) xhr h/x"},
+		{browser.Request{ID: 5, Method: "GET", Type: "image", URL: "data:image/png;base64," + strings.Repeat("A", 200)},
+			"#5 GET … image data:image/png;base64," + strings.Repeat("A", netLineURL-len("data:image/png;base64,")) + "…"},
+	}
+	for _, tt := range tests {
+		if got := requestLine(tt.r); got != tt.want {
+			t.Errorf("requestLine:\n got %q\nwant %q", got, tt.want)
+		}
+	}
+	for ct, want := range map[string]bool{"application/json; charset=utf-8": true, "text/html": true, "application/problem+json": true,
+		"image/png": false, "application/octet-stream": false} {
+		if got := textType(ct); got != want {
+			t.Errorf("textType(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
