@@ -83,6 +83,18 @@ fetch("/api/users").then(r => { document.title = "status " + r.status; return r.
   .catch(e => { err.textContent = "failed: " + e; });
 </script>`)
 	})
+	mux.HandleFunc("/kids", func(w http.ResponseWriter, r *http.Request) {
+		other := "http://other.test:" + r.URL.Query().Get("port")
+		fmt.Fprintf(w, `<title>kids</title><iframe src="%s/kid"></iframe><script>new Worker("/worker.js")</script>`, other)
+	})
+	mux.HandleFunc("/kid", func(w http.ResponseWriter, r *http.Request) {
+		// Loads its image late, past the iframe's attachment.
+		fmt.Fprint(w, `<title>kid</title><script>let n = 0; const t = setInterval(() => { const i = new Image(); i.src = "/img/kid-" + n + ".svg"; if (++n > 50) clearInterval(t); }, 100);</script>`)
+	})
+	mux.HandleFunc("/worker.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		fmt.Fprint(w, `let n = 0; const t = setInterval(() => { fetch("/from-worker?n=" + n); if (++n > 50) clearInterval(t); }, 100);`)
+	})
 	srv := browsertest.ServerHandler(t, mux)
 	return srv.URL
 }
@@ -276,7 +288,7 @@ func mockEnv(t *testing.T) *Env {
 	}
 	t.Cleanup(func() { artifacts.Close() })
 	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log, URLPolicy: pol,
-		Args: []string{"--host-resolver-rules=MAP blocked.test 127.0.0.1"}})
+		Args: []string{"--host-resolver-rules=MAP blocked.test 127.0.0.1, MAP other.test 127.0.0.1"}})
 	t.Cleanup(func() {
 		if err := browsers.Close(); err != nil {
 			t.Errorf("closing the browser: %v", err)
@@ -447,5 +459,41 @@ func TestRequestLine(t *testing.T) {
 		if got := textType(ct); got != want {
 			t.Errorf("textType(%q) = %v, want %v", ct, got, want)
 		}
+	}
+}
+
+// TestNetworkLogChildTargets checks that requests of an out-of-process
+// iframe and of a dedicated worker are in their tab's log.
+func TestNetworkLogChildTargets(t *testing.T) {
+	site := netSite(t)
+	env := mockEnv(t)
+	port := site[strings.LastIndex(site, ":")+1:]
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/kids?port="+port))
+	netEventually(t, "the iframe's and the worker's requests", func() bool {
+		text := mustCall(t, env, "list_network_requests", `{"pageSize":200}`).Text
+		return strings.Contains(text, "other.test:"+port+"/img/kid-") && strings.Contains(text, "/from-worker?n=")
+	})
+}
+
+// TestMockScopes checks a context rule in a tab opened after it, and that
+// a closed tab's rules are pruned and reported by list_mocks.
+func TestMockScopes(t *testing.T) {
+	site := netSite(t)
+	env := mockEnv(t)
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/fifty"))
+	mustRun(t, env, "mock_request", `{"url":"*/api/users","json":[{"name":"Ada"}],"scope":"context"}`)
+	d := mustRun(t, env, "new_page", fmt.Sprintf(`{"url":%q}`, site+"/users"))
+	second := fmt.Sprint(d["id"])
+	netEventually(t, "the new tab mocked", func() bool {
+		return fmt.Sprint(mustRun(t, env, "get_url", fmt.Sprintf(`{"target":%q}`, second))["title"]) == "status 200"
+	})
+	mustRun(t, env, "mock_request", fmt.Sprintf(`{"target":%q,"url":"*/nothing","status":204}`, second))
+	mustRun(t, env, "close_page", fmt.Sprintf(`{"target":%q}`, second))
+	lines := mustCall(t, env, "list_mocks", `{}`).Text
+	if !strings.Contains(lines, "pruned (tab closed): #2") || !strings.Contains(lines, "#1 */api/users → fulfill 200") || !strings.Contains(lines, "context") {
+		t.Errorf("list_mocks:\n%s\nwant the context rule kept and #2 pruned", lines)
+	}
+	if lines := mustCall(t, env, "list_mocks", `{}`).Text; strings.Contains(lines, "#2") {
+		t.Errorf("the pruned rule is listed again:\n%s", lines)
 	}
 }
