@@ -40,7 +40,8 @@ type Browser struct {
 
 	guard *guard // judges every document request; nil only in tests that measure without it
 
-	mocks mockTable // the fake backend's rules (mock.go)
+	mocks    mockTable // the fake backend's rules (mock.go)
+	noNetLog bool      // Options.noNetLog
 
 	downloads *downloads // nil unless Options.DownloadDir is set (downloads.go)
 
@@ -60,7 +61,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.launchTimeout())
 	defer cancel()
-	b := &Browser{log: o.logger(), order: make(map[target.ID]int), tabs: make(map[target.ID]*Tab)}
+	b := &Browser{log: o.logger(), order: make(map[target.ID]int), tabs: make(map[target.ID]*Tab), noNetLog: o.noNetLog}
 	var err error
 	if o.attaching() {
 		b.conn, err = attach(ctx, o)

@@ -54,6 +54,8 @@ type Options struct {
 	// to a tab of it. Nil means none.
 	StorageState *StorageState
 
+	// noNetLog turns the request log off, for tests that measure its cost.
+	noNetLog bool
 	// noGuard turns the guard off, for tests that measure its cost.
 	noGuard bool
 	profile string // set by a Manager: the user-data-dir it keeps across relaunches

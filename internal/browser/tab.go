@@ -74,7 +74,9 @@ func (t *Tab) Session(ctx context.Context) (*cdp.Session, error) {
 	if _, err := cdpapi.Call(ctx, s, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return nil, fmt.Errorf("browser: enabling lifecycle events: %w", err)
 	}
-	t.net.follow(s, cdpapi.FrameID(t.id)) // before Network.enable, so no request goes unseen
+	if !t.b.noNetLog {
+		t.net.follow(s, cdpapi.FrameID(t.id)) // before Network.enable, so no request goes unseen
+	}
 	if _, err := cdpapi.Call(ctx, s, network.Enable, network.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling network events: %w", err)
 	}
