@@ -105,6 +105,9 @@ type netEntry struct {
 	timing  *network.ResourceTiming
 	post    string // the body from the event, when short enough
 	postCut bool   // the event's body was cut or absent though there is one
+	// redirect says the request was answered by a redirect: its id now
+	// names the next hop, whose body the browser would return.
+	redirect bool
 }
 
 // netLog is a tab's request log: the last few navigations' requests,
@@ -179,6 +182,7 @@ func (l *netLog) handle(s *cdp.Session, main cdpapi.FrameID, ev cdp.Event) {
 		if prev := l.byReq[k]; prev != nil && p.RedirectResponse != nil {
 			prev.respond(p.RedirectResponse)
 			prev.finish(p.Timestamp.Float64(), 0)
+			prev.redirect = true
 		}
 		if p.RedirectResponse == nil && p.Type == network.ResourceTypeDocument && p.FrameID == main && string(p.RequestID) == string(p.LoaderID) {
 			l.navigated()

@@ -139,7 +139,7 @@ func (t *Tab) ResponseBody(ctx context.Context, id int) (body []byte, binary boo
 		return nil, false, err
 	}
 	t.net.mu.Lock()
-	done, failed := e.Done, e.Failure != ""
+	done, failed := e.Done, e.Failure != "" || e.redirect
 	t.net.mu.Unlock()
 	if !done || failed {
 		return nil, false, fmt.Errorf("browser: request %d has no complete body: %w", id, ErrBodyGone)

@@ -67,6 +67,9 @@ fetch("/api/echo", {method: "POST", headers: {"Content-Type": "application/json"
   .then(r => r.text());
 </script>`)
 	})
+	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/fifty", http.StatusFound)
+	})
 	mux.HandleFunc("/api/echo", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Set-Cookie", "sid=server-secret; Path=/")
@@ -185,6 +188,18 @@ func TestNetworkLog(t *testing.T) {
 	d = mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d,"maxBodyChars":100}`, bigID))
 	if tr := jsonPath(d, "responseBody.truncated"); tr != true || len(jsonPath(d, "responseBody.text").(string)) != 100 {
 		t.Errorf("the 2 MiB body inline: truncated %v", tr)
+	}
+
+	// A redirect hop is a request of its own, whose body is not kept.
+	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/go"))
+	res = mustCall(t, env, "list_network_requests", `{"resourceTypes":["document"]}`)
+	hop := idOf(res.Text, "GET 302 document")
+	if hop == 0 || !strings.Contains(res.Text, "GET 200 document") {
+		t.Fatalf("the redirect and its target are not both listed:\n%s", res.Text)
+	}
+	d = mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d}`, hop))
+	if note := fmt.Sprint(jsonPath(d, "responseBody.note")); !strings.Contains(note, "no longer has") {
+		t.Errorf("the redirect's body: %v, want a note that the browser has none", jsonPath(d, "responseBody"))
 	}
 
 	_, err = runTool(t, env, "get_network_request", `{"reqid":99999}`)
