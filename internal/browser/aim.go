@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -24,7 +23,7 @@ import (
 func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *Element, selector string, enabled, scroll bool) (point, error) {
 	fail := func(err error) error { return &ElementError{Ref: el.Ref, Selector: selector, Err: err} }
 	var st struct{ Hidden, Disabled bool }
-	if err := callOnElement(ctx, el, elementStateJS, &st); err != nil {
+	if err := callJS(ctx, el.Session, jsCall{this: el.Object}, elementStateJS, &st); err != nil {
 		return point{}, err
 	}
 	switch {
@@ -35,7 +34,7 @@ func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *Element, selec
 	}
 	if scroll {
 		if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
-			if _, ok := err.(*cdp.ProtocolError); ok {
+			if cdp.IsProtocolError(err) {
 				return point{}, fail(ErrElementNotVisible)
 			}
 			return point{}, fmt.Errorf("browser: scrolling the element into view: %w", err)
@@ -45,7 +44,7 @@ func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *Element, selec
 	if errors.Is(err, ErrElementCovered) && scroll {
 		// Covered where it is, such as under a fixed header: centered,
 		// it may come clear.
-		if err := callOnElement(ctx, el, centerJS, nil); err != nil {
+		if err := callJS(ctx, el.Session, jsCall{this: el.Object}, centerJS, nil); err != nil {
 			return point{}, err
 		}
 		p, err = t.uncoveredPoint(ctx, ps, el)
@@ -59,10 +58,7 @@ func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *Element, selec
 	return p, nil
 }
 
-const centerJS = `function() {
-	const e = this.nodeType === 1 ? this : this.parentElement;
-	e.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-}`
+var centerJS = loadScript("center")
 
 // uncoveredPoint waits for el's box to stop moving and returns the first
 // of its clickPoints that hits it, else a *CoveredError naming what the
@@ -110,13 +106,7 @@ func hasArea(quads []dom.Quad) bool {
 	return false
 }
 
-const elementStateJS = `function() {
-	const e = this.nodeType === 1 ? this : this.parentElement;
-	if (!e || !e.isConnected) return {Hidden: true};
-	const visible = e.checkVisibility ? e.checkVisibility({visibilityProperty: true}) :
-		e.getClientRects().length > 0 && getComputedStyle(e).visibility === 'visible';
-	return {Hidden: !visible, Disabled: e.matches(':disabled')};
-}`
+var elementStateJS = loadScript("element_state")
 
 // settledQuads returns el's content quads, relative to the viewport of its
 // own frame, and the offset of that frame's viewport in the page's, once
@@ -126,7 +116,7 @@ func (t *Tab) settledQuads(ctx context.Context, ps *cdp.Session, el *Element) ([
 	read := func() ([]dom.Quad, point, error) {
 		q, err := cdpapi.Call(ctx, el.Session, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: el.Backend})
 		if err != nil {
-			if _, ok := err.(*cdp.ProtocolError); ok {
+			if cdp.IsProtocolError(err) {
 				return nil, point{}, ErrElementNotVisible
 			}
 			return nil, point{}, fmt.Errorf("browser: reading the element's box: %w", err)
@@ -160,11 +150,14 @@ func (t *Tab) settledQuads(ctx context.Context, ps *cdp.Session, el *Element) ([
 	}
 }
 
+// awaitFrameJS waits for the next animation frame, at most 100 ms.
+var awaitFrameJS = loadScript("await_frame")
+
 // awaitFrame waits, at most frameWait, for the next animation frame.
 func awaitFrame(ctx context.Context, s *cdp.Session) {
 	ctx, cancel := context.WithTimeout(ctx, frameWait)
 	defer cancel()
-	evaluate(ctx, s, `new Promise(r => { requestAnimationFrame(() => r(0)); setTimeout(() => r(0), 100); })`)
+	callJS(ctx, s, jsCall{}, awaitFrameJS, nil)
 }
 
 // layoutViewport returns the page's layout viewport: its scroll offset and
@@ -206,7 +199,7 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 	yes := true
 	h, err := cdpapi.Call(ctx, s, dom.GetNodeForLocation, dom.GetNodeForLocationParams{X: int64(x), Y: int64(y), IncludeUserAgentShadowDOM: &yes})
 	if err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return nodeInfo{Tag: "nothing"}, nil // no node there, such as past the end of a short page
 		}
 		return nodeInfo{}, fmt.Errorf("browser: hit-testing: %w", err)
@@ -217,7 +210,7 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 	}
 	r, err := cdpapi.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: h.BackendNodeID, ObjectGroup: elementGroup})
 	if err != nil || r.Object == nil || r.Object.ObjectID == "" {
-		if _, ok := err.(*cdp.ProtocolError); ok || err == nil {
+		if err == nil || cdp.IsProtocolError(err) {
 			return nodeInfo{Tag: "nothing"}, nil
 		}
 		return nodeInfo{}, fmt.Errorf("browser: hit-testing: %w", err)
@@ -226,8 +219,8 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 	defer hit.Release(ctx)
 	var info nodeInfo
 	if mine {
-		err = callOnElementArgs(ctx, hit, hitTestJS, &info, &runtime.CallArgument{ObjectID: el.Object})
-		if _, ok := errors.AsType[*cdp.ProtocolError](err); !ok {
+		err = callJS(ctx, s, jsCall{this: hit.Object}, hitTestJS, &info, &runtime.CallArgument{ObjectID: el.Object})
+		if !cdp.IsProtocolError(err) {
 			return info, err
 		}
 		// The node hit is in another document than el: inside it when
@@ -236,45 +229,12 @@ func nodeAt(ctx context.Context, s *cdp.Session, x, y float64, el *Element) (nod
 			return nodeInfo{Inside: true}, nil
 		}
 	}
-	err = callOnElementArgs(ctx, hit, hitTestJS, &info)
+	err = callJS(ctx, s, jsCall{this: hit.Object}, hitTestJS, &info)
 	return info, err
-}
-
-// callOnElementArgs is callOnElement with prepared CDP arguments, such as
-// object handles.
-func callOnElementArgs(ctx context.Context, el *Element, fn string, out any, args ...*runtime.CallArgument) error {
-	yes := true
-	res, err := cdpapi.Call(ctx, el.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ObjectID: el.Object, Arguments: args, ReturnByValue: &yes,
-	})
-	if err != nil {
-		return err
-	}
-	if res.ExceptionDetails != nil {
-		return fmt.Errorf("browser: hit-testing: %s", res.ExceptionDetails.Text)
-	}
-	if res.Result == nil || len(res.Result.Value) == 0 {
-		return errors.New("browser: hit-testing: no result")
-	}
-	return json.Unmarshal(res.Result.Value, out)
 }
 
 // hitTestJS runs on the node hit, with the element aimed at (or nothing).
 // It names the outermost ancestor of the node hit that does not also hold
 // the element — the overlay, not a line of its text. Parents are followed
 // across shadow roots.
-const hitTestJS = `function(el) {
-	const up = p => p.parentNode || (p.nodeType === 11 ? p.host : null);
-	const holds = (a, b) => { for (let p = b; p; p = up(p)) if (p === a) return true; return false; };
-	if (el && el.nodeType !== 1) el = el.parentElement; // a text node's ref: its element
-	if (el && holds(el, this)) return {inside: true};
-	let n = this.nodeType === 1 ? this : this.parentElement;
-	if (!n) return {tag: this.nodeName.toLowerCase()};
-	const ancestor = !!el && holds(n, el);
-	if (!ancestor) {
-		const stop = [n.ownerDocument.body, n.ownerDocument.documentElement];
-		while (n.parentElement && !stop.includes(n.parentElement) && !(el && holds(n.parentElement, el))) n = n.parentElement;
-	}
-	return {ancestor, tag: n.localName, id: n.id || '', classes: Array.from(n.classList || []).slice(0, 4),
-		text: String(n.innerText || n.textContent || '').slice(0, 200)};
-}`
+var hitTestJS = loadScript("hit_test")

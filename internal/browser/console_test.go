@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/cdp/cdptest"
 )
 
@@ -220,6 +221,7 @@ func consoleTexts(t *testing.T, tab *Tab, q ConsoleQuery) []string {
 }
 
 func TestConsoleMessages(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 	// Nothing reads the console before the page has logged on load.
@@ -304,24 +306,18 @@ func TestConsoleReplay(t *testing.T) {
 	}
 	tab := b.tab(res.TargetID)
 	t.Cleanup(func() { closeTab(t, b, tab) })
-	deadline := time.Now().Add(waitLimit)
-	for {
+	browsertest.Eventually(t, waitLimit, func() error {
 		infos, err := cdpapi.Call(t.Context(), b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		loaded := false
 		for _, ti := range infos.TargetInfos {
-			loaded = loaded || (ti.TargetID == res.TargetID && ti.Title == "Console page loaded")
+			if ti.TargetID == res.TargetID && ti.Title == "Console page loaded" {
+				return nil
+			}
 		}
-		if loaded {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page did not load")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return errors.New("the page did not load")
+	})
 	got := consoleTexts(t, tab, ConsoleQuery{Levels: []string{LevelWarn, LevelError}})
 	want := []string{"warn console careful", "error console Error: boom", "error exception Uncaught TypeError"}
 	if len(got) < len(want) {
@@ -335,6 +331,7 @@ func TestConsoleReplay(t *testing.T) {
 }
 
 func TestConsoleKeepsTheLast500(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	evalJS(t, tab, `for (let i = 0; i < 600; i++) console.log("n", i)`)
 	msgs, total, err := tab.ConsoleMessages(t.Context(), ConsoleQuery{})
@@ -358,6 +355,7 @@ func TestConsoleKeepsTheLast500(t *testing.T) {
 }
 
 func TestConsoleQueryAndClear(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	// Reading must not call the page's code, even one named like the
 	// console function reads use.
@@ -405,6 +403,7 @@ func TestConsoleQueryAndClear(t *testing.T) {
 }
 
 func TestConsoleNavigation(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/alpha.html"); err != nil {
@@ -445,6 +444,7 @@ func TestConsoleNavigation(t *testing.T) {
 }
 
 func TestConsoleLongMessage(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	evalJS(t, tab, `console.log("é".repeat(30000), "tail")`)
 	msgs, _, err := tab.ConsoleMessages(t.Context(), ConsoleQuery{})

@@ -10,6 +10,7 @@ import (
 )
 
 func TestEvaluateValues(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -70,6 +71,7 @@ func TestEvaluateValues(t *testing.T) {
 }
 
 func TestEvaluateCaps(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -118,6 +120,7 @@ func TestEvaluateCaps(t *testing.T) {
 }
 
 func TestEvaluateArgs(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -163,6 +166,7 @@ func refOf(t *testing.T, text, what string) string {
 }
 
 func TestEvaluateErrors(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -197,6 +201,7 @@ func TestEvaluateErrors(t *testing.T) {
 // TestEvaluateNavigation navigates away in the middle of a function that
 // never returns: the result says so, with no protocol error text.
 func TestEvaluateNavigation(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -231,6 +236,7 @@ func TestEvaluateNavigation(t *testing.T) {
 // TestEvaluateBounded checks that a function that never returns ends with
 // its context, and one that opens a dialog returns the dialog at once.
 func TestEvaluateBounded(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {

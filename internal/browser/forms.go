@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	cdpinput "github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp/kb"
 )
 
@@ -85,21 +83,7 @@ type fieldInfo struct {
 }
 
 // fieldInfoJS classifies an element for input.
-const fieldInfoJS = `function() {
-	const el = this, tag = el.localName || '', type = (el.type || '').toLowerCase();
-	const out = {kind: 'none', tag, type, disabled: false, readonly: false, checked: !!el.checked, multiple: !!el.multiple};
-	if (tag === 'select') out.kind = 'select';
-	else if (tag === 'textarea') out.kind = 'text';
-	else if (tag === 'input') {
-		if (type === 'checkbox' || type === 'radio' || type === 'file') out.kind = type;
-		else if (!['button', 'submit', 'reset', 'image', 'hidden'].includes(type)) out.kind = 'text';
-	} else if (el.isContentEditable) out.kind = 'editable';
-	if (out.kind !== 'none' && out.kind !== 'editable') {
-		out.disabled = el.matches(':disabled');
-		out.readonly = out.kind === 'text' && el.readOnly;
-	}
-	return out;
-}`
+var fieldInfoJS = loadScript("field_info")
 
 // field reads what kind of field e is.
 func (e *Element) field(ctx context.Context) (fieldInfo, error) {
@@ -250,27 +234,11 @@ func (e *Element) fill(ctx context.Context, value string) (*FillResult, error) {
 // setter (bypassing any setter a framework put on the element) and tells
 // the page with the events an edit fires. It returns whether the value
 // stuck.
-const setValueJS = `function(v) {
-	const el = this;
-	el.focus();
-	const proto = el.localName === 'textarea' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-	Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
-	el.dispatchEvent(new InputEvent('input', {bubbles: true, composed: true, inputType: 'insertReplacementText'}));
-	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return el.value === v;
-}`
+var setValueJS = loadScript("set_value")
 
 // selectContentsJS focuses a contenteditable element and selects all it
 // holds, so that inserted text replaces it.
-const selectContentsJS = `function() {
-	this.focus();
-	const sel = this.ownerDocument.defaultView.getSelection();
-	const r = this.ownerDocument.createRange();
-	r.selectNodeContents(this);
-	sel.removeAllRanges();
-	sel.addRange(r);
-	return true;
-}`
+var selectContentsJS = loadScript("select_contents")
 
 func (e *Element) fillEditable(ctx context.Context, value string) (*FillResult, error) {
 	if err := e.callJS(ctx, nil, selectContentsJS); err != nil {
@@ -330,19 +298,7 @@ func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillRe
 // where a click lands on it or on one of its labels, or null when there is
 // none or the element is not in the top document (whose viewport is the
 // one mouse events address).
-const clickPointJS = `function() {
-	const el = this, win = el.ownerDocument.defaultView;
-	if (!win || win !== win.top) return null;
-	el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-	const hits = n => n === el || (el.labels && Array.from(el.labels).some(l => l.contains(n)));
-	for (const t of [el, ...Array.from(el.labels || [])]) {
-		const r = t.getBoundingClientRect();
-		if (r.width < 1 || r.height < 1) continue;
-		const x = r.left + r.width / 2, y = r.top + r.height / 2;
-		if (hits(el.ownerDocument.elementFromPoint(x, y))) return {x, y};
-	}
-	return null;
-}`
+var clickPointJS = loadScript("click_point")
 
 // click clicks the element with the mouse where it can be hit, else in the
 // DOM.
@@ -352,7 +308,7 @@ func (e *Element) click(ctx context.Context) error {
 		return err
 	}
 	if p == nil {
-		return e.callJS(ctx, nil, `function() { this.click(); return true }`)
+		return e.callJS(ctx, nil, clickJS)
 	}
 	for _, typ := range []cdpinput.DispatchMouseEventType{
 		cdpinput.DispatchMouseEventTypeMouseMoved, cdpinput.DispatchMouseEventTypeMousePressed, cdpinput.DispatchMouseEventTypeMouseReleased,
@@ -408,67 +364,17 @@ func (e *Element) focus(ctx context.Context) error {
 // inside it (a shadow host). A text field or contenteditable element that
 // did not have focus gets its caret at the end, as after a person clicks
 // past its text; one that had focus keeps its caret.
-const focusJS = `function() {
-	if (typeof this.focus !== 'function') return false;
-	const el = this, doc = el.ownerDocument;
-	const active = () => {
-		let a = doc.activeElement;
-		while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-		return a;
-	};
-	const had = active() === el;
-	el.focus();
-	const a = active();
-	const ok = a === el || el.contains(a) || (!!a && a.getRootNode().host === el);
-	if (ok && !had) {
-		if (el.isContentEditable) {
-			const sel = doc.defaultView.getSelection();
-			sel.selectAllChildren(el);
-			sel.collapseToEnd();
-		} else if (typeof el.value === 'string') {
-			try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) {} // email, number: no caret API
-		}
-	}
-	return ok;
-}`
+var focusJS = loadScript("focus")
 
-// callJS calls fn on the element with args passed as CDP call arguments
-// (never spliced into source) and decodes its by-value result into out,
-// which may be nil. A thrown exception is an error naming only its class
-// and message.
-func (e *Element) callJS(ctx context.Context, out any, fn string, args ...any) error {
-	// The arguments go as one array: cdproto omits an argument whose
-	// value is "" or [], which the function would see as undefined.
-	if args == nil {
-		args = []any{}
-	}
-	v, err := json.Marshal(args)
-	if err != nil {
-		return fmt.Errorf("browser: encoding the arguments: %w", err)
-	}
-	yes := true
-	r, err := cdpapi.Call(ctx, e.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function(args) { return (" + fn + ").apply(this, args) }",
-		ObjectID:            e.Object,
-		Arguments:           []*runtime.CallArgument{{Value: v}},
-		ReturnByValue:       &yes,
-		UserGesture:         &yes,
-	})
-	if err != nil {
+// clickJS clicks an element through the DOM.
+var clickJS = loadScript("click")
+
+// callJS calls fn on the element as a user action (see callJS), and
+// decodes its result into out, which may be nil. A thrown exception is an
+// error naming only its class and message.
+func (e *Element) callJS(ctx context.Context, out any, fn pageScript, args ...any) error {
+	if err := callJS(ctx, e.Session, jsCall{this: e.Object, gesture: true}, fn, out, args...); err != nil {
 		return fmt.Errorf("browser: acting on the element: %w", err)
-	}
-	if r.ExceptionDetails != nil {
-		msg := r.ExceptionDetails.Text
-		if r.ExceptionDetails.Exception != nil && r.ExceptionDetails.Exception.Description != "" {
-			msg = strings.SplitN(r.ExceptionDetails.Exception.Description, "\n", 2)[0]
-		}
-		return fmt.Errorf("browser: acting on the element: the page threw %s", msg)
-	}
-	if out == nil || r.Result == nil || len(r.Result.Value) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(r.Result.Value, out); err != nil {
-		return fmt.Errorf("browser: reading the element's answer: %w", err)
 	}
 	return nil
 }

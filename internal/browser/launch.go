@@ -56,6 +56,8 @@ type process struct {
 	exited  chan struct{} // closed when the process has been reaped
 	stderr  *sysproc.Tail
 
+	egress *egress // nil when the policy has no address rule to enforce
+
 	closing   atomic.Bool // close has begun: the pipe breaking is no crash
 	closeOnce sync.Once
 }
@@ -102,7 +104,20 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		return nil, nil, fmt.Errorf("browser: pipe: %w", err)
 	}
 
-	args := launchArgs(profile, o)
+	// Every connection of the browser goes through the egress proxy,
+	// which judges the address it connects to (egress.go).
+	var eg *egress
+	if !o.noGuard && needsEgress(o.urlPolicy()) {
+		if eg, err = startEgress(o.urlPolicy(), o.logger()); err != nil {
+			cmdR.Close()
+			cmdW.Close()
+			resR.Close()
+			resW.Close()
+			dropProfile(profile)
+			return nil, nil, err
+		}
+	}
+	args := launchArgs(profile, o, eg)
 	cmd := exec.Command(exe, args...)
 	cmd.ExtraFiles = []*os.File{cmdR, resW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
@@ -111,7 +126,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		// already makes Chromium exit.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	p := &process{cmd: cmd, profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}}
+	p := &process{cmd: cmd, profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}, egress: eg}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		cmdR.Close()
@@ -119,6 +134,9 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		resR.Close()
 		resW.Close()
 		dropProfile(profile)
+		if eg != nil {
+			eg.close()
+		}
 		return nil, nil, &NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
 	}
 	cmdR.Close()
@@ -146,7 +164,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	return p, conn, nil
 }
 
-func launchArgs(profile string, o *Options) []string {
+func launchArgs(profile string, o *Options, eg *egress) []string {
 	args := []string{"--remote-debugging-pipe", "--user-data-dir=" + profile}
 	if !o.Headful {
 		args = append(args, "--headless")
@@ -155,6 +173,9 @@ func launchArgs(profile string, o *Options) []string {
 		args = append(args, "--no-sandbox")
 	}
 	args = append(args, quietFlags...)
+	if eg != nil {
+		args = append(args, eg.flags()...)
+	}
 	args = append(args, o.Args...)
 	return append(args, "about:blank")
 }
@@ -196,6 +217,9 @@ func (p *process) close(conn *cdp.Conn) error {
 		case <-p.exited:
 		case <-time.After(5 * time.Second):
 			err = errors.New("browser: process did not exit after SIGKILL")
+		}
+		if p.egress != nil {
+			p.egress.close()
 		}
 		if p.own {
 			if rerr := removeProfile(p.profile); rerr != nil && err == nil {

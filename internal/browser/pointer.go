@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,7 +10,6 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdpinput "github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
@@ -218,14 +216,11 @@ func (t *Tab) Hover(ctx context.Context, ref, selector string) (*HoverResult, er
 		return res, nil
 	}
 	// A hover that navigated leaves no element to ask: not hovered.
-	callOnElement(ctx, el, hoveredJS, &res.Hovered)
+	callJS(ctx, el.Session, jsCall{this: el.Object}, hoveredJS, &res.Hovered)
 	return res, nil
 }
 
-const hoveredJS = `function() {
-	const e = this.nodeType === 1 ? this : this.parentElement;
-	return !!e && e.matches(':hover');
-}`
+var hoveredJS = loadScript("hovered")
 
 // DragOptions name the element to drag and the one to drop it on, each by
 // ref or selector (see [Tab.Element]).
@@ -405,47 +400,7 @@ func mouse(ctx context.Context, ps *cdp.Session, typ cdpinput.DispatchMouseEvent
 // else the mouse events a click with o's button and modifiers fires.
 func forceClick(ctx context.Context, el *Element, o ClickOptions) error {
 	button := map[string]int{"": 0, "left": 0, "middle": 1, "right": 2}[o.Button]
-	return callOnElement(ctx, el, forceClickJS, nil, button, o.Double, o.Modifiers)
+	return callJS(ctx, el.Session, jsCall{this: el.Object}, forceClickJS, nil, button, o.Double, o.Modifiers)
 }
 
-const forceClickJS = `function(button, double, mods) {
-	const e = this.nodeType === 1 ? this : this.parentElement;
-	const init = {bubbles: true, cancelable: true, composed: true, view: e.ownerDocument.defaultView, button, detail: 1,
-		altKey: !!(mods & 1), ctrlKey: !!(mods & 2), metaKey: !!(mods & 4), shiftKey: !!(mods & 8)};
-	if (button === 2) { e.dispatchEvent(new MouseEvent('contextmenu', init)); return; }
-	if (button === 1) { e.dispatchEvent(new MouseEvent('auxclick', init)); return; }
-	const click = () => mods ? e.dispatchEvent(new MouseEvent('click', init)) : e.click();
-	click();
-	if (double) {
-		init.detail = 2;
-		click();
-		e.dispatchEvent(new MouseEvent('dblclick', init));
-	}
-}`
-
-// callOnElement calls a fixed function on el with args passed as CDP
-// arguments, and decodes its value into out unless out is nil.
-func callOnElement(ctx context.Context, el *Element, fn string, out any, args ...any) error {
-	var cargs []*runtime.CallArgument
-	for _, a := range args {
-		v, err := json.Marshal(a)
-		if err != nil {
-			return err
-		}
-		cargs = append(cargs, &runtime.CallArgument{Value: v})
-	}
-	yes := true
-	res, err := cdpapi.Call(ctx, el.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ObjectID: el.Object, Arguments: cargs, ReturnByValue: &yes, AwaitPromise: &yes,
-	})
-	if err != nil {
-		return fmt.Errorf("browser: calling into the page: %w", err)
-	}
-	if res.ExceptionDetails != nil {
-		return fmt.Errorf("browser: calling into the page: %s", res.ExceptionDetails.Text)
-	}
-	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
-		return nil
-	}
-	return json.Unmarshal(res.Result.Value, out)
-}
+var forceClickJS = loadScript("force_click")

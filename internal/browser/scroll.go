@@ -2,11 +2,9 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -74,16 +72,9 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 		if err != nil {
 			return nil, err
 		}
-		return scrollPage(ctx, ps, fmt.Sprintf("(%s)(%s, %s, %s)", scrollByJS, jsNumber(ux), jsNumber(uy), jsNumber(o.Pixels)))
+		return scrollPage(ctx, ps, scrollByJS, ux, uy, o.Pixels)
 	case o.X != nil || o.Y != nil:
-		x, y := math.NaN(), math.NaN()
-		if o.X != nil {
-			x = *o.X
-		}
-		if o.Y != nil {
-			y = *o.Y
-		}
-		return scrollPage(ctx, ps, fmt.Sprintf("(%s)(%s, %s)", scrollToJS, jsNumber(x), jsNumber(y)))
+		return scrollPage(ctx, ps, scrollToJS, o.X, o.Y)
 	}
 	el, err := t.Element(ctx, o.Ref, o.Selector)
 	if err != nil {
@@ -92,7 +83,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 	defer el.Release(ctx)
 	hidden := &ElementError{Ref: el.Ref, Selector: o.Selector, Err: ErrElementNotVisible}
 	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return nil, hidden
 		}
 		return nil, fmt.Errorf("browser: scrolling the element into view: %w", err)
@@ -111,7 +102,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 	r, _ := quadsBounds(quads)
 	r.X, r.Y = r.X+off.X, r.Y+off.Y
 	in, fully := viewportOverlap(r, float64(lv.ClientWidth), float64(lv.ClientHeight))
-	res, err := scrollPage(ctx, ps, fmt.Sprintf("(%s)(NaN, NaN)", scrollToJS))
+	res, err := scrollPage(ctx, ps, scrollToJS, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -119,25 +110,13 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 	return res, nil
 }
 
-// jsNumber formats a number as a JavaScript literal.
-func jsNumber(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "NaN"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
-}
-
-// scrollPage runs a scroll expression and decodes the position it reports.
-func scrollPage(ctx context.Context, ps *cdp.Session, expr string) (*ScrollResult, error) {
-	v, err := evaluate(ctx, ps, expr)
-	if err != nil {
-		return nil, fmt.Errorf("browser: scrolling: %w", err)
-	}
+// scrollPage runs a scroll script and decodes the position it reports.
+func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ...any) (*ScrollResult, error) {
 	var r struct {
 		X, Y, W, H, VW, VH float64
 		Container          *nodeInfo
 	}
-	if err := json.Unmarshal(v, &r); err != nil {
+	if err := callJS(ctx, ps, jsCall{}, script, &r, args...); err != nil {
 		return nil, fmt.Errorf("browser: scrolling: %w", err)
 	}
 	res := &ScrollResult{ScrollX: r.X, ScrollY: r.Y, PageWidth: r.W, PageHeight: r.H, ViewportWidth: r.VW, ViewportHeight: r.VH}
@@ -149,40 +128,12 @@ func scrollPage(ctx context.Context, ps *cdp.Session, expr string) (*ScrollResul
 
 // scrollReportJS reports the scroll position of el, or of the page when el
 // is null.
-const scrollReportJS = `(el) => {
-	const se = document.scrollingElement || document.documentElement;
-	if (!el) return {X: scrollX, Y: scrollY, W: se.scrollWidth, H: se.scrollHeight, VW: innerWidth, VH: innerHeight};
-	return {X: el.scrollLeft, Y: el.scrollTop, W: el.scrollWidth, H: el.scrollHeight, VW: el.clientWidth, VH: el.clientHeight,
-		Container: {tag: el.localName, id: el.id || '', classes: Array.from(el.classList).slice(0, 4)}};
-}`
+var scrollReportJS = loadScript("scroll_report")
 
 // scrollByJS scrolls by (ux, uy) × amount, where amount is pixels or 80%
 // of the visible size: the page when it can move that way, else the
 // innermost element under the middle of the viewport that can.
-const scrollByJS = `(ux, uy, pixels) => {
-	const report = ` + scrollReportJS + `;
-	const se = document.scrollingElement || document.documentElement;
-	const room = (pos, client, size) => (ux + uy > 0 ? size - client - pos : pos) > 1;
-	const pageCan = uy ? room(scrollY, innerHeight, se.scrollHeight) : room(scrollX, innerWidth, se.scrollWidth);
-	let el = null;
-	if (!pageCan) {
-		const scrollable = e => {
-			const o = getComputedStyle(e)[uy ? 'overflowY' : 'overflowX'];
-			return (o === 'auto' || o === 'scroll' || o === 'overlay') &&
-				(uy ? room(e.scrollTop, e.clientHeight, e.scrollHeight) : room(e.scrollLeft, e.clientWidth, e.scrollWidth));
-		};
-		for (let e = document.elementFromPoint(innerWidth / 2, innerHeight / 2); e && e !== se && e !== document.body; e = e.parentElement || (e.getRootNode() && e.getRootNode().host)) {
-			if (scrollable(e)) { el = e; break; }
-		}
-	}
-	const amount = pixels || Math.round(0.8 * (el ? (uy ? el.clientHeight : el.clientWidth) : (uy ? innerHeight : innerWidth)));
-	(el || window).scrollBy({left: ux * amount, top: uy * amount, behavior: 'instant'});
-	return report(el);
-}`
+var scrollByJS = loadScript("scroll_by", "scroll_report")
 
-// scrollToJS scrolls the page to (x, y); NaN keeps an axis.
-const scrollToJS = `(x, y) => {
-	const report = ` + scrollReportJS + `;
-	scrollTo({left: isNaN(x) ? scrollX : x, top: isNaN(y) ? scrollY : y, behavior: 'instant'});
-	return report(null);
-}`
+// scrollToJS scrolls the page to (x, y); null keeps an axis.
+var scrollToJS = loadScript("scroll_to", "scroll_report")

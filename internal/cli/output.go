@@ -263,7 +263,8 @@ Every tool, by name: cdpkit <tool> --argName value ... | --json '{"argName": ...
 Global flags:
   --session NAME     session to use (default: CDPKIT_SESSION, else "default")
   --json             print the result (or the error, on stderr) as one JSON object
-  --timeout DUR      how long to wait for an answer (default: the tool timeout + 10s)
+  --timeout DUR      bound on the whole call, starting the daemon included; the tool is asked to stop
+                     just before (default: the tool timeout + 10s, plus up to 10s to start the daemon)
   -h, --help         help for a command: cdpkit click --help
   Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout …)
   apply when a call starts its session's daemon.

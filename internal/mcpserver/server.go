@@ -60,6 +60,11 @@ func addTools(s *mcp.Server, env *tools.Env, list []tools.Tool, session func(*mc
 				defer p.stop()
 				ctx = tools.WithProgress(ctx, p.report)
 			}
+			// The CLI sends the directory it runs in; the tools decide
+			// whether to use it (tools.Env.CallerDirs).
+			if dir, ok := req.Params.GetMeta()[tools.CallerDirMeta].(string); ok {
+				ctx = tools.WithCallerDir(ctx, dir)
+			}
 			// The SDK cancels ctx when the client sends
 			// notifications/cancelled for this call; the tool's work
 			// stops with it.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -252,7 +251,7 @@ func selectOption(ctx context.Context, _ *Env, d *door, in selectOptionArgs) (*R
 	return &Result{Data: map[string]any{"selected": sel}}, nil
 }
 
-func (in *uploadFileArgs) check(_ context.Context, env *Env) error {
+func (in *uploadFileArgs) check(ctx context.Context, env *Env) error {
 	if err := needElement(in.UID, in.Selector); err != nil {
 		return err
 	}
@@ -267,7 +266,7 @@ func (in *uploadFileArgs) check(_ context.Context, env *Env) error {
 		return errorf(InvalidArgs, false, fmt.Sprintf("give at most %d files", maxUploads), "%d files is too many", len(paths))
 	}
 	// Every path is checked before the page gets any.
-	roots := env.uploadRoots()
+	roots := env.uploadRoots(ctx)
 	in.files = make([]string, len(paths))
 	in.names = make([]string, len(paths))
 	for i, p := range paths {
@@ -291,20 +290,34 @@ func uploadFile(ctx context.Context, _ *Env, d *door, in uploadFileArgs) (*Resul
 	return &Result{Data: map[string]any{"files": in.names}}, nil
 }
 
-// uploadRoots returns env.UploadRoots, or by default the artifact dir and
-// the working directory.
-func (env *Env) uploadRoots() policy.UploadRoots {
-	if env.UploadRoots != nil {
-		return env.UploadRoots
-	}
+// uploadRoots returns the directories upload_file may read: the artifact
+// dir, the --upload-root dirs (env.UploadRoots) and, when env.CallerDirs is
+// set (the CLI's daemon), the directory of the CLI call, if the CLI sent
+// one and it is a safe root (policy.SafeUploadRoot). The process's own
+// working directory is never a root by default: cdpkit started from / or
+// $HOME would hand pages any file.
+func (env *Env) uploadRoots(ctx context.Context) policy.UploadRoots {
 	var roots policy.UploadRoots
 	if env.Artifacts != nil {
 		roots = append(roots, env.Artifacts.Dir())
 	}
-	if wd, err := os.Getwd(); err == nil {
-		roots = append(roots, wd)
+	roots = append(roots, env.UploadRoots...)
+	if dir, ok := ctx.Value(callerDirKey{}).(string); ok && env.CallerDirs && policy.SafeUploadRoot(dir) == nil {
+		roots = append(roots, dir)
 	}
 	return roots
+}
+
+type callerDirKey struct{}
+
+// CallerDirMeta is the _meta key of a tools/call request in which the CLI
+// sends the directory it runs in.
+const CallerDirMeta = "cdpkit/cwd"
+
+// WithCallerDir returns ctx carrying the directory the caller (a CLI call)
+// runs in; see Env.CallerDirs.
+func WithCallerDir(ctx context.Context, dir string) context.Context {
+	return context.WithValue(ctx, callerDirKey{}, dir)
 }
 
 // keyHint lists a few valid key names.

@@ -52,9 +52,13 @@ type Env struct {
 	// and browser.DefaultMaxImageBytes.
 	MaxScreenshotPixels int
 	MaxImageBytes       int
-	// UploadRoots are the directories upload_file may read files from;
-	// nil means the artifact dir and the working directory.
+	// UploadRoots are directories upload_file may read files from, besides
+	// the artifact dir (always a root).
 	UploadRoots policy.UploadRoots
+	// CallerDirs lets a call's directory (WithCallerDir, sent by the CLI)
+	// be an upload root for that call when it is a safe root. Only the
+	// CLI's daemon, on its private socket, sets it.
+	CallerDirs bool
 	// AllowEval enables evaluate_script, which runs the agent's JavaScript
 	// in the page; it is off by default.
 	AllowEval bool
