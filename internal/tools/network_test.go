@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"regexp"
 	"strings"
@@ -147,6 +149,9 @@ func TestNetworkLog(t *testing.T) {
 		postID, bigID = idOf(res.Text, "POST 200"), idOf(res.Text, "/big")
 		return postID > 0 && bigID > 0 && !strings.Contains(res.Text, " … ")
 	})
+	netEventually(t, "/big loaded whole", func() bool {
+		return mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d,"maxBodyChars":1}`, bigID))["done"] == true
+	})
 	res = mustCall(t, env, "list_network_requests", `{"includePreserved":true,"resourceTypes":["document"]}`)
 	if !strings.Contains(res.Text, "/fifty") || !strings.Contains(res.Text, "-- navigation") {
 		t.Errorf("includePreserved does not show the earlier navigation:\n%s", res.Text)
@@ -172,7 +177,7 @@ func TestNetworkLog(t *testing.T) {
 
 	d = mustRun(t, env, "get_network_request", fmt.Sprintf(`{"reqid":%d,"savePath":"bodies/big.txt"}`, bigID))
 	if inl := jsonPath(d, "responseBody.inline"); inl != false {
-		t.Errorf("the 2 MiB body was inlined: %v", jsonPath(d, "responseBody"))
+		t.Errorf("the 2 MiB body was inlined: %v", d)
 	}
 	path, _ := jsonPath(d, "responseBody.path").(string)
 	data, err := os.ReadFile(path)
@@ -296,7 +301,10 @@ func TestNetworkToolsRejectArgs(t *testing.T) {
 func mockEnv(t *testing.T) *Env {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	pol := &policy.Policy{BlockedOrigins: []string{"blocked.test"}}
+	// The test hosts all live on loopback, as the browser is told too.
+	pol := &policy.Policy{BlockedOrigins: []string{"blocked.test"}, Resolve: func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}}
 	artifacts, err := policy.OpenArtifacts(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -484,8 +492,14 @@ func TestNetworkLogChildTargets(t *testing.T) {
 	env := mockEnv(t)
 	port := site[strings.LastIndex(site, ":")+1:]
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/kids?port="+port))
+	var text string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the log:\n%s", text)
+		}
+	}()
 	netEventually(t, "the iframe's and the worker's requests", func() bool {
-		text := mustCall(t, env, "list_network_requests", `{"pageSize":200}`).Text
+		text = mustCall(t, env, "list_network_requests", `{"pageSize":200}`).Text
 		return strings.Contains(text, "other.test:"+port+"/img/kid-") && strings.Contains(text, "/from-worker?n=")
 	})
 }
@@ -511,4 +525,54 @@ func TestMockScopes(t *testing.T) {
 	if lines := mustCall(t, env, "list_mocks", `{}`).Text; strings.Contains(lines, "#2") {
 		t.Errorf("the pruned rule is listed again:\n%s", lines)
 	}
+}
+
+// browserEnv returns an Env with its own lazily started real browser and
+// artifact dir, both closed when the test ends. These tests need a browser
+// of their own for options the shared one lacks, or reuse this one.
+func browserEnv(t *testing.T, log *slog.Logger) *Env {
+	t.Helper()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	artifacts, err := policy.OpenArtifacts(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { artifacts.Close() })
+	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log})
+	t.Cleanup(func() {
+		if err := browsers.Close(); err != nil {
+			t.Errorf("closing the browser: %v", err)
+		}
+	})
+	return &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}
+}
+
+// runTool calls a tool and returns its data as decoded JSON.
+func runTool(t *testing.T, env *Env, name, args string) (map[string]any, error) {
+	t.Helper()
+	res, err := toolNamed(t, name).Call(t.Context(), env, json.RawMessage(args))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(res.Data)
+	if err != nil {
+		t.Fatalf("%s: encoding the result: %v", name, err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	return data, nil
+}
+
+// mustRun is runTool failing the test on an error.
+func mustRun(t *testing.T, env *Env, name, args string) map[string]any {
+	t.Helper()
+	data, err := runTool(t, env, name, args)
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	return data
 }
