@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -97,6 +98,19 @@ type Options struct {
 	AllowPrivateNetworks bool
 	BlockLoopback        bool
 
+	// StorageState, if set, is a storage state in Playwright's
+	// storageState JSON shape (cookies and localStorage, as the
+	// save_storage_state tool writes), loaded into every new browser
+	// context.
+	StorageState []byte
+	// DownloadMax caps one download's bytes; downloads land in the
+	// artifact dir's downloads/. Zero means the default (see
+	// CDPKIT_DOWNLOAD_MAX in the README).
+	DownloadMax int64
+	// ShowSecrets shows credential headers in the network tools' results
+	// instead of <redacted>.
+	ShowSecrets bool
+
 	// Logger receives cdpkit's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -145,7 +159,16 @@ func New(o *Options) (*Browser, error) {
 	urls := &policy.Policy{AllowedOrigins: o.AllowedOrigins, BlockedOrigins: o.BlockedOrigins,
 		AllowPrivateNetworks: o.AllowPrivateNetworks, BlockLoopback: o.BlockLoopback}
 	bo := browser.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful, WSHeaders: o.WSHeaders, AutoConnect: o.AutoConnect,
-		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, IdleTimeout: o.IdleTimeout, Logger: log, URLPolicy: urls}
+		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, IdleTimeout: o.IdleTimeout, Logger: log, URLPolicy: urls,
+		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: o.DownloadMax}
+	if len(o.StorageState) > 0 {
+		st, err := browser.ParseStorageState(o.StorageState)
+		if err != nil {
+			b.removeTemp()
+			return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "give a storage state as save_storage_state writes it"}
+		}
+		bo.StorageState = st
+	}
 	switch {
 	case strings.HasPrefix(o.Endpoint, "ws://"), strings.HasPrefix(o.Endpoint, "wss://"):
 		bo.WSEndpoint = o.Endpoint
@@ -154,7 +177,7 @@ func New(o *Options) (*Browser, error) {
 	}
 	b.env = &tools.Env{Browsers: browser.NewManager(&bo), Artifacts: artifacts, Log: log, Timeout: o.Timeout,
 		QueueLimit: o.QueueLimit, MaxScreenshotPixels: o.MaxScreenshotPixels, MaxImageBytes: o.MaxImageBytes,
-		AllowEval: o.AllowEval, DialogPolicy: dialogs, URLPolicy: urls}
+		AllowEval: o.AllowEval, ShowSecrets: o.ShowSecrets, DialogPolicy: dialogs, URLPolicy: urls}
 	if o.UploadRoots != nil {
 		b.env.UploadRoots = policy.UploadRoots(o.UploadRoots)
 	}

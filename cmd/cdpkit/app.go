@@ -40,6 +40,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 		ArtifactDir: cfg.artifactDir, UploadRoots: cfg.uploadRoots, Timeout: cfg.toolTimeout, QueueLimit: cfg.queueLimit,
 		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes,
 		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,
+		ShowSecrets: cfg.showSecrets, StorageState: cfg.storageState, DownloadMax: bo.DownloadMax,
 	}
 	if bo.WSEndpoint != "" {
 		o.Endpoint = bo.WSEndpoint

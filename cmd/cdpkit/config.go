@@ -40,11 +40,13 @@ type config struct {
 	maxPixels   int // screenshot width × height; 0 means the default
 	maxBytes    int // encoded screenshot size; 0 means the default
 	// uploadRoots are the --upload-root dirs; nil means the tools' default.
-	uploadRoots policy.UploadRoots
-	logFormat   string
-	logLevel    string
-	allowEval   bool                 // evaluate_script is enabled
-	dialogs     browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
+	uploadRoots  policy.UploadRoots
+	logFormat    string
+	logLevel     string
+	allowEval    bool                 // evaluate_script is enabled
+	showSecrets  bool                 // network tools show credential headers
+	storageState []byte               // --storage-state's file, checked
+	dialogs      browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
 
 	// daemon only
 	session     string
@@ -63,6 +65,8 @@ Environment:
   CDPKIT_ALLOW_EVAL     1 enables evaluate_script (same as --allow-eval)
   CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
+  CDPKIT_NETWORK_BUFFER requests each tab's network log keeps (default 1000)
+  CDPKIT_DOWNLOAD_MAX   largest download in bytes; bigger ones are cancelled (default 104857600)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -77,7 +81,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", "", "attach to a running browser at this `ws://` DevTools URL")
 	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable)")
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
-	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), full (all), or a comma-separated list of names")
+	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), devtools (core + console, network, mocks, cookies, storage state, downloads), full (all), or a comma-separated list of names")
 	if name == "serve" {
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
 		fs.StringVar(&c.token, "token", os.Getenv("CDPKIT_TOKEN"), "bearer token clients must send (default: CDPKIT_TOKEN, else a random one printed once)")
@@ -94,6 +98,18 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&c.allowEval, "allow-eval", os.Getenv("CDPKIT_ALLOW_EVAL") == "1", "enable evaluate_script, which runs the agent's JavaScript in pages")
+	fs.BoolVar(&c.showSecrets, "show-secrets", false, "show credential headers (Authorization, Cookie, Set-Cookie, *token*…) in network tool results instead of <redacted>")
+	fs.Func("storage-state", "load this storage state `file` (cookies + localStorage, Playwright storageState JSON, as save_storage_state writes) into every new browser context", func(path string) error {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if _, err := browser.ParseStorageState(data); err != nil {
+			return err
+		}
+		c.storageState = data
+		return nil
+	})
 	c.dialogs = browser.DialogsReport
 	fs.Func("dialogs", "JavaScript dialogs cdpkit answers by itself: `report` (the default: accepts alerts; confirm and prompt wait for handle_dialog), accept or dismiss", func(s string) error {
 		p, err := browser.ParseDialogPolicy(s)
@@ -188,6 +204,14 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		return nil, err
 	}
 	if c.maxBytes, err = envInt("CDPKIT_MAX_IMAGE_BYTES"); err != nil {
+		return nil, err
+	}
+	max, err := envInt("CDPKIT_DOWNLOAD_MAX")
+	if err != nil {
+		return nil, err
+	}
+	c.browser.DownloadMax = int64(max)
+	if _, err := envInt("CDPKIT_NETWORK_BUFFER"); err != nil {
 		return nil, err
 	}
 	c.artifactDir = os.Getenv("CDPKIT_ARTIFACT_DIR")

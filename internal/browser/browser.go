@@ -40,6 +40,14 @@ type Browser struct {
 
 	guard *guard // judges every document request; nil only in tests that measure without it
 
+	mocks    mockTable // the fake backend's rules (mock.go)
+	noNetLog bool      // Options.noNetLog
+
+	downloads *downloads // nil unless Options.DownloadDir is set (downloads.go)
+
+	initState *StorageState                    // Options.StorageState (storage.go)
+	seeded    map[cdpapi.BrowserContextID]bool // guarded by mu; contexts whose localStorage initState filled
+
 	// Scoped tabs (scope.go); nil until a scope is used.
 	scopes map[*Scope]*scopeState // guarded by mu
 	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
@@ -53,7 +61,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.launchTimeout())
 	defer cancel()
-	b := &Browser{log: o.logger(), targets: newTargetTable(), tabs: make(map[target.ID]*Tab)}
+	b := &Browser{log: o.logger(), targets: newTargetTable(), tabs: make(map[target.ID]*Tab), noNetLog: o.noNetLog}
 	var err error
 	if o.attaching() {
 		b.conn, err = attach(ctx, o)
@@ -67,6 +75,19 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 		if b.guard, err = startGuard(ctx, b.conn, o.urlPolicy(), b.log); err != nil {
 			b.Close()
 			return nil, &NoBrowserError{Reason: err.Error()}
+		}
+	}
+	if o.DownloadDir != "" {
+		if err := b.startDownloads(ctx, o.DownloadDir, o.DownloadMax); err != nil {
+			b.Close()
+			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the artifact dir is writable"}
+		}
+	}
+	if o.StorageState != nil {
+		b.initState = o.StorageState
+		if err := b.applyStorageState(ctx, "", nil, b.initState); err != nil {
+			b.Close()
+			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check the --storage-state file"}
 		}
 	}
 	// Follow the tabs from now on, and learn those that exist now, so

@@ -19,6 +19,11 @@ type Driver interface {
 	// PagesNow is PagesIn from memory, without a round trip to the
 	// browser; a title may lag behind the page's.
 	PagesNow(s *Scope) ([]Page, error)
+	// DownloadMark marks the downloads begun so far; DownloadsSince
+	// returns those tab tabID began after mark, once finished or when
+	// ctx is done.
+	DownloadMark() int
+	DownloadsSince(ctx context.Context, mark int, tabID string) []Download
 	// TabIn returns the tab selector names among those s sees: "active"
 	// (or ""), "index:N", "url:SUBSTR", "title:SUBSTR" or a tab ID.
 	TabIn(ctx context.Context, s *Scope, selector string) (TabDriver, error)
@@ -70,6 +75,18 @@ type TabDriver interface {
 	// BlockNote returns the URL guard's latest unreported refusal of a
 	// navigation the page started itself, or nil; see Tab.BlockNote.
 	BlockNote() *BlockedError
+
+	// The network: the request log, mocks, cookies and storage state.
+	NetworkRequests(ctx context.Context, q RequestQuery) ([]Request, int, error)
+	NetworkRequest(ctx context.Context, id int) (RequestDetail, error)
+	RequestPostData(ctx context.Context, id int) ([]byte, error)
+	ResponseBody(ctx context.Context, id int) (body []byte, binary bool, err error)
+	AddMock(ctx context.Context, r MockRule) (Mock, error)
+	Cookies(ctx context.Context, urls []string) ([]Cookie, error)
+	SetCookie(ctx context.Context, c CookieSpec) error
+	DeleteCookies(ctx context.Context, name, rawURL, domain, path string) (int, error)
+	SaveStorageState(ctx context.Context) (*StorageState, error)
+	LoadStorageState(ctx context.Context, st *StorageState) error
 	DialogNote() *Dialog
 	HandleDialog(ctx context.Context, accept bool, promptText string) (*Dialog, error)
 
@@ -99,6 +116,12 @@ type chromium struct{ b *Browser }
 func (c chromium) PagesIn(ctx context.Context, s *Scope) ([]Page, error) { return c.b.PagesIn(ctx, s) }
 
 func (c chromium) PagesNow(s *Scope) ([]Page, error) { return c.b.PagesNow(s) }
+
+func (c chromium) DownloadMark() int { return c.b.DownloadMark() }
+
+func (c chromium) DownloadsSince(ctx context.Context, mark int, tabID string) []Download {
+	return c.b.DownloadsSince(ctx, mark, tabID)
+}
 
 func (c chromium) TabIn(ctx context.Context, s *Scope, selector string) (TabDriver, error) {
 	t, err := c.b.ResolveIn(ctx, s, selector)

@@ -39,7 +39,17 @@ func (t *Tab) handleAttach(conn *cdp.Conn, ev cdp.Event) {
 	switch ev.Method {
 	case "Target.attachedToTarget":
 		var a target.EventAttachedToTarget
-		if jsonv2.Unmarshal(ev.Params, &a) != nil || a.TargetInfo == nil || a.TargetInfo.Type != "iframe" {
+		if jsonv2.Unmarshal(ev.Params, &a) != nil || a.TargetInfo == nil {
+			return
+		}
+		if a.TargetInfo.Type == "worker" {
+			// A dedicated worker's requests are the tab's too.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			t.enableNetwork(ctx, conn.Session(string(a.SessionID)))
+			return
+		}
+		if a.TargetInfo.Type != "iframe" {
 			return
 		}
 		child := conn.Session(string(a.SessionID))
@@ -49,6 +59,7 @@ func (t *Tab) handleAttach(conn *cdp.Conn, ev cdp.Event) {
 		// Iframes nested in this one are out of process too, possibly.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		t.enableNetwork(ctx, child)
 		t.autoAttach(ctx, child)
 	case "Target.detachedFromTarget":
 		var d target.EventDetachedFromTarget

@@ -42,6 +42,20 @@ type Options struct {
 	// URLPolicy judges every document request of every frame and tab, in
 	// the browser (see guard.go); nil means the defaults of policy.Policy.
 	URLPolicy *policy.Policy
+	// DownloadDir is where downloads are saved, in every browser context;
+	// empty leaves downloads as the browser handles them (headless: refused).
+	DownloadDir string
+	// DownloadMax caps one download's bytes; bigger ones are cancelled.
+	// Zero means DefaultDownloadMax.
+	DownloadMax int64
+
+	// StorageState is loaded into every new browser context: its cookies
+	// when the context is made, its localStorage when cdpkit first attaches
+	// to a tab of it. Nil means none.
+	StorageState *StorageState
+
+	// noNetLog turns the request log off, for tests that measure its cost.
+	noNetLog bool
 	// noGuard turns the guard off, for tests that measure its cost.
 	noGuard bool
 	profile string // set by a Manager: the user-data-dir it keeps across relaunches

@@ -126,6 +126,16 @@ func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserC
 	}
 	id = st.context
 	b.mu.Unlock()
+	if id == res.BrowserContextID && b.downloads != nil {
+		if err := b.downloads.allow(ctx, id); err != nil {
+			return "", err
+		}
+	}
+	if id == res.BrowserContextID && b.initState != nil {
+		if err := b.applyStorageState(ctx, id, nil, b.initState); err != nil {
+			return "", err
+		}
+	}
 	if id != res.BrowserContextID {
 		// A concurrent first tab created the scope's context first.
 		cdpapi.Call(ctx, b.conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: res.BrowserContextID})

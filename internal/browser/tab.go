@@ -29,6 +29,8 @@ type Tab struct {
 
 	console consoleLog // console messages, recorded from the first attach
 
+	net netLog // network requests, recorded from the first attach (netlog.go)
+
 	dialogs dialogTracker // JavaScript dialogs, followed from the first attach
 
 	emu emulator // viewport and emulation overrides, kept to apply again on a new session
@@ -79,6 +81,9 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	if _, err := cdpapi.Call(ctx, s, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return nil, fmt.Errorf("browser: enabling lifecycle events: %w", err)
 	}
+	if !t.b.noNetLog {
+		t.net.follow(s, cdpapi.FrameID(t.id)) // before Network.enable, so no request goes unseen
+	}
 	if _, err := cdpapi.Call(ctx, s, network.Enable, network.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling network events: %w", err)
 	}
@@ -87,6 +92,12 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	}
 	if err := t.autoAttach(ctx, s); err != nil {
 		return nil, fmt.Errorf("browser: attaching to iframes: %w", err)
+	}
+	if err := t.b.armSession(ctx, t, s); err != nil { // mock rules survive a reattach
+		return nil, err
+	}
+	if err := t.b.seedStorage(ctx, t, s); err != nil {
+		return nil, err
 	}
 	t.sess = s
 	return s, nil

@@ -36,6 +36,7 @@ type before struct {
 	scope *browser.Scope // the tab's owner; the tabs listed are its own
 	loc   browser.Location
 	pages map[string]browser.Page
+	dl    int // the browser's download mark
 }
 
 // observe records the tab's location and the open tabs.
@@ -50,7 +51,7 @@ func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver) (*bef
 	if err != nil {
 		return nil, err
 	}
-	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]browser.Page)}
+	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]browser.Page), dl: b.DownloadMark()}
 	for _, p := range pages {
 		o.pages[p.ID] = p
 	}
@@ -76,6 +77,9 @@ type Changes struct {
 	// script, a form, a meta refresh) that the URL policy refused: the
 	// tab shows the browser's error page for it, and nothing loaded.
 	Blocked *BlockedNavigation `json:"blocked,omitempty"`
+	// Downloads are the files the action downloaded into the artifact
+	// dir's downloads/, or why one was refused.
+	Downloads []browser.Download `json:"downloads,omitempty"`
 }
 
 // BlockedNavigation is a page-initiated navigation the URL policy refused.
@@ -103,7 +107,7 @@ func blockedNavigation(tab browser.TabDriver) *BlockedNavigation {
 func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) {
 	browser.Step(ctx, "reading what changed")
 	settle(ctx, o.tab)
-	c := &Changes{}
+	c := &Changes{Downloads: downloadsSince(ctx, o)}
 	loc, err := o.tab.Location(ctx)
 	if err != nil {
 		return nil, err
@@ -172,3 +176,15 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 // settle waits, bounded by settleTime, for the page to render what it
 // did in reaction to an action (see browser.TabDriver.Settle).
 func settle(ctx context.Context, tab browser.TabDriver) { tab.Settle(ctx, settleTime) }
+
+// downloadWait bounds how long an action's result waits for the downloads
+// it began to finish; a longer one is reported in progress.
+const downloadWait = 10 * time.Second
+
+// downloadsSince returns the downloads the tab began since o, once
+// finished (bounded by downloadWait).
+func downloadsSince(ctx context.Context, o *before) []browser.Download {
+	ctx, cancel := context.WithTimeout(ctx, downloadWait)
+	defer cancel()
+	return o.b.DownloadsSince(ctx, o.dl, o.tab.ID())
+}

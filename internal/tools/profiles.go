@@ -19,15 +19,29 @@ var coreTools = func() []string {
 	return names
 }()
 
+// devtoolsTools are the core loop plus what debugging a web app needs:
+// the console, the network log, the fake backend, cookies and storage
+// state, and downloads.
+var devtoolsTools = append(slices.Clone(coreTools),
+	"list_console_messages", "get_console_message",
+	"list_network_requests", "get_network_request",
+	"mock_request", "list_mocks", "clear_mocks",
+	"list_cookies", "set_cookie", "delete_cookies",
+	"save_storage_state", "load_storage_state", "list_downloads",
+)
+
 // Select returns the tools a --tools value names: "core" (the default
-// when empty), "full" (every tool), or a comma-separated list of names. An
-// unknown name is an error that lists the valid ones.
+// when empty), "devtools" (core plus console, network, mocks, cookies,
+// storage state and downloads), "full" (every tool), or a comma-separated
+// list of names. An unknown name is an error that lists the valid ones.
 func Select(spec string) ([]Tool, error) {
 	all := All()
 	var names []string
 	switch strings.TrimSpace(spec) {
 	case "", "core":
 		names = coreTools
+	case "devtools":
+		names = devtoolsTools
 	case "full":
 		return all, nil
 	default:
@@ -45,7 +59,7 @@ func Select(spec string) ([]Tool, error) {
 			for _, t := range all {
 				valid = append(valid, t.Name)
 			}
-			return nil, fmt.Errorf("--tools: unknown tool %q; use core, full or names from: %s", n, strings.Join(valid, ", "))
+			return nil, fmt.Errorf("--tools: unknown tool %q; use core, devtools, full or names from: %s", n, strings.Join(valid, ", "))
 		}
 		if !slices.ContainsFunc(out, func(t Tool) bool { return t.Name == n }) {
 			out = append(out, all[i])

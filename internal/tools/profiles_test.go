@@ -51,6 +51,12 @@ func TestProfiles(t *testing.T) {
 	} else {
 		t.Logf("core tools/list: %d chars; full: %d chars", n, toolsListChars(t, All()))
 	}
+	devtools, err := Select("devtools")
+	if err != nil || len(devtools) != len(devtoolsTools) {
+		t.Errorf("Select(devtools) = %d tools, %v; want %d", len(devtools), err, len(devtoolsTools))
+	} else {
+		t.Logf("devtools tools/list: %d chars", toolsListChars(t, devtools))
+	}
 	full, _ := Select("full")
 	if len(full) != len(All()) {
 		t.Errorf("full has %d tools, want all %d", len(full), len(All()))

@@ -68,6 +68,9 @@ type Env struct {
 	// URLPolicy checks the URLs tools are asked to open, before the
 	// browser's own guard does; nil means the defaults of policy.Policy.
 	URLPolicy *policy.Policy
+	// ShowSecrets shows credential headers (policy.SecretHeader) in
+	// network tool results instead of redacting them (--show-secrets).
+	ShowSecrets bool
 	// Scope is the client's own tabs (one per HTTP session); nil means
 	// every tab (stdio, the CLI daemon).
 	Scope *browser.Scope
@@ -431,7 +434,7 @@ func (c *call) end() {
 // All returns every tool, sorted by name.
 func All() []Tool {
 	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
-		dialogTools(), waitTools(), evalTools())
+		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1

@@ -1,0 +1,372 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// The fake backend: rules that answer a tab's requests instead of the
+// network. A tab with rules that apply to it has Fetch enabled on its own
+// session for every request (request stage); each paused request is
+// answered by the first live rule that matches, or continued untouched.
+//
+// The URL guard (guard.go) judges document requests on the browser
+// session. Whichever interception Chromium runs first, a mock never makes
+// a blocked URL reachable: a document request a rule would answer is
+// judged by the same policy here first, and refused the guard's way.
+const (
+	// MaxMockRules bounds the rules kept at once, expired ones included.
+	MaxMockRules = 100
+	// MaxMockDelay bounds a rule's delay.
+	MaxMockDelay = 60 * time.Second
+	// MaxMockBody bounds a fulfilled body.
+	MaxMockBody = 10 << 20
+	// mockWorkers bounds the paused requests answered at once per session.
+	mockWorkers = 64
+	// mockAnswerTimeout bounds answering one request, past its delay.
+	mockAnswerTimeout = 5 * time.Second
+)
+
+// Mock actions.
+const (
+	MockFulfill  = "fulfill"
+	MockFail     = "fail"
+	MockContinue = "continue"
+)
+
+// MockErrorReasons are the network errors a rule can fail a request with.
+var MockErrorReasons = []string{"Failed", "Aborted", "TimedOut", "AccessDenied", "ConnectionClosed", "ConnectionReset",
+	"ConnectionRefused", "ConnectionAborted", "ConnectionFailed", "NameNotResolved", "InternetDisconnected",
+	"AddressUnreachable", "BlockedByClient", "BlockedByResponse"}
+
+// MockRule says which requests to answer and how.
+type MockRule struct {
+	// URL is a glob over the whole URL (* matches any run of characters,
+	// ? one), or a regular expression after "re:".
+	URL          string            `json:"url"`
+	Method       string            `json:"method,omitempty"`       // upper case; any when empty
+	ResourceType string            `json:"resourceType,omitempty"` // lower case, as in [Request]; any when empty
+	Action       string            `json:"action"`                 // MockFulfill, MockFail or MockContinue
+	Status       int               `json:"status,omitempty"`       // fulfill: the status, 200 when 0
+	Headers      map[string]string `json:"headers,omitempty"`      // fulfill: response headers
+	Body         []byte            `json:"-"`                      // fulfill: the body
+	Reason       string            `json:"reason,omitempty"`       // fail, and failRate: one of MockErrorReasons ("Failed" when empty)
+	Delay        time.Duration     `json:"-"`                      // wait this long before answering
+	FailRate     float64           `json:"failRate,omitempty"`     // continue: fail this share of requests, 0–1
+	Seed         uint64            `json:"seed,omitempty"`         // makes failRate's draws repeatable
+	Times        int               `json:"times,omitempty"`        // expire after this many hits; 0 never
+	// Context applies the rule to every tab of the tab's browser context,
+	// not only to the tab.
+	Context bool `json:"-"`
+}
+
+// Mock is a rule as [Browser.Mocks] reports it.
+type Mock struct {
+	ID int `json:"id"`
+	MockRule
+	Scope     string `json:"scope"` // "tab" or "context"
+	Tab       string `json:"tab"`   // the tab it was made on
+	DelayMs   int64  `json:"delayMs,omitempty"`
+	BodyBytes int    `json:"bodyBytes,omitempty"`
+	Hits      int    `json:"hits"`
+	Expired   bool   `json:"expired,omitempty"` // its times are used up
+}
+
+// mockRule is a kept rule.
+type mockRule struct {
+	Mock
+	match   func(string) bool
+	context cdpapi.BrowserContextID // the tab's context
+	owner   *Scope
+	rng     *rand.Rand // guarded by mockTable.mu
+}
+
+// mockTable is a browser's rules and the sessions armed for them. The
+// zero value is ready to use.
+type mockTable struct {
+	mu    sync.Mutex
+	rules []*mockRule                // guarded by mu; in order of creation
+	next  int                        // guarded by mu; the last id issued
+	armed map[*cdp.Session]*armState // guarded by mu; tab sessions followed for paused requests
+}
+
+// armState is one tab session's interception.
+type armState struct {
+	tab     target.ID
+	enabled bool // Fetch is on; cleared when no rule applies any more
+}
+
+// CompileURLPattern checks a rule's url pattern: a glob over the whole URL,
+// or "re:" and a regular expression. A malformed one wraps
+// ErrInvalidArgument.
+func CompileURLPattern(p string) (func(string) bool, error) {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return nil, fmt.Errorf("%w: the url pattern is empty", ErrInvalidArgument)
+	case len(p) > 2000:
+		return nil, fmt.Errorf("%w: the url pattern is over 2000 characters", ErrInvalidArgument)
+	case strings.ContainsAny(p, " \t\r\n"):
+		return nil, fmt.Errorf("%w: the url pattern %q contains whitespace", ErrInvalidArgument, p)
+	}
+	if re, ok := strings.CutPrefix(p, "re:"); ok {
+		r, err := regexp.Compile(re)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the url regex %q does not compile: %s", ErrInvalidArgument, re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		}
+		return r.MatchString, nil
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for _, c := range p {
+		switch c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	r := regexp.MustCompile(b.String())
+	return r.MatchString, nil
+}
+
+// check validates r, returning an error that wraps ErrInvalidArgument
+// naming the bad field.
+func (r *MockRule) check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	}
+	switch r.Action {
+	case MockFulfill, MockFail, MockContinue:
+	default:
+		return bad("action %q is not fulfill, fail or continue", r.Action)
+	}
+	if r.Method != "" && !regexp.MustCompile(`^[A-Z]{1,16}$`).MatchString(r.Method) {
+		return bad("method %q is not an HTTP method", r.Method)
+	}
+	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
+		return bad("status %d is not 100 to 599", r.Status)
+	}
+	if r.Reason != "" && !slices.Contains(MockErrorReasons, r.Reason) {
+		return bad("reason %q is not one of %s", r.Reason, strings.Join(MockErrorReasons, ", "))
+	}
+	if r.FailRate < 0 || r.FailRate > 1 {
+		return bad("failRate %v is not between 0 and 1", r.FailRate)
+	}
+	if r.FailRate > 0 && r.Action != MockContinue {
+		return bad("failRate goes with action continue")
+	}
+	if r.Delay < 0 || r.Delay > MaxMockDelay {
+		return bad("delayMs %d is not 0 to %d", r.Delay.Milliseconds(), MaxMockDelay.Milliseconds())
+	}
+	if r.Times < 0 {
+		return bad("times %d is negative", r.Times)
+	}
+	if len(r.Body) > MaxMockBody {
+		return bad("the body is %d bytes, over %d", len(r.Body), MaxMockBody)
+	}
+	if r.Action != MockFulfill && (len(r.Body) > 0 || len(r.Headers) > 0 || r.Status != 0) {
+		return bad("status, headers and body go with action fulfill")
+	}
+	for k, v := range r.Headers {
+		if k == "" || strings.ContainsAny(k, " :\r\n") || strings.ContainsAny(v, "\r\n") {
+			return bad("header %q is malformed", k)
+		}
+	}
+	return nil
+}
+
+// AddMock adds a rule for t's requests (or, with r.Context, those of every
+// tab in t's browser context), after the rules made before it, and arms
+// the tabs it applies to. Invalid rules wrap ErrInvalidArgument and change
+// nothing. The context bounds arming.
+func (t *Tab) AddMock(ctx context.Context, r MockRule) (Mock, error) {
+	if err := r.check(); err != nil {
+		return Mock{}, err
+	}
+	match, err := CompileURLPattern(r.URL)
+	if err != nil {
+		return Mock{}, err
+	}
+	b := t.b
+	bctx, err := b.contextOf(ctx, t.id)
+	if err != nil {
+		return Mock{}, err
+	}
+	m := &b.mocks
+	m.mu.Lock()
+	live := 0
+	for _, x := range m.rules {
+		if !x.Expired {
+			live++
+		}
+	}
+	if len(m.rules) >= MaxMockRules {
+		// Make room by forgetting expired rules, oldest first.
+		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x.Expired })
+	}
+	if len(m.rules) >= MaxMockRules {
+		m.mu.Unlock()
+		return Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", ErrInvalidArgument, live)
+	}
+	m.next++
+	rule := &mockRule{match: match, context: bctx, owner: b.ScopeOf(t), rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))}
+	rule.ID, rule.MockRule, rule.Tab, rule.DelayMs, rule.BodyBytes = m.next, r, string(t.id), r.Delay.Milliseconds(), len(r.Body)
+	rule.Scope = "tab"
+	if r.Context {
+		rule.Scope = "context"
+	}
+	m.rules = append(m.rules, rule)
+	m.mu.Unlock()
+	if err := b.armMocks(ctx, t, r.Context, bctx); err != nil {
+		m.mu.Lock()
+		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x == rule })
+		m.mu.Unlock()
+		return Mock{}, err
+	}
+	return rule.Mock, nil
+}
+
+// contextOf returns a tab's browser context.
+func (b *Browser) contextOf(ctx context.Context, id target.ID) (cdpapi.BrowserContextID, error) {
+	res, err := cdpapi.Call(ctx, b.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: id})
+	if err != nil {
+		return "", fmt.Errorf("browser: reading the tab's context: %w", err)
+	}
+	return res.TargetInfo.BrowserContextID, nil
+}
+
+// applies reports whether rule r applies to tab id in context bctx.
+func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID) bool {
+	if r.Context {
+		return r.context == bctx
+	}
+	return r.Tab == string(id)
+}
+
+// MockQuery selects rules for [Browser.Mocks] and [Browser.ClearMocks].
+type MockQuery struct {
+	Scope *Scope // only rules made by this scope's tabs; nil means all
+	IDs   []int  // only these rules; all when empty
+	Tab   string // only rules that apply to the tab of this ID; "" means any
+}
+
+// Mocks returns the rules q selects, in order of creation, and prunes
+// (and returns apart) the tab rules whose tab has closed. The context
+// bounds listing the tabs.
+func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock, err error) {
+	pages, err := b.PagesIn(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	open := make(map[string]bool)
+	for _, p := range pages {
+		open[string(p.ID)] = true
+	}
+	var bctx cdpapi.BrowserContextID
+	if q.Tab != "" {
+		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
+			return nil, nil, err
+		}
+	}
+	m := &b.mocks
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
+		if r.Context || open[r.Tab] {
+			return false
+		}
+		if q.Scope == nil || r.owner == q.Scope {
+			pruned = append(pruned, r.Mock)
+		}
+		return true
+	})
+	for _, r := range m.rules {
+		if q.selects(r, bctx) {
+			rules = append(rules, r.Mock)
+		}
+	}
+	return rules, pruned, nil
+}
+
+func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID) bool {
+	if q.Scope != nil && r.owner != q.Scope {
+		return false
+	}
+	if len(q.IDs) > 0 && !slices.Contains(q.IDs, r.ID) {
+		return false
+	}
+	return q.Tab == "" || r.applies(target.ID(q.Tab), bctx)
+}
+
+// ClearMocks removes the rules q selects and returns them; the tabs no
+// rule applies to any more stop intercepting. An id in q.IDs that names
+// no rule the query could see is an error wrapping ErrInvalidArgument,
+// and then nothing is removed. The context bounds the disarming.
+func (b *Browser) ClearMocks(ctx context.Context, q MockQuery) ([]Mock, error) {
+	var bctx cdpapi.BrowserContextID
+	if q.Tab != "" {
+		var err error
+		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
+			return nil, err
+		}
+	}
+	m := &b.mocks
+	m.mu.Lock()
+	for _, id := range q.IDs {
+		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && q.selects(r, bctx) }) {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("%w: no mock rule %d here", ErrInvalidArgument, id)
+		}
+	}
+	var gone []Mock
+	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
+		if q.selects(r, bctx) {
+			gone = append(gone, r.Mock)
+			return true
+		}
+		return false
+	})
+	armed := make(map[*cdp.Session]target.ID, len(m.armed))
+	for s, st := range m.armed {
+		if st.enabled {
+			armed[s] = st.tab
+		}
+	}
+	m.mu.Unlock()
+	for s, id := range armed {
+		c, err := b.contextOf(ctx, id)
+		if err != nil {
+			continue
+		}
+		m.mu.Lock()
+		st := m.armed[s]
+		need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(id, c) })
+		if !need && st != nil {
+			st.enabled = false
+		}
+		m.mu.Unlock()
+		if !need && st != nil {
+			// Requests paused now are still answered: the follower runs
+			// until the session closes, and continues what no rule takes.
+			if _, err := cdpapi.Call(ctx, s, fetch.Disable, cdpapi.Empty{}); err != nil {
+				b.log.Debug("mock: disarming a tab", "err", err)
+			}
+		}
+	}
+	return gone, nil
+}

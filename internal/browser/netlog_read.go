@@ -1,0 +1,211 @@
+package browser
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/chromedp/cdproto/network"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// Reading the request log (netlog.go records it).
+
+// RequestQuery selects requests of the log.
+type RequestQuery struct {
+	Types     []string // only these resource types; all when empty
+	URL       string   // only URLs containing this
+	Status    []string // only these classes: 1xx … 5xx, "failed", "pending"
+	Preserved bool     // include the navigations before the current one
+	Offset    int      // skip this many matches, oldest first
+	Limit     int      // return at most this many; 0 means all
+}
+
+// NetworkRequests returns the tab's requests that match q, oldest first,
+// and how many match in all. The log starts when cdpkit first attaches to
+// the tab and keeps the requests of its last NetworkNavigations
+// navigations, at most CDPKIT_NETWORK_BUFFER (1000) of them. The context
+// bounds attaching.
+func (t *Tab) NetworkRequests(ctx context.Context, q RequestQuery) ([]Request, int, error) {
+	if _, err := t.session(ctx); err != nil {
+		return nil, 0, err
+	}
+	t.net.mu.Lock()
+	defer t.net.mu.Unlock()
+	var out []Request
+	total := 0
+	for _, e := range t.net.list {
+		if !q.match(e, t.net.nav) {
+			continue
+		}
+		total++
+		if total > q.Offset && (q.Limit == 0 || len(out) < q.Limit) {
+			out = append(out, e.Request)
+		}
+	}
+	return out, total, nil
+}
+
+func (q *RequestQuery) match(e *netEntry, nav int) bool {
+	if !q.Preserved && e.Nav != nav {
+		return false
+	}
+	if len(q.Types) > 0 && !contains(q.Types, e.Type) {
+		return false
+	}
+	if q.URL != "" && !strings.Contains(e.URL, q.URL) {
+		return false
+	}
+	if len(q.Status) > 0 && !contains(q.Status, StatusClass(e.Request)) {
+		return false
+	}
+	return true
+}
+
+// StatusClass is a request's class for filtering: "1xx" … "5xx",
+// "failed", or "pending" while it has no answer.
+func StatusClass(r Request) string {
+	switch {
+	case r.Failure != "":
+		return "failed"
+	case r.Status >= 100 && r.Status < 600:
+		return strconv.Itoa(r.Status/100) + "xx"
+	}
+	return "pending"
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// NetworkRequest returns one kept request with its headers (unredacted:
+// redacting is the caller's), timing and initiator. An id that matches
+// nothing kept is a [*RequestError].
+func (t *Tab) NetworkRequest(ctx context.Context, id int) (RequestDetail, error) {
+	e, err := t.netEntry(ctx, id)
+	if err != nil {
+		return RequestDetail{}, err
+	}
+	t.net.mu.Lock()
+	defer t.net.mu.Unlock()
+	d := e.RequestDetail
+	d.RequestHeaders = copyMap(e.RequestHeaders)
+	d.ResponseHeaders = copyMap(e.ResponseHeaders)
+	d.Timing = e.phases()
+	return d, nil
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (t *Tab) netEntry(ctx context.Context, id int) (*netEntry, error) {
+	if _, err := t.session(ctx); err != nil {
+		return nil, err
+	}
+	t.net.mu.Lock()
+	defer t.net.mu.Unlock()
+	for _, e := range t.net.list {
+		if e.ID == id {
+			return e, nil
+		}
+	}
+	return nil, &RequestError{ID: id, Gone: id > 0 && id <= t.net.lastID}
+}
+
+// ResponseBody returns a request's response body, decoded from base64
+// when the browser sent it so, and whether it was binary. A body the
+// browser no longer has (or never had) is [ErrBodyGone]. The context
+// bounds the call.
+func (t *Tab) ResponseBody(ctx context.Context, id int) (body []byte, binary bool, err error) {
+	e, err := t.netEntry(ctx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	t.net.mu.Lock()
+	done, failed := e.Done, e.Failure != "" || e.redirect
+	t.net.mu.Unlock()
+	if !done || failed {
+		return nil, false, fmt.Errorf("browser: request %d has no complete body: %w", id, ErrBodyGone)
+	}
+	var res struct {
+		Body          string `json:"body"`
+		Base64Encoded bool   `json:"base64Encoded"`
+	}
+	if err := e.sess.Call(ctx, "Network.getResponseBody", network.GetResponseBodyParams{RequestID: e.reqID}, &res); err != nil {
+		if isGoneError(err) {
+			return nil, false, fmt.Errorf("browser: request %d: %w", id, ErrBodyGone)
+		}
+		return nil, false, fmt.Errorf("browser: reading the body of request %d: %w", id, err)
+	}
+	if res.Base64Encoded {
+		b, err := decodeBase64(res.Body)
+		return b, true, err
+	}
+	return []byte(res.Body), false, nil
+}
+
+// RequestPostData returns the body a request sent, asking the browser
+// when the event did not carry it whole. A request without a body is
+// [ErrBodyGone].
+func (t *Tab) RequestPostData(ctx context.Context, id int) ([]byte, error) {
+	e, err := t.netEntry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	t.net.mu.Lock()
+	has, post, short := e.HasBody, e.post, e.postCut
+	t.net.mu.Unlock()
+	if !has {
+		return nil, fmt.Errorf("browser: request %d sent no body: %w", id, ErrBodyGone)
+	}
+	if !short {
+		return []byte(post), nil
+	}
+	var res struct {
+		PostData      string `json:"postData"`
+		Base64Encoded bool   `json:"base64Encoded"`
+	}
+	if err := e.sess.Call(ctx, "Network.getRequestPostData", network.GetRequestPostDataParams{RequestID: e.reqID}, &res); err != nil {
+		if isGoneError(err) {
+			return nil, fmt.Errorf("browser: request %d: %w", id, ErrBodyGone)
+		}
+		return nil, fmt.Errorf("browser: reading the body request %d sent: %w", id, err)
+	}
+	if res.Base64Encoded {
+		return decodeBase64(res.PostData)
+	}
+	return []byte(res.PostData), nil
+}
+
+// isGoneError reports the browser's answer for a request or body it no
+// longer keeps (or a session that closed with its target).
+func isGoneError(err error) bool {
+	s := err.Error()
+	return errors.Is(err, cdp.ErrSessionClosed) || strings.Contains(s, "No resource with given") ||
+		strings.Contains(s, "No data found") || strings.Contains(s, "No post data")
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("browser: decoding a body: %w", err)
+	}
+	return b, nil
+}

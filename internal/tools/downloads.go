@@ -1,0 +1,35 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+type listDownloadsArgs struct{}
+
+func downloadTools() []Tool {
+	return []Tool{
+		define(Tool{
+			Name: "list_downloads",
+			Description: "Files the browser downloaded into the artifact dir's downloads/ (the last 200): name, path, bytes, state, " +
+				"or why one was refused (over CDPKIT_DOWNLOAD_MAX).",
+			ReadOnly:   true,
+			Idempotent: true,
+		}, listDownloads),
+	}
+}
+
+func listDownloads(ctx context.Context, env *Env, _ listDownloadsArgs) (*Result, error) {
+	b, err := env.Browsers.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list := b.Downloads()
+	if list == nil {
+		list = []browser.Download{}
+	}
+	return &Result{Data: struct {
+		Downloads []browser.Download `json:"downloads"`
+	}{list}}, nil
+}
