@@ -5,7 +5,7 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build browser lint test demo bench bench-peers soak clean
+.PHONY: build browser lint cross test demo bench bench-peers soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
@@ -19,10 +19,15 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt -l: these files need formatting:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# cross builds ./... for every supported GOOS/GOARCH; one failure fails it.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@set -e; for p in $(PLATFORMS); do echo "go build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; done
+
 # test runs both tiers. CDPKIT_REQUIRE_BROWSER=1 turns a missing Chromium into
 # a failure instead of a skip. The race detector runs only on internal/cdp, the
 # concurrency core, to keep the whole run well inside CI's time budget.
-test: browser lint
+test: browser lint cross
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 ./internal/cdp/...
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m ./...
 
