@@ -30,6 +30,7 @@ cross:
 test: browser lint cross
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 ./internal/cdp/...
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m ./...
+	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
 demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)
@@ -49,9 +50,11 @@ bench-peers: browser build
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
 # soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports the
-# memory drift of cdpkit and of Chromium. Not part of test.
+# memory drift of cdpkit and of Chromium, then the launch/close leak test at
+# 50 cycles (make test runs 5). Not part of test.
 soak: browser build
 	$(GO) run ./cmd/soak -cdpkit $(BIN)
+	CDPKIT_SOAK=1 CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestLaunchCloseNoLeaks' -v -timeout 20m ./internal/browser/
 
 clean:
 	rm -rf bin/

@@ -98,7 +98,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		c.dialogs = p
 		return nil
 	})
-	fs.Func("upload-root", "`dir` whose files upload_file may give a page (repeatable; default: the artifact dir and the working directory)", func(dir string) error {
+	fs.Func("upload-root", "`dir` whose files upload_file may give a page, besides the artifact dir (repeatable)", func(dir string) error {
 		if dir == "" {
 			return errors.New("want a directory")
 		}

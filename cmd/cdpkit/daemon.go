@@ -52,6 +52,9 @@ func runDaemon(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	// Stop the browser on every way out, a panic included.
 	defer a.close()
+	// Each CLI call sends its directory; a safe one is an upload root for
+	// that call. The socket is private to the user.
+	a.env.CallerDirs = true
 	d := &cli.Daemon{
 		Session:     cfg.session,
 		Dir:         dir,

@@ -34,9 +34,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building cdpkit: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	browsertest.Main(m, func() error { return os.RemoveAll(dir) })
 }
 
 // child is one `cdpkit mcp` process with its own TMPDIR, so its browser

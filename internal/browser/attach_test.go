@@ -2,6 +2,7 @@ package browser
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,23 +54,22 @@ func startExternal(t *testing.T) *external {
 	})
 
 	e := &external{cmd: cmd, userDataDir: dir}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	browsertest.Eventually(t, time.Minute, func() error {
 		b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if err == nil {
-			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-			if len(lines) == 2 {
-				if e.port, err = strconv.Atoi(lines[0]); err == nil {
-					e.wsPath = lines[1]
-					return e
-				}
-			}
+		if err != nil {
+			return fmt.Errorf("no DevToolsActivePort in %s: %w", dir, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no DevToolsActivePort in %s after 30s (last error %v)", dir, err)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != 2 {
+			return fmt.Errorf("DevToolsActivePort in %s = %q, want two lines", dir, b)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		if e.port, err = strconv.Atoi(lines[0]); err != nil {
+			return fmt.Errorf("DevToolsActivePort in %s: %w", dir, err)
+		}
+		e.wsPath = lines[1]
+		return nil
+	})
+	return e
 }
 
 // alive reports whether the external browser is still running: not exited,
@@ -144,7 +144,9 @@ func TestAttach(t *testing.T) {
 			case <-time.After(waitLimit):
 				t.Errorf("Done not closed after Close")
 			}
-			// Give a wrongly sent Browser.close or kill time to act.
+			// The behaviour under test is that the browser survives, which
+			// no event signals: give a wrongly sent Browser.close or kill
+			// time to act.
 			time.Sleep(200 * time.Millisecond)
 			if !ext.alive() {
 				t.Fatalf("Close of an attached browser killed it (pid %d)", ext.cmd.Process.Pid)

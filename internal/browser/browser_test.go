@@ -15,7 +15,11 @@ import (
 	"testing"
 	"time"
 
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // waitLimit bounds every wait for something that should happen promptly, so
@@ -32,19 +36,18 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, c := range sharedClosers {
-		c()
-	}
-	if shared.b != nil {
-		if err := shared.b.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "closing the shared browser: %v\n", err)
-			if code == 0 {
-				code = 1
-			}
+	browsertest.Main(m, func() error {
+		for _, c := range sharedClosers {
+			c()
 		}
-	}
-	os.Exit(code)
+		if shared.b == nil {
+			return nil
+		}
+		if err := shared.b.Close(); err != nil {
+			return fmt.Errorf("closing the shared browser: %w", err)
+		}
+		return nil
+	})
 }
 
 // sharedBrowser starts the shared browser on first use.
@@ -73,6 +76,35 @@ func newTab(t *testing.T) (*Browser, *Tab) {
 	}
 	t.Cleanup(func() { closeTab(t, b, tab) })
 	return b, tab
+}
+
+// pendingCall is the deadline of a call a test keeps pending until a fault
+// ends it: generous, since the fault's error, not this deadline, is what
+// the test expects.
+const pendingCall = 2 * time.Minute
+
+// pendingEval starts a Runtime.evaluate on s that awaits a fetch held open
+// by the test (browsertest.Hold) under a deadline of pendingCall, and
+// returns once the fetch reached the server: the call is then in flight in
+// the page. The channel receives the call's error.
+func pendingEval(t *testing.T, s *cdp.Session) <-chan error {
+	t.Helper()
+	url, arrived := browsertest.Hold(t)
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(t.Context(), pendingCall)
+		defer cancel()
+		yes := true
+		_, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: "fetch(" + strconv.Quote(url) + ").then(r => r.text())", AwaitPromise: &yes})
+		done <- err
+	}()
+	select {
+	case <-arrived:
+	case err := <-done:
+		t.Fatalf("the pending call ended before its fetch arrived: %v", err)
+	}
+	return done
 }
 
 // closeTab closes tab unless it is already gone.
@@ -231,21 +263,19 @@ func withEnv(kv string) func(proc) bool {
 // survivors as a test error if that takes longer than within.
 func waitNoProcs(t *testing.T, what string, keep func(proc) bool, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	err := browsertest.Poll(within, func() error {
 		left := processes(keep)
 		if len(left) == 0 {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			var b strings.Builder
-			for _, p := range left {
-				fmt.Fprintf(&b, "\n  pid %d pgrp %d: %.200s", p.pid, p.pgrp, p.cmdline)
-			}
-			t.Errorf("%d process(es) (%s) still running after %v:%s", len(left), what, within, b.String())
-			return
+		var b strings.Builder
+		for _, p := range left {
+			fmt.Fprintf(&b, "\n  pid %d pgrp %d: %.200s", p.pid, p.pgrp, p.cmdline)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return fmt.Errorf("%d process(es) (%s) still running after %v:%s", len(left), what, within, b.String())
+	})
+	if err != nil {
+		t.Error(err)
 	}
 }
 

@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -18,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/cdpkit/cdpkit/internal/browser/consolefmt"
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
@@ -459,7 +456,7 @@ func (c *consoleLog) addLocked(m ConsoleMessage) {
 			break
 		}
 		old := c.at(i)
-		if text, cut := capChars(old.Text, ConsoleListChars); cut {
+		if text, cut := consolefmt.Cap(old.Text, ConsoleListChars); cut {
 			c.bytes -= len(old.Text) - len(text)
 			old.Text, old.Truncated = text, true
 		}
@@ -483,7 +480,7 @@ func (c *consoleLog) query(q ConsoleQuery) ([]ConsoleMessage, int) {
 		}
 		short := *m
 		short.Stack = nil
-		if text, cut := capChars(m.Text, ConsoleListChars); cut {
+		if text, cut := consolefmt.Cap(m.Text, ConsoleListChars); cut {
 			short.Text, short.Truncated = text, true
 		}
 		out = append(out, short)
@@ -514,334 +511,4 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// consoleAPIMessage converts a console API call.
-func consoleAPIMessage(e *runtime.EventConsoleAPICalled) ConsoleMessage {
-	m := ConsoleMessage{Source: "console", Type: string(e.Type), Time: cdpTime(e.Timestamp)}
-	switch e.Type {
-	case runtime.ConsoleAPICalledTypeError, runtime.ConsoleAPICalledTypeAssert:
-		m.Level = LevelError
-	case runtime.ConsoleAPICalledTypeWarning:
-		m.Level = LevelWarn
-	case runtime.ConsoleAPICalledTypeInfo:
-		m.Level = LevelInfo
-	case runtime.ConsoleAPICalledTypeDebug:
-		m.Level = LevelDebug
-	default:
-		m.Level = LevelLog
-	}
-	m.Text, m.Truncated = formatArgs(e.Args, ConsoleFullChars)
-	switch {
-	case e.Type == runtime.ConsoleAPICalledTypeAssert && m.Text == "":
-		m.Text = "Assertion failed"
-	case e.Type == runtime.ConsoleAPICalledTypeAssert:
-		m.Text = "Assertion failed: " + m.Text
-	case e.Type == runtime.ConsoleAPICalledTypeClear:
-		m.Text = "console.clear()"
-	}
-	m.URL, m.Line, m.Stack = stackInfo(e.StackTrace)
-	return m
-}
-
-// exceptionMessage converts an uncaught exception.
-func exceptionMessage(e *runtime.EventExceptionThrown) ConsoleMessage {
-	d := e.ExceptionDetails
-	m := ConsoleMessage{Level: LevelError, Source: "exception", Time: cdpTime(e.Timestamp)}
-	text := d.Text // "Uncaught", "Uncaught (in promise)", or a whole message
-	if d.Exception != nil {
-		what := d.Exception.Description
-		if d.Exception.Subtype == runtime.RemoteObjectSubtypeError {
-			// The description repeats the stack, which Stack holds.
-			what, _, _ = strings.Cut(what, "\n    at ")
-		} else {
-			what, _ = formatArg(d.Exception, ConsoleFullChars)
-		}
-		if what != "" && !strings.Contains(text, what) {
-			text += " " + what
-		}
-	}
-	m.Text, m.Truncated = capChars(text, ConsoleFullChars)
-	m.URL, m.Line, m.Stack = stackInfo(d.StackTrace)
-	if m.URL == "" && d.URL != "" {
-		m.URL, _ = capChars(d.URL, consoleURLChars)
-		m.Line = int(d.LineNumber) + 1
-	}
-	return m
-}
-
-// logMessage converts a browser log entry, such as a failed resource load.
-func logMessage(e *log.Entry) ConsoleMessage {
-	m := ConsoleMessage{Source: string(e.Source), Time: cdpTime(e.Timestamp)}
-	switch e.Level {
-	case log.EntryLevelError:
-		m.Level = LevelError
-	case log.EntryLevelWarning:
-		m.Level = LevelWarn
-	case log.EntryLevelVerbose:
-		m.Level = LevelDebug
-	default:
-		m.Level = LevelInfo
-	}
-	m.Text, m.Truncated = capChars(e.Text, ConsoleFullChars)
-	m.URL, m.Line, m.Stack = stackInfo(e.StackTrace)
-	if m.URL == "" && e.URL != "" {
-		m.URL, _ = capChars(e.URL, consoleURLChars)
-		if e.LineNumber > 0 {
-			m.Line = int(e.LineNumber) + 1
-		}
-	}
-	return m
-}
-
-// isFaviconMiss reports the browser's own favicon request failing, which
-// every page of a server without one would otherwise log as an error.
-func isFaviconMiss(e *log.Entry) bool {
-	if e.Source != log.EntrySourceNetwork {
-		return false
-	}
-	u, err := url.Parse(e.URL)
-	return err == nil && u.Path == "/favicon.ico"
-}
-
-// stackInfo returns the location of the top frame and the top frames.
-func stackInfo(st *runtime.StackTrace) (where string, line int, frames []string) {
-	if st == nil || len(st.CallFrames) == 0 {
-		return "", 0, nil
-	}
-	top := st.CallFrames[0]
-	if top.URL != "" { // evaluated code has neither URL nor useful line
-		where, _ = capChars(top.URL, consoleURLChars)
-		line = int(top.LineNumber) + 1
-	}
-	for _, f := range st.CallFrames[:min(len(st.CallFrames), consoleFrames)] {
-		name := f.FunctionName
-		if name == "" {
-			name = "(anonymous)"
-		}
-		u, _ := capChars(f.URL, consoleURLChars)
-		frames = append(frames, fmt.Sprintf("%s %s:%d:%d", name, u, f.LineNumber+1, f.ColumnNumber+1))
-	}
-	return where, line, frames
-}
-
-// cdpTime converts a Runtime timestamp, in milliseconds since the epoch.
-func cdpTime(ts runtime.Timestamp) time.Time {
-	if ts <= 0 {
-		return time.Now()
-	}
-	return time.UnixMicro(int64(float64(ts) * 1000))
-}
-
-// formatArgs renders console arguments as the console shows them: a first
-// string argument's %s, %d, %i, %f, %o, %O and %c take the next arguments,
-// and the rest follow separated by spaces. The result is capped at limit
-// chars; each argument is rendered within what room is left.
-func formatArgs(args []*runtime.RemoteObject, limit int) (string, bool) {
-	var b strings.Builder
-	room := limit
-	cut := false
-	write := func(s string, c bool) {
-		s, c2 := capChars(s, room)
-		b.WriteString(s)
-		room -= utf8.RuneCountInString(s)
-		cut = cut || c || c2
-	}
-	rest := args
-	if len(args) > 0 && args[0] != nil && args[0].Type == runtime.RemoteObjectTypeString {
-		var format string
-		jsonv2.Unmarshal(args[0].Value, &format)
-		rest = args[1:]
-		if len(rest) == 0 || !strings.Contains(format, "%") {
-			write(format, false)
-		} else {
-			var lit strings.Builder
-			for i := 0; i < len(format); i++ {
-				ch := format[i]
-				if ch != '%' || i+1 == len(format) {
-					lit.WriteByte(ch)
-					continue
-				}
-				verb := format[i+1]
-				if verb == '%' {
-					lit.WriteByte('%')
-					i++
-					continue
-				}
-				if !strings.ContainsRune("sdifoOc", rune(verb)) || len(rest) == 0 {
-					lit.WriteByte(ch)
-					continue
-				}
-				i++
-				arg := rest[0]
-				rest = rest[1:]
-				write(lit.String(), false)
-				lit.Reset()
-				switch verb {
-				case 'c': // CSS: nothing to show
-				case 'd', 'i':
-					write(formatNumber(arg, true), false)
-				case 'f':
-					write(formatNumber(arg, false), false)
-				default:
-					write(formatArg(arg, room))
-				}
-			}
-			write(lit.String(), false)
-		}
-	}
-	for i, arg := range rest {
-		if room <= 0 {
-			cut = true
-			break
-		}
-		if i > 0 || b.Len() > 0 {
-			write(" ", false)
-		}
-		write(formatArg(arg, room))
-	}
-	return b.String(), cut
-}
-
-// formatNumber renders arg for %d/%i (integer) or %f.
-func formatNumber(arg *runtime.RemoteObject, integer bool) string {
-	if arg == nil || arg.Type != runtime.RemoteObjectTypeNumber {
-		return "NaN"
-	}
-	if arg.UnserializableValue != "" {
-		return string(arg.UnserializableValue)
-	}
-	var f float64
-	if jsonv2.Unmarshal(arg.Value, &f) != nil {
-		return "NaN"
-	}
-	if integer {
-		f = math.Trunc(f)
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
-// formatArg renders one console argument within limit chars.
-func formatArg(o *runtime.RemoteObject, limit int) (string, bool) {
-	if o == nil {
-		return capChars("undefined", limit)
-	}
-	var s string
-	switch o.Type {
-	case runtime.RemoteObjectTypeString:
-		jsonv2.Unmarshal(o.Value, &s)
-	case runtime.RemoteObjectTypeUndefined:
-		s = "undefined"
-	case runtime.RemoteObjectTypeNumber, runtime.RemoteObjectTypeBoolean, runtime.RemoteObjectTypeBigint:
-		s = string(o.UnserializableValue)
-		if s == "" {
-			s = string(o.Value)
-		}
-	case runtime.RemoteObjectTypeFunction:
-		s, _, _ = strings.Cut(o.Description, "\n")
-	case runtime.RemoteObjectTypeObject:
-		switch {
-		case o.Subtype == runtime.RemoteObjectSubtypeNull:
-			s = "null"
-		case o.Subtype == runtime.RemoteObjectSubtypeError, o.Subtype == runtime.RemoteObjectSubtypeNode,
-			o.Subtype == runtime.RemoteObjectSubtypeRegexp, o.Subtype == runtime.RemoteObjectSubtypeDate:
-			s = o.Description
-		case o.Preview != nil:
-			s = formatPreview(o.Preview)
-		case len(o.Value) > 0:
-			s = string(o.Value)
-		default:
-			s = o.Description
-		}
-	default:
-		s = o.Description
-	}
-	return capChars(s, limit)
-}
-
-// formatPreview renders an object preview one level deep, like
-// `{a: 1, b: 'x'}` or `[1, 2, 3]`.
-func formatPreview(p *runtime.ObjectPreview) string {
-	var b strings.Builder
-	array := p.Subtype == runtime.ObjectPreviewSubtypeArray || p.Subtype == runtime.ObjectPreviewSubtypeTypedarray
-	switch {
-	case array && p.Subtype == runtime.ObjectPreviewSubtypeArray:
-		b.WriteString("[")
-	case array || (p.Description != "" && p.Description != "Object"):
-		b.WriteString(p.Description + " {")
-	default:
-		b.WriteString("{")
-	}
-	n := 0
-	sep := func() {
-		if n > 0 {
-			b.WriteString(", ")
-		}
-		n++
-	}
-	for _, e := range p.Entries {
-		sep()
-		if e.Key != nil {
-			b.WriteString(previewValue(e.Key) + " => ")
-		}
-		if e.Value != nil {
-			b.WriteString(previewValue(e.Value))
-		}
-	}
-	for _, prop := range p.Properties {
-		sep()
-		if !array || !isIndex(prop.Name) {
-			b.WriteString(prop.Name + ": ")
-		}
-		switch prop.Type {
-		case runtime.PropertyPreviewTypeString:
-			b.WriteString(strconv.Quote(prop.Value))
-		case runtime.PropertyPreviewTypeFunction:
-			b.WriteString("ƒ")
-		case runtime.PropertyPreviewTypeAccessor:
-			b.WriteString("(...)")
-		default:
-			b.WriteString(prop.Value)
-		}
-	}
-	if p.Overflow {
-		sep()
-		b.WriteString("…")
-	}
-	if p.Subtype == runtime.ObjectPreviewSubtypeArray {
-		b.WriteString("]")
-	} else {
-		b.WriteString("}")
-	}
-	return b.String()
-}
-
-func previewValue(p *runtime.ObjectPreview) string {
-	if p.Type == runtime.ObjectPreviewTypeString {
-		return strconv.Quote(p.Description)
-	}
-	return p.Description
-}
-
-func isIndex(s string) bool {
-	_, err := strconv.Atoi(s)
-	return err == nil
-}
-
-// capChars returns s cut to at most n characters, and whether it was cut.
-func capChars(s string, n int) (string, bool) {
-	if n <= 0 {
-		return "", s != ""
-	}
-	if len(s) <= n {
-		return s, false
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos], true
-		}
-		i++
-	}
-	return s, false
 }

@@ -14,71 +14,13 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/cdp/cdptest"
 )
 
 // jsValue returns a RemoteObject of a primitive, as the browser sends it.
 func jsValue(typ runtime.RemoteObjectType, value string) *runtime.RemoteObject {
 	return &runtime.RemoteObject{Type: typ, Value: jsonv2.Value(value)}
-}
-
-func TestFormatArgs(t *testing.T) {
-	str := func(s string) *runtime.RemoteObject { return jsValue("string", fmt.Sprintf("%q", s)) }
-	num := func(s string) *runtime.RemoteObject { return jsValue("number", s) }
-	tests := []struct {
-		name    string
-		args    []*runtime.RemoteObject
-		limit   int
-		want    string
-		wantCut bool
-	}{
-		{name: "none", args: nil, limit: 100, want: ""},
-		{name: "primitives", limit: 100, want: "a 1 true null undefined NaN 5n",
-			args: []*runtime.RemoteObject{
-				str("a"), num("1"), jsValue("boolean", "true"),
-				{Type: "object", Subtype: "null", Value: jsonv2.Value("null")},
-				{Type: "undefined"},
-				{Type: "number", UnserializableValue: "NaN"},
-				{Type: "bigint", UnserializableValue: "5n"},
-			}},
-		{name: "format verbs", limit: 100, want: "cart has 3 items at 2.5 100% extra",
-			args: []*runtime.RemoteObject{str("%s has %d items%c at %f 100%%"), str("cart"), num("3.9"), str("color: red"), num("2.5"), str("extra")}},
-		{name: "verb without an argument stays", limit: 100, want: "%s and %d",
-			args: []*runtime.RemoteObject{str("%s and %d")}},
-		{name: "object preview", limit: 100, want: `{a: 1, b: "x", f: ƒ}`,
-			args: []*runtime.RemoteObject{{Type: "object", Description: "Object", Preview: &runtime.ObjectPreview{
-				Type: "object", Description: "Object", Properties: []*runtime.PropertyPreview{
-					{Name: "a", Type: "number", Value: "1"}, {Name: "b", Type: "string", Value: "x"}, {Name: "f", Type: "function"},
-				}}}}},
-		{name: "array preview with overflow", limit: 100, want: "[1, 2, …]",
-			args: []*runtime.RemoteObject{{Type: "object", Subtype: "array", Description: "Array(200)", Preview: &runtime.ObjectPreview{
-				Type: "object", Subtype: "array", Description: "Array(200)", Overflow: true, Properties: []*runtime.PropertyPreview{
-					{Name: "0", Type: "number", Value: "1"}, {Name: "1", Type: "number", Value: "2"},
-				}}}}},
-		{name: "map preview", limit: 100, want: `Map(1) {"k" => 2}`,
-			args: []*runtime.RemoteObject{{Type: "object", Subtype: "map", Description: "Map(1)", Preview: &runtime.ObjectPreview{
-				Type: "object", Subtype: "map", Description: "Map(1)", Entries: []*runtime.EntryPreview{
-					{Key: &runtime.ObjectPreview{Type: "string", Description: "k"}, Value: &runtime.ObjectPreview{Type: "number", Description: "2"}},
-				}}}}},
-		{name: "error keeps its description", limit: 100, want: "Error: boom\n    at f (x.js:1:1)",
-			args: []*runtime.RemoteObject{{Type: "object", Subtype: "error", Description: "Error: boom\n    at f (x.js:1:1)"}}},
-		{name: "function shows its first line", limit: 100, want: "function f() {",
-			args: []*runtime.RemoteObject{{Type: "function", Description: "function f() {\n  return 1\n}"}}},
-		{name: "cut at the limit", limit: 5, want: "abcde", wantCut: true,
-			args: []*runtime.RemoteObject{str("abcdefgh")}},
-		{name: "later args get the room left", limit: 6, want: "abc de", wantCut: true,
-			args: []*runtime.RemoteObject{str("abc"), str("def"), str("ghi")}},
-		{name: "cut counts characters, not bytes", limit: 3, want: "ééé", wantCut: true,
-			args: []*runtime.RemoteObject{str("éééé")}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, cut := formatArgs(tt.args, tt.limit)
-			if got != tt.want || cut != tt.wantCut {
-				t.Errorf("formatArgs = %q, cut %v; want %q, cut %v", got, cut, tt.want, tt.wantCut)
-			}
-		})
-	}
 }
 
 func TestConsoleRing(t *testing.T) {
@@ -279,6 +221,7 @@ func consoleTexts(t *testing.T, tab *Tab, q ConsoleQuery) []string {
 }
 
 func TestConsoleMessages(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 	// Nothing reads the console before the page has logged on load.
@@ -363,24 +306,18 @@ func TestConsoleReplay(t *testing.T) {
 	}
 	tab := b.tab(res.TargetID)
 	t.Cleanup(func() { closeTab(t, b, tab) })
-	deadline := time.Now().Add(waitLimit)
-	for {
+	browsertest.Eventually(t, waitLimit, func() error {
 		infos, err := cdpapi.Call(t.Context(), b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		loaded := false
 		for _, ti := range infos.TargetInfos {
-			loaded = loaded || (ti.TargetID == res.TargetID && ti.Title == "Console page loaded")
+			if ti.TargetID == res.TargetID && ti.Title == "Console page loaded" {
+				return nil
+			}
 		}
-		if loaded {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page did not load")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return errors.New("the page did not load")
+	})
 	got := consoleTexts(t, tab, ConsoleQuery{Levels: []string{LevelWarn, LevelError}})
 	want := []string{"warn console careful", "error console Error: boom", "error exception Uncaught TypeError"}
 	if len(got) < len(want) {
@@ -394,6 +331,7 @@ func TestConsoleReplay(t *testing.T) {
 }
 
 func TestConsoleKeepsTheLast500(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	evalJS(t, tab, `for (let i = 0; i < 600; i++) console.log("n", i)`)
 	msgs, total, err := tab.ConsoleMessages(t.Context(), ConsoleQuery{})
@@ -417,6 +355,7 @@ func TestConsoleKeepsTheLast500(t *testing.T) {
 }
 
 func TestConsoleQueryAndClear(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	// Reading must not call the page's code, even one named like the
 	// console function reads use.
@@ -464,6 +403,7 @@ func TestConsoleQueryAndClear(t *testing.T) {
 }
 
 func TestConsoleNavigation(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/alpha.html"); err != nil {
@@ -504,6 +444,7 @@ func TestConsoleNavigation(t *testing.T) {
 }
 
 func TestConsoleLongMessage(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	evalJS(t, tab, `console.log("é".repeat(30000), "tail")`)
 	msgs, _, err := tab.ConsoleMessages(t.Context(), ConsoleQuery{})

@@ -158,7 +158,7 @@ func (b *Browser) applyEmulation(ctx context.Context, e Emulation) error {
 		if err != nil {
 			return err
 		}
-		if err := t.RestoreEmulation(ctx, s); err != nil {
+		if err := t.restoreEmulation(ctx, s); err != nil {
 			return fmt.Errorf("browser: restoring emulation: %w", err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -308,8 +307,7 @@ func answerDialog(ctx context.Context, s *cdp.Session, accept bool, text string)
 // isNoDialog reports the browser's answer to handling a dialog that has
 // already closed.
 func isNoDialog(err error) bool {
-	var pe *cdp.ProtocolError
-	return errors.As(err, &pe) && strings.Contains(pe.Message, "No dialog is showing")
+	return cdp.Classify(err) == cdp.KindNoDialog
 }
 
 // SetDialogPolicy sets which of the tab's dialogs cdpkit answers by itself

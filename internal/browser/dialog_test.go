@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
@@ -97,6 +98,7 @@ func showDialog(t *testing.T, tab *Tab, base, typ, when string) *Dialog {
 }
 
 func TestDialogMatrix(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	tests := []struct {
 		typ        string
@@ -185,6 +187,7 @@ func TestDialogMatrix(t *testing.T) {
 }
 
 func TestDialogPolicy(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	tests := []struct {
 		policy DialogPolicy
@@ -220,6 +223,7 @@ func TestDialogPolicy(t *testing.T) {
 }
 
 func TestDialogNotesCountEarlier(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -233,6 +237,7 @@ func TestDialogNotesCountEarlier(t *testing.T) {
 }
 
 func TestHandleDialogNoneOpen(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.HandleDialog(t.Context(), true, ""); !errors.Is(err, ErrNoDialog) {
@@ -249,6 +254,7 @@ func TestHandleDialogNoneOpen(t *testing.T) {
 // TestHandleDialogWhileBlocked answers a dialog while the call that opened
 // it is still blocked behind it.
 func TestHandleDialogWhileBlocked(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -272,13 +278,12 @@ func TestHandleDialogWhileBlocked(t *testing.T) {
 		}
 		done <- reply{v: string(r.Result.Value)}
 	}()
-	deadline := time.Now().Add(waitLimit)
-	for tab.CheckDialog() == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the confirm never opened")
+	browsertest.Eventually(t, waitLimit, func() error {
+		if tab.CheckDialog() == nil {
+			return errors.New("the confirm never opened")
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
 	select {
 	case r := <-done:
 		t.Fatalf("the evaluate returned (%+v) while its confirm was open", r)
@@ -349,6 +354,7 @@ func TestBeforeUnloadNeverBlocks(t *testing.T) {
 // mouse release is not answered until the dialog closes, yet the click
 // returns at once with the dialog.
 func TestRunUntilDialogClick(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-matrix.html?type=confirm&msg=sure"); err != nil {

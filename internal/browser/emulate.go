@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -12,7 +11,8 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // Viewport is a device metrics override: the size of the page's viewport
@@ -155,9 +155,17 @@ func (c *EmulationChange) Validate() error {
 			return bad("geolocation: latitude is -90 to 90, longitude -180 to 180, accuracy 0 or more")
 		}
 	}
-	for k := range c.ExtraHeaders {
+	for k, v := range c.ExtraHeaders {
 		if k == "" {
 			return bad("extraHeaders: a header name is empty")
+		}
+		if err := policy.CheckRequestHeader(k, v); err != nil {
+			return bad("extraHeaders: %v", err)
+		}
+	}
+	if c.UserAgent != nil {
+		if err := policy.CheckHeaderValue(*c.UserAgent); err != nil {
+			return bad("userAgent: %v", err)
 		}
 	}
 	return nil
@@ -216,21 +224,12 @@ func (t *Tab) MeasureViewport(ctx context.Context) (ViewportMetrics, error) {
 	return measureViewport(ctx, s)
 }
 
+// measureViewportJS reads what the page sees of its viewport.
+var measureViewportJS = loadScript("measure_viewport")
+
 func measureViewport(ctx context.Context, s cdpapi.Session) (ViewportMetrics, error) {
-	yes := true
-	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: `({innerWidth, innerHeight, devicePixelRatio,
-			scrollWidth: document.documentElement ? document.documentElement.scrollWidth : 0})`,
-		ReturnByValue: &yes,
-	})
-	if err != nil {
-		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
-	}
-	if res.ExceptionDetails != nil || res.Result == nil {
-		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: the page threw")
-	}
 	var m ViewportMetrics
-	if err := json.Unmarshal(res.Result.Value, &m); err != nil {
+	if err := callJS(ctx, s, jsCall{}, measureViewportJS, &m); err != nil {
 		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
 	}
 	return m, nil
@@ -317,10 +316,10 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	return st.clone(), nil
 }
 
-// RestoreEmulation applies the tab's emulation to s. Chromium drops a
+// restoreEmulation applies the tab's emulation to s. Chromium drops a
 // session's overrides when the session detaches, so a new session of the
 // tab (after a crash or a detach) starts without them; call this on it.
-func (t *Tab) RestoreEmulation(ctx context.Context, s cdpapi.Session) error {
+func (t *Tab) restoreEmulation(ctx context.Context, s cdpapi.Session) error {
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
 	st := t.emu.state

@@ -12,6 +12,7 @@ import (
 )
 
 func TestViewportPresets(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	page := "/emulate-viewport.html"
@@ -87,6 +88,7 @@ func TestViewportPresets(t *testing.T) {
 }
 
 func TestViewportWithoutViewportMeta(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/emulate-fixed.html", nil)
@@ -103,6 +105,7 @@ func TestViewportWithoutViewportMeta(t *testing.T) {
 }
 
 func TestSetViewportRejects(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	for _, v := range []Viewport{{Width: 0, Height: 100}, {Width: 100, Height: 20000}, {Width: 100, Height: 100, DeviceScaleFactor: -1}} {
 		if _, err := tab.SetViewport(t.Context(), &v); !errors.Is(err, ErrInvalidArgument) {
@@ -114,6 +117,7 @@ func TestSetViewportRejects(t *testing.T) {
 // TestRestoreEmulation detaches the tab's session, which drops its
 // overrides, and applies them again to the new one.
 func TestRestoreEmulation(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	b, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/emulate-viewport.html", nil)
@@ -150,7 +154,7 @@ func TestRestoreEmulation(t *testing.T) {
 	if got, _ := tab.MeasureViewport(t.Context()); got != initial {
 		t.Errorf("after the detach the page measures %+v, want the initial %+v (the overrides gone with the session)", got, initial)
 	}
-	if err := tab.RestoreEmulation(t.Context(), s); err != nil {
+	if err := tab.restoreEmulation(t.Context(), s); err != nil {
 		t.Fatalf("RestoreEmulation: %v", err)
 	}
 	if got, _ := tab.MeasureViewport(t.Context()); got != want {
@@ -163,6 +167,7 @@ func TestRestoreEmulation(t *testing.T) {
 }
 
 func TestEmulate(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/echo", nil)

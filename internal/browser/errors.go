@@ -3,6 +3,20 @@ package browser
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// Errors of the connection to the browser, named here so that callers
+// branch on them without importing the protocol layer; errors.Is matches
+// them in any error a method returns.
+var (
+	// ErrTimeout means the browser did not answer a command in time.
+	ErrTimeout = cdp.ErrTimeout
+	// ErrDisconnected means the connection to the browser is gone.
+	ErrDisconnected = cdp.ErrDisconnected
+	// ErrSessionClosed means the tab went away during the call.
+	ErrSessionClosed = cdp.ErrSessionClosed
 )
 
 // Sentinel errors. Front-ends map them to agent-facing codes.

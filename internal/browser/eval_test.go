@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
 func TestEvaluateValues(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -72,6 +71,7 @@ func TestEvaluateValues(t *testing.T) {
 }
 
 func TestEvaluateCaps(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -120,6 +120,7 @@ func TestEvaluateCaps(t *testing.T) {
 }
 
 func TestEvaluateArgs(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -130,7 +131,7 @@ func TestEvaluateArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := refOf(t, snap.Text, `button "Save"`)
-	args := []EvalArg{{Ref: ref}, {Value: jsonv2.Value(`{"suffix": "!", "n": 2}`)}, {}}
+	args := []EvalArg{{Ref: ref}, {Value: json.RawMessage(`{"suffix": "!", "n": 2}`)}, {}}
 	res, err := tab.Evaluate(t.Context(), `(el, opts, nothing) => [el.textContent + opts.suffix.repeat(opts.n), el, typeof nothing]`, args, EvalInline)
 	if err != nil {
 		t.Fatalf("Evaluate: %v", err)
@@ -139,7 +140,7 @@ func TestEvaluateArgs(t *testing.T) {
 		t.Errorf("value = %s, want %s", res.Value, want)
 	}
 	// A quote in an argument stays data.
-	res, err = tab.Evaluate(t.Context(), `s => s.length`, []EvalArg{{Value: jsonv2.Value(`"'); alert(1); ('"`)}}, EvalInline)
+	res, err = tab.Evaluate(t.Context(), `s => s.length`, []EvalArg{{Value: json.RawMessage(`"'); alert(1); ('"`)}}, EvalInline)
 	if err != nil || string(res.Value) != "16" {
 		t.Errorf("Evaluate with a quote = %v, %v; want 16", res, err)
 	}
@@ -165,6 +166,7 @@ func refOf(t *testing.T, text, what string) string {
 }
 
 func TestEvaluateErrors(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -199,6 +201,7 @@ func TestEvaluateErrors(t *testing.T) {
 // TestEvaluateNavigation navigates away in the middle of a function that
 // never returns: the result says so, with no protocol error text.
 func TestEvaluateNavigation(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -233,6 +236,7 @@ func TestEvaluateNavigation(t *testing.T) {
 // TestEvaluateBounded checks that a function that never returns ends with
 // its context, and one that opens a dialog returns the dialog at once.
 func TestEvaluateBounded(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {

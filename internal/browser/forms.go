@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	cdpinput "github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp/kb"
 )
 
@@ -25,13 +23,29 @@ var (
 	ErrOptionNotFound = errors.New("browser: no such option")
 )
 
-// NotTypeableError says why an element refused input, with a hint safe to
-// show an agent.
+// NotTypeableError says why an element refused input. Why classifies it,
+// so that front-ends can say what to do instead.
 type NotTypeableError struct {
 	Ref    string // the element's ref, if it was named by one
 	Reason string // such as "is disabled" or "is a <div>, not a form field"
-	Hint   string
+	Why    Refusal
 }
+
+// Refusal classifies why an element refused input.
+type Refusal string
+
+// The refusals of NotTypeableError.
+const (
+	RefusedDisabled     Refusal = "disabled"       // a disabled field
+	RefusedReadOnly     Refusal = "read-only"      // a read-only field
+	RefusedFileInput    Refusal = "file-input"     // a file input, given text
+	RefusedNotField     Refusal = "not-field"      // not a form field at all
+	RefusedRadioUncheck Refusal = "radio-uncheck"  // unchecking a checked radio button
+	RefusedUndone       Refusal = "undone"         // the page undid the change
+	RefusedNotFileInput Refusal = "not-file-input" // files for an element that is no file input
+	RefusedUnfocusable  Refusal = "unfocusable"    // it cannot take keyboard focus
+	RefusedNotSelect    Refusal = "not-select"     // options for an element that is no select
+)
 
 func (e *NotTypeableError) Error() string {
 	return fmt.Sprintf("browser: %s %s", e.What(), e.Reason)
@@ -44,50 +58,6 @@ func (e *NotTypeableError) What() string {
 		return e.Ref
 	}
 	return "the element"
-}
-
-// Option is one option of a <select>.
-type Option struct {
-	Value string `json:"value"`
-	Label string `json:"label"`
-}
-
-// OptionError names the option asked for and lists the first options of
-// the <select> (up to maxListedOptions), with how many there are.
-type OptionError struct {
-	Ref     string
-	Want    string
-	Options []Option
-	Total   int
-}
-
-// maxListedOptions bounds the options an OptionError lists.
-const maxListedOptions = 10
-
-// Error leaves out Want, which may be typed text that must not be logged.
-func (e *OptionError) Error() string { return "browser: no such option in the select" }
-func (e *OptionError) Unwrap() error { return ErrOptionNotFound }
-
-// List formats the options for a message: `"Japan" (jp), "Peru"`, and
-// "(and N more)" past the first ones.
-func (e *OptionError) List() string {
-	var b strings.Builder
-	for i, o := range e.Options {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", o.Label)
-		if o.Value != o.Label {
-			fmt.Fprintf(&b, " (%s)", o.Value)
-		}
-	}
-	if n := e.Total - len(e.Options); n > 0 {
-		fmt.Fprintf(&b, " (and %d more)", n)
-	}
-	if e.Total == 0 {
-		b.WriteString("none")
-	}
-	return b.String()
 }
 
 // FillResult says what Fill did.
@@ -113,21 +83,7 @@ type fieldInfo struct {
 }
 
 // fieldInfoJS classifies an element for input.
-const fieldInfoJS = `function() {
-	const el = this, tag = el.localName || '', type = (el.type || '').toLowerCase();
-	const out = {kind: 'none', tag, type, disabled: false, readonly: false, checked: !!el.checked, multiple: !!el.multiple};
-	if (tag === 'select') out.kind = 'select';
-	else if (tag === 'textarea') out.kind = 'text';
-	else if (tag === 'input') {
-		if (type === 'checkbox' || type === 'radio' || type === 'file') out.kind = type;
-		else if (!['button', 'submit', 'reset', 'image', 'hidden'].includes(type)) out.kind = 'text';
-	} else if (el.isContentEditable) out.kind = 'editable';
-	if (out.kind !== 'none' && out.kind !== 'editable') {
-		out.disabled = el.matches(':disabled');
-		out.readonly = out.kind === 'text' && el.readOnly;
-	}
-	return out;
-}`
+var fieldInfoJS = loadScript("field_info")
 
 // field reads what kind of field e is.
 func (e *Element) field(ctx context.Context) (fieldInfo, error) {
@@ -137,17 +93,17 @@ func (e *Element) field(ctx context.Context) (fieldInfo, error) {
 }
 
 // refuse returns a NotTypeableError for e.
-func (e *Element) refuse(reason, hint string) error {
-	return &NotTypeableError{Ref: e.Ref, Reason: reason, Hint: hint}
+func (e *Element) refuse(reason string, why Refusal) error {
+	return &NotTypeableError{Ref: e.Ref, Reason: reason, Why: why}
 }
 
 // usable refuses a disabled or read-only field.
 func (e *Element) usable(f fieldInfo) error {
 	switch {
 	case f.Disabled:
-		return e.refuse("is disabled", "wait until the page enables it (wait_for), or do what enables it first")
+		return e.refuse("is disabled", RefusedDisabled)
 	case f.ReadOnly:
-		return e.refuse("is read-only", "the page does not let it be edited; pick another field")
+		return e.refuse("is read-only", RefusedReadOnly)
 	}
 	return nil
 }
@@ -246,10 +202,9 @@ func (e *Element) fill(ctx context.Context, value string) (*FillResult, error) {
 		}
 		return e.setChecked(ctx, f, on)
 	case "file":
-		return nil, e.refuse("is a file input", "use upload_file")
+		return nil, e.refuse("is a file input", RefusedFileInput)
 	case "none":
-		return nil, e.refuse("is "+f.describe()+", not a form field",
-			"fill takes inputs, textareas, selects, checkboxes, radios and contenteditable elements; take a snapshot and pick one")
+		return nil, e.refuse("is "+f.describe()+", not a form field", RefusedNotField)
 	}
 	if err := e.usable(f); err != nil {
 		return nil, err
@@ -279,27 +234,11 @@ func (e *Element) fill(ctx context.Context, value string) (*FillResult, error) {
 // setter (bypassing any setter a framework put on the element) and tells
 // the page with the events an edit fires. It returns whether the value
 // stuck.
-const setValueJS = `function(v) {
-	const el = this;
-	el.focus();
-	const proto = el.localName === 'textarea' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-	Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
-	el.dispatchEvent(new InputEvent('input', {bubbles: true, composed: true, inputType: 'insertReplacementText'}));
-	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return el.value === v;
-}`
+var setValueJS = loadScript("set_value")
 
 // selectContentsJS focuses a contenteditable element and selects all it
 // holds, so that inserted text replaces it.
-const selectContentsJS = `function() {
-	this.focus();
-	const sel = this.ownerDocument.defaultView.getSelection();
-	const r = this.ownerDocument.createRange();
-	r.selectNodeContents(this);
-	sel.removeAllRanges();
-	sel.addRange(r);
-	return true;
-}`
+var selectContentsJS = loadScript("select_contents")
 
 func (e *Element) fillEditable(ctx context.Context, value string) (*FillResult, error) {
 	if err := e.callJS(ctx, nil, selectContentsJS); err != nil {
@@ -340,7 +279,7 @@ func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillRe
 		return res, nil
 	}
 	if f.Kind == "radio" && !on {
-		return nil, e.refuse("is a checked radio button, which a click cannot uncheck", "check another radio button of its group")
+		return nil, e.refuse("is a checked radio button, which a click cannot uncheck", RefusedRadioUncheck)
 	}
 	if err := e.click(ctx); err != nil {
 		return nil, err
@@ -350,8 +289,7 @@ func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillRe
 		return res, nil // the click navigated away: the changes will say so
 	}
 	if f.Checked != on {
-		return nil, e.refuse("stayed "+map[bool]string{true: "checked", false: "unchecked"}[f.Checked]+" after a click: the page undid it",
-			"take a snapshot to see what the page expects")
+		return nil, e.refuse("stayed "+map[bool]string{true: "checked", false: "unchecked"}[f.Checked]+" after a click: the page undid it", RefusedUndone)
 	}
 	return res, nil
 }
@@ -360,19 +298,7 @@ func (e *Element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillRe
 // where a click lands on it or on one of its labels, or null when there is
 // none or the element is not in the top document (whose viewport is the
 // one mouse events address).
-const clickPointJS = `function() {
-	const el = this, win = el.ownerDocument.defaultView;
-	if (!win || win !== win.top) return null;
-	el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-	const hits = n => n === el || (el.labels && Array.from(el.labels).some(l => l.contains(n)));
-	for (const t of [el, ...Array.from(el.labels || [])]) {
-		const r = t.getBoundingClientRect();
-		if (r.width < 1 || r.height < 1) continue;
-		const x = r.left + r.width / 2, y = r.top + r.height / 2;
-		if (hits(el.ownerDocument.elementFromPoint(x, y))) return {x, y};
-	}
-	return null;
-}`
+var clickPointJS = loadScript("click_point")
 
 // click clicks the element with the mouse where it can be hit, else in the
 // DOM.
@@ -382,7 +308,7 @@ func (e *Element) click(ctx context.Context) error {
 		return err
 	}
 	if p == nil {
-		return e.callJS(ctx, nil, `function() { this.click(); return true }`)
+		return e.callJS(ctx, nil, clickJS)
 	}
 	for _, typ := range []cdpinput.DispatchMouseEventType{
 		cdpinput.DispatchMouseEventTypeMouseMoved, cdpinput.DispatchMouseEventTypeMousePressed, cdpinput.DispatchMouseEventTypeMouseReleased,
@@ -398,77 +324,6 @@ func (e *Element) click(ctx context.Context) error {
 	return nil
 }
 
-// SelectOptions selects the options of a <select> — named by ref, or when
-// ref is empty by CSS selector — whose value, else visible label (exactly,
-// then ignoring case), is each of values, and deselects the others; a
-// single select takes one value. It fires input and change events and
-// returns the selected values. An unknown value is an *OptionError;
-// navigations and dialogs are handled as by Fill.
-func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error) {
-	var sel []string
-	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
-		f, err := el.field(ctx)
-		if err != nil {
-			return err
-		}
-		if f.Kind != "select" {
-			return el.refuse("is "+f.describe()+", not a <select>", "use fill for text fields, or take a snapshot and pick a combobox or listbox")
-		}
-		if err := el.usable(f); err != nil {
-			return err
-		}
-		if !f.Multiple && len(values) != 1 {
-			return fmt.Errorf("%w: the select takes one value, not %d", ErrInvalidArgument, len(values))
-		}
-		sel, err = el.selectOptions(ctx, values)
-		return err
-	})
-	return sel, err
-}
-
-// selectOptionsJS selects the options named by values (see SelectOptions).
-const selectOptionsJS = `function(wanted, listed) {
-	const el = this, opts = Array.from(el.options);
-	const label = o => (o.label || o.textContent || '').replace(/\s+/g, ' ').trim();
-	const pick = w => opts.find(o => o.value === w) || opts.find(o => label(o) === w.trim()) ||
-		opts.find(o => label(o).toLowerCase() === w.trim().toLowerCase());
-	const chosen = [];
-	for (const w of wanted) {
-		const o = pick(w);
-		if (!o) return {missing: w, total: opts.length, options: opts.slice(0, listed).map(o => ({value: o.value, label: label(o)}))};
-		chosen.push(o);
-	}
-	el.focus();
-	if (el.multiple) for (const o of opts) o.selected = chosen.includes(o);
-	else if (chosen.length) chosen[0].selected = true;
-	el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return {selected: Array.from(el.selectedOptions).map(o => o.value)};
-}`
-
-func (e *Element) selectOptions(ctx context.Context, values []string) ([]string, error) {
-	var r struct {
-		Missing  *string  `json:"missing"`
-		Total    int      `json:"total"`
-		Options  []Option `json:"options"`
-		Selected []string `json:"selected"`
-	}
-	if err := e.callJS(ctx, &r, selectOptionsJS, values, maxListedOptions); err != nil {
-		return nil, err
-	}
-	if r.Missing != nil {
-		return nil, &OptionError{Ref: e.Ref, Want: *r.Missing, Options: r.Options, Total: r.Total}
-	}
-	if r.Selected == nil {
-		r.Selected = []string{}
-	}
-	return r.Selected, nil
-}
-
-// SetFiles gives a file input — named by ref, or when ref is empty by CSS
-// selector — the files at paths, which the caller has checked
-// (policy.UploadRoots); the page sees input and change events. Anything
-// but an enabled <input type=file> is a *NotTypeableError; more than one
 // file for a single-file input is ErrInvalidArgument.
 func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string) error {
 	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
@@ -477,7 +332,7 @@ func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string
 			return err
 		}
 		if f.Kind != "file" {
-			return el.refuse("is "+f.describe()+", not a file input", `upload_file takes an <input type="file">; take a snapshot and pick one`)
+			return el.refuse("is "+f.describe()+", not a file input", RefusedNotFileInput)
 		}
 		if err := el.usable(f); err != nil {
 			return err
@@ -500,7 +355,7 @@ func (e *Element) focus(ctx context.Context) error {
 		return err
 	}
 	if !ok {
-		return e.refuse("cannot take keyboard focus", "pick an input or another focusable element, or omit uid to type into whatever has focus")
+		return e.refuse("cannot take keyboard focus", RefusedUnfocusable)
 	}
 	return nil
 }
@@ -509,67 +364,17 @@ func (e *Element) focus(ctx context.Context) error {
 // inside it (a shadow host). A text field or contenteditable element that
 // did not have focus gets its caret at the end, as after a person clicks
 // past its text; one that had focus keeps its caret.
-const focusJS = `function() {
-	if (typeof this.focus !== 'function') return false;
-	const el = this, doc = el.ownerDocument;
-	const active = () => {
-		let a = doc.activeElement;
-		while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-		return a;
-	};
-	const had = active() === el;
-	el.focus();
-	const a = active();
-	const ok = a === el || el.contains(a) || (!!a && a.getRootNode().host === el);
-	if (ok && !had) {
-		if (el.isContentEditable) {
-			const sel = doc.defaultView.getSelection();
-			sel.selectAllChildren(el);
-			sel.collapseToEnd();
-		} else if (typeof el.value === 'string') {
-			try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) {} // email, number: no caret API
-		}
-	}
-	return ok;
-}`
+var focusJS = loadScript("focus")
 
-// callJS calls fn on the element with args passed as CDP call arguments
-// (never spliced into source) and decodes its by-value result into out,
-// which may be nil. A thrown exception is an error naming only its class
-// and message.
-func (e *Element) callJS(ctx context.Context, out any, fn string, args ...any) error {
-	// The arguments go as one array: cdproto omits an argument whose
-	// value is "" or [], which the function would see as undefined.
-	if args == nil {
-		args = []any{}
-	}
-	v, err := json.Marshal(args)
-	if err != nil {
-		return fmt.Errorf("browser: encoding the arguments: %w", err)
-	}
-	yes := true
-	r, err := cdpapi.Call(ctx, e.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function(args) { return (" + fn + ").apply(this, args) }",
-		ObjectID:            e.Object,
-		Arguments:           []*runtime.CallArgument{{Value: v}},
-		ReturnByValue:       &yes,
-		UserGesture:         &yes,
-	})
-	if err != nil {
+// clickJS clicks an element through the DOM.
+var clickJS = loadScript("click")
+
+// callJS calls fn on the element as a user action (see callJS), and
+// decodes its result into out, which may be nil. A thrown exception is an
+// error naming only its class and message.
+func (e *Element) callJS(ctx context.Context, out any, fn pageScript, args ...any) error {
+	if err := callJS(ctx, e.Session, jsCall{this: e.Object, gesture: true}, fn, out, args...); err != nil {
 		return fmt.Errorf("browser: acting on the element: %w", err)
-	}
-	if r.ExceptionDetails != nil {
-		msg := r.ExceptionDetails.Text
-		if r.ExceptionDetails.Exception != nil && r.ExceptionDetails.Exception.Description != "" {
-			msg = strings.SplitN(r.ExceptionDetails.Exception.Description, "\n", 2)[0]
-		}
-		return fmt.Errorf("browser: acting on the element: the page threw %s", msg)
-	}
-	if out == nil || r.Result == nil || len(r.Result.Value) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(r.Result.Value, out); err != nil {
-		return fmt.Errorf("browser: reading the element's answer: %w", err)
 	}
 	return nil
 }

@@ -81,6 +81,7 @@ func formsString(t *testing.T, tab *Tab, expr string) string {
 }
 
 func TestFillText(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	defer formsNoDialog(t, tab)()
 	tests := []struct {
@@ -125,6 +126,7 @@ func TestFillText(t *testing.T) {
 }
 
 func TestFillOpeningADialog(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	start := time.Now()
 	res, err := tab.Fill(t.Context(), "", "#asks", "x")
@@ -146,6 +148,7 @@ func TestFillOpeningADialog(t *testing.T) {
 }
 
 func TestFillEditable(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	for _, value := range []string{"New text, héllo שלום 👋🏽", ""} {
 		res, err := tab.Fill(t.Context(), "", "#editor", value)
@@ -162,6 +165,7 @@ func TestFillEditable(t *testing.T) {
 }
 
 func TestFillSelect(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	tests := []struct{ value, want string }{
 		{"jp", "jp"},        // by value
@@ -192,6 +196,7 @@ func TestFillSelect(t *testing.T) {
 }
 
 func TestSelectOptions(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	tests := []struct {
 		selector string
@@ -230,6 +235,7 @@ func TestSelectOptions(t *testing.T) {
 }
 
 func TestFillChecked(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	tests := []struct {
 		selector, value string
@@ -266,6 +272,7 @@ func TestFillChecked(t *testing.T) {
 }
 
 func TestFillRefuses(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	tests := []struct{ selector, reason string }{
 		{"#readonly", "is read-only"},
@@ -278,8 +285,8 @@ func TestFillRefuses(t *testing.T) {
 	for _, tt := range tests {
 		_, err := tab.Fill(t.Context(), "", tt.selector, "x")
 		var ne *NotTypeableError
-		if !errors.As(err, &ne) || ne.Reason != tt.reason || ne.Hint == "" {
-			t.Errorf("Fill(%s) = %v, want a NotTypeableError saying %q with a hint", tt.selector, err, tt.reason)
+		if !errors.As(err, &ne) || ne.Reason != tt.reason || ne.Why == "" {
+			t.Errorf("Fill(%s) = %v, want a NotTypeableError saying %q, classified", tt.selector, err, tt.reason)
 		}
 	}
 	if got := formsString(t, tab, `document.getElementById('readonly').value`); got != "fixed" {
@@ -288,6 +295,7 @@ func TestFillRefuses(t *testing.T) {
 }
 
 func TestSetFiles(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "cv.pdf"), filepath.Join(dir, "photo.png")

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -146,15 +148,29 @@ func (e *BlockedError) Unwrap() error { return e.Err }
 
 // explainBlock turns a navigation that failed with ERR_BLOCKED_BY_CLIENT
 // into the guard's reason, when the guard blocked this tab's main frame
-// since start. Other errors pass through.
+// since start, and one that failed because the egress proxy refused its
+// host into the proxy's reason. Other errors pass through.
 func (t *Tab) explainBlock(err error, start time.Time) error {
 	var ne *NavigationError
-	if err == nil || !errors.As(err, &ne) || !strings.Contains(ne.Text, "ERR_BLOCKED_BY_CLIENT") {
+	if err == nil || !errors.As(err, &ne) {
 		return err
 	}
-	// A page's main frame has its target's id.
-	if b := t.b.guard.blockedSince(cdpapi.FrameID(t.id), start); b != nil {
-		return b
+	if strings.Contains(ne.Text, "ERR_BLOCKED_BY_CLIENT") {
+		// A page's main frame has its target's id.
+		if b := t.b.guard.blockedSince(cdpapi.FrameID(t.id), start); b != nil {
+			return b
+		}
+	}
+	if t.b.proc != nil && t.b.proc.egress != nil {
+		if u, perr := url.Parse(ne.URL); perr == nil && u.Host != "" {
+			port := u.Port()
+			if port == "" {
+				port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+			}
+			if r := t.b.proc.egress.refusedSince(net.JoinHostPort(u.Hostname(), port), start); r != nil {
+				return &BlockedError{URL: ne.URL, Err: r}
+			}
+		}
 	}
 	return err
 }

@@ -2,9 +2,9 @@ package browser
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/input"
@@ -12,6 +12,7 @@ import (
 )
 
 func TestTypeText(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-keys.html")
 	tests := []string{
 		"hello",
@@ -37,6 +38,7 @@ func TestTypeText(t *testing.T) {
 }
 
 func TestTypeTextCaret(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
 	// A field that gains focus is typed into at the end of its text.
 	if err := tab.TypeText(t.Context(), "", "#bio", " and more"); err != nil {
@@ -65,6 +67,7 @@ func TestTypeTextCaret(t *testing.T) {
 }
 
 func TestTypeTextKeyEvents(t *testing.T) {
+	t.Parallel()
 	tab := formsPage(t, "forms-keys.html")
 	if err := tab.TypeText(t.Context(), "", "#logged", "aB1 é"); err != nil {
 		t.Fatalf("TypeText: %v", err)
@@ -92,6 +95,7 @@ func TestTypeTextKeyEvents(t *testing.T) {
 }
 
 func TestPressKey(t *testing.T) {
+	t.Parallel()
 	t.Run("Enter submits", func(t *testing.T) {
 		tab := formsPage(t, "forms-keys.html")
 		if err := tab.TypeText(t.Context(), "", "#q", "cats"); err != nil {
@@ -160,17 +164,13 @@ func TestPressKey(t *testing.T) {
 // formsWaitURL waits for the tab's URL to end with suffix.
 func formsWaitURL(t *testing.T, tab *Tab, suffix string) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
+	browsertest.Eventually(t, waitLimit, func() error {
 		loc, err := tab.Location(t.Context())
 		if err == nil && strings.HasSuffix(loc.URL, suffix) {
-			return
+			return nil
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the tab is at %q (%v), want a URL ending in %q", loc.URL, err, suffix)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("the tab is at %q (%v), want a URL ending in %q", loc.URL, err, suffix)
+	})
 }
 
 // TestFormsInCrossOriginFrame fills and types into an input of an

@@ -58,6 +58,8 @@ type process struct {
 	exited  chan struct{} // closed when the process has been reaped
 	stderr  *sysproc.Tail
 
+	egress *egress // nil when the policy has no address rule to enforce
+
 	closing   atomic.Bool // close has begun: the pipe breaking is no crash
 	closeOnce sync.Once
 }
@@ -90,15 +92,30 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		}
 	}
 
-	p := &process{profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}}
+	// Every connection of the browser goes through the egress proxy,
+	// which judges the address it connects to (egress.go).
+	var eg *egress
+	if !o.noGuard && needsEgress(o.urlPolicy()) {
+		if eg, err = startEgress(o.urlPolicy(), o.logger()); err != nil {
+			dropProfile(profile)
+			return nil, nil, err
+		}
+	}
+	p := &process{profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}, egress: eg}
 	var t cdp.Transport
 	if o.usePipe() {
-		t, err = p.startPipe(exe, launchArgs(profile, "--remote-debugging-pipe", o))
+		t, err = p.startPipe(exe, launchArgs(profile, "--remote-debugging-pipe", o, eg))
 	} else {
-		t, err = p.startPort(ctx, exe, launchArgs(profile, "--remote-debugging-port=0", o))
+		t, err = p.startPort(ctx, exe, launchArgs(profile, "--remote-debugging-port=0", o, eg))
 	}
 	if err != nil {
-		dropProfile(profile)
+		if p.cmd == nil || p.cmd.Process == nil {
+			// Never started: startPort's own failures went through close.
+			if eg != nil {
+				eg.close()
+			}
+			dropProfile(profile)
+		}
 		return nil, nil, err
 	}
 
@@ -219,7 +236,7 @@ func pollUntil[T any](ctx context.Context, interval time.Duration, stop <-chan s
 	}
 }
 
-func launchArgs(profile, debugging string, o *Options) []string {
+func launchArgs(profile, debugging string, o *Options, eg *egress) []string {
 	args := []string{debugging, "--user-data-dir=" + profile}
 	if !o.Headful {
 		args = append(args, "--headless")
@@ -228,6 +245,9 @@ func launchArgs(profile, debugging string, o *Options) []string {
 		args = append(args, "--no-sandbox")
 	}
 	args = append(args, quietFlags...)
+	if eg != nil {
+		args = append(args, eg.flags()...)
+	}
 	args = append(args, o.Args...)
 	return append(args, "about:blank")
 }
@@ -273,6 +293,9 @@ func (p *process) close(conn *cdp.Conn) error {
 			p.tree.Release()
 		case <-time.After(5 * time.Second):
 			err = errors.New("browser: process did not exit after SIGKILL")
+		}
+		if p.egress != nil {
+			p.egress.close()
 		}
 		if p.own {
 			if rerr := removeProfile(p.profile); rerr != nil && err == nil {

@@ -29,6 +29,8 @@ func TestManager(t *testing.T) {
 	if b := m.Current(); b != nil {
 		t.Fatalf("Current() before any Browser call = %p, want nil", b)
 	}
+	// The behaviour under test is that nothing starts, which no event
+	// signals: give a wrongly started browser time to appear.
 	time.Sleep(100 * time.Millisecond)
 	if pids := browsertest.ProcessesMatching(tmp); len(pids) > 0 {
 		t.Fatalf("processes under %s before any Browser call: %v, want none", tmp, pids)

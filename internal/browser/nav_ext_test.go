@@ -154,6 +154,7 @@ func mustNav(t *testing.T, tab *Tab, url string, o *NavOptions) *NavResult {
 }
 
 func TestBackForwardReload(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	one, two := srv.URL+"/nav-one.html", srv.URL+"/nav-two.html"
@@ -220,6 +221,7 @@ func TestBackForwardReload(t *testing.T) {
 }
 
 func TestReloadIgnoreCache(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	first := mustNav(t, tab, srv.URL+"/nav-count", nil)
@@ -252,6 +254,7 @@ func TestReloadIgnoreCache(t *testing.T) {
 // still pending (its image arrives after 15 s): fragment changes and
 // history moves between them commit at once, without a load event.
 func TestHashRouter(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	page := srv.URL + "/nav-router.html"
@@ -297,6 +300,7 @@ func TestHashRouter(t *testing.T) {
 }
 
 func TestWaitUntil(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 
@@ -486,6 +490,7 @@ func TestNavigationWaitFake(t *testing.T) {
 // TestNavigateOffline checks that a navigation the network refuses is a
 // NavigationError with Chromium's text, for a URL and for a reload.
 func TestNavigateOffline(t *testing.T) {
+	t.Parallel()
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/nav-one.html", nil)

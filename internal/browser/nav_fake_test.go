@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -51,7 +52,7 @@ func TestNavigateFake(t *testing.T) {
 			name: "status of the document, not of a subresource or another loader",
 			res:  page.NavigateResult{FrameID: "F", LoaderID: "L"},
 			events: func(s *cdptest.Session) {
-				time.Sleep(10 * time.Millisecond)
+				synctest.Wait() // navigate waits for events
 				s.Emit("Network.responseReceived", response("OLD", network.ResourceTypeDocument, 500))
 				s.Emit("Network.responseReceived", response("L", network.ResourceTypeDocument, 201))
 				s.Emit("Network.responseReceived", response("L", network.ResourceTypeImage, 404))
@@ -66,7 +67,7 @@ func TestNavigateFake(t *testing.T) {
 			name: "same-document navigation waits for its commit, not a load",
 			res:  page.NavigateResult{FrameID: "F"},
 			events: func(s *cdptest.Session) {
-				time.Sleep(10 * time.Millisecond)
+				synctest.Wait() // navigate waits for events
 				s.Emit("Page.navigatedWithinDocument", page.EventNavigatedWithinDocument{FrameID: "CHILD", URL: "http://x/#a"})
 				s.Emit("Page.navigatedWithinDocument", page.EventNavigatedWithinDocument{FrameID: "F", URL: "http://x/#a"})
 			},
@@ -89,24 +90,28 @@ func TestNavigateFake(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
+		// In a synctest bubble: the events come once navigate waits for
+		// them, and the 300 ms deadline passes only when all is blocked.
 		t.Run(tt.name, func(t *testing.T) {
-			s := fakePage(tt.res, "http://x/final", "Final", tt.events)
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-			defer cancel()
-			got, err := navigate(ctx, s, "http://x/")
-			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("navigate error = %v, want %v", err, tt.wantErr)
+			synctest.Test(t, func(t *testing.T) {
+				s := fakePage(tt.res, "http://x/final", "Final", tt.events)
+				ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+				defer cancel()
+				got, err := navigate(ctx, s, "http://x/")
+				if tt.wantErr != nil {
+					if !errors.Is(err, tt.wantErr) {
+						t.Fatalf("navigate error = %v, want %v", err, tt.wantErr)
+					}
+					return
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("navigate: %v", err)
-			}
-			want := NavResult{URL: "http://x/final", Title: "Final", Status: tt.wantStatus}
-			if *got != want {
-				t.Errorf("navigate = %+v, want %+v", *got, want)
-			}
+				if err != nil {
+					t.Fatalf("navigate: %v", err)
+				}
+				want := NavResult{URL: "http://x/final", Title: "Final", Status: tt.wantStatus}
+				if *got != want {
+					t.Errorf("navigate = %+v, want %+v", *got, want)
+				}
+			})
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 )
 
 func TestNavigate(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 
@@ -43,6 +44,7 @@ func TestNavigate(t *testing.T) {
 }
 
 func TestNavigateConnectionRefused(t *testing.T) {
+	t.Parallel()
 	_, tab := newTab(t)
 	url := "http://" + closedPort(t) + "/"
 	res, err := tab.Navigate(t.Context(), url)
@@ -62,6 +64,7 @@ func TestNavigateConnectionRefused(t *testing.T) {
 }
 
 func TestNavigateSameDocument(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 	page := srv.URL + "/long.html"
@@ -90,6 +93,7 @@ func TestNavigateSameDocument(t *testing.T) {
 // TestNavigateStuck navigates to a page whose load never finishes: the
 // context ends the wait, and the tab stays usable.
 func TestNavigateStuck(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/cdpkit/cdpkit/internal/input"
 )
 
@@ -31,13 +34,18 @@ func pointerValue[T any](t *testing.T, tab *Tab, expr string) T {
 		t.Fatal(err)
 	}
 	var v T
-	raw, err := evaluate(t.Context(), s, expr)
+	yes := true
+	res, err := cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes})
 	if err != nil {
 		t.Fatalf("evaluating %s: %v", expr, err)
 	}
-	if len(raw) == 0 {
+	if res.ExceptionDetails != nil {
+		t.Fatalf("evaluating %s: %s", expr, exceptionText(res.ExceptionDetails))
+	}
+	if res.Result == nil || len(res.Result.Value) == 0 {
 		return v // undefined
 	}
+	raw := res.Result.Value
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("decoding %s = %s: %v", expr, raw, err)
 	}
@@ -45,6 +53,7 @@ func pointerValue[T any](t *testing.T, tab *Tab, expr string) T {
 }
 
 func TestClick(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	tests := []struct {
 		name  string
@@ -89,6 +98,7 @@ func TestClick(t *testing.T) {
 }
 
 func TestClickRefused(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	tests := []struct {
 		selector string
@@ -134,6 +144,7 @@ func TestClickRefused(t *testing.T) {
 }
 
 func TestClickOverlay(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-overlay.html")
 	_, err := tab.Click(t.Context(), ClickOptions{Selector: "#behind"})
 	var ce *CoveredError
@@ -160,6 +171,7 @@ func TestClickOverlay(t *testing.T) {
 }
 
 func TestClickNavigates(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	start := time.Now()
 	if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#submit"}); err != nil {
@@ -179,6 +191,7 @@ func TestClickNavigates(t *testing.T) {
 }
 
 func TestClickInFrame(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-frame.html")
 	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
 	if err != nil {
@@ -227,6 +240,7 @@ func TestClickInFrame(t *testing.T) {
 }
 
 func TestClickOpensDialog(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	pointerValue[any](t, tab, `document.getElementById('plain').onclick = () => confirm('Sure?')`)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
@@ -253,6 +267,7 @@ func TestClickOpensDialog(t *testing.T) {
 }
 
 func TestHover(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-hover.html")
 	res, err := tab.Hover(t.Context(), "", "#products")
 	if err != nil {
@@ -274,6 +289,7 @@ func TestHover(t *testing.T) {
 }
 
 func TestDrag(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-dnd.html")
 	res, err := tab.Drag(t.Context(), DragOptions{FromSelector: "#d", ToSelector: "#b"})
 	if err != nil {
@@ -298,6 +314,7 @@ func TestDrag(t *testing.T) {
 }
 
 func TestScroll(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-scroll.html")
 	f := func(v float64) *float64 { return &v }
 	vh := pointerValue[float64](t, tab, "innerHeight")
@@ -346,6 +363,7 @@ func TestScroll(t *testing.T) {
 }
 
 func TestScrollContainer(t *testing.T) {
+	t.Parallel()
 	tab := pointerTab(t, "pointer-pane.html")
 	res, err := tab.Scroll(t.Context(), ScrollOptions{Direction: "down", Pixels: 500})
 	if err != nil {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
 // queueWait bounds how long a test waits for the queue to do something
@@ -27,13 +30,12 @@ func mustAcquire(t *testing.T, q *opQueue, ctx context.Context, op string, limit
 // waitQueued waits until n calls wait in q.
 func waitQueued(t *testing.T, q *opQueue, n int) {
 	t.Helper()
-	deadline := time.Now().Add(queueWait)
-	for q.queued() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("queued = %d, want %d", q.queued(), n)
+	browsertest.Eventually(t, queueWait, func() error {
+		if got := q.queued(); got != n {
+			return fmt.Errorf("queued = %d, want %d", got, n)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func TestQueueRunsInArrivalOrder(t *testing.T) {
@@ -193,6 +195,7 @@ func TestQueueNavigation(t *testing.T) {
 // TestTabQueueAcrossTabs checks that a stuck call on one tab makes no call
 // on another wait, and that reads wait for a navigation in flight only.
 func TestTabQueueAcrossTabs(t *testing.T) {
+	t.Parallel()
 	_, a := newTab(t)
 	_, b := newTab(t)
 	stuck, err := a.Acquire(t.Context(), "stuck", 0)

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -200,7 +199,7 @@ func (e *Element) attach(ctx context.Context) error {
 	}
 	r, err := cdpapi.Call(ctx, e.Session, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: e.Backend, ObjectGroup: elementGroup})
 	if err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return stale()
 		}
 		return fmt.Errorf("browser: resolving the element: %w", err)
@@ -209,19 +208,19 @@ func (e *Element) attach(ctx context.Context) error {
 		return stale()
 	}
 	e.Object = r.Object.ObjectID
-	yes := true
-	c, err := cdpapi.Call(ctx, e.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function() { return this.isConnected }", ObjectID: e.Object, ReturnByValue: &yes,
-	})
-	if err != nil {
+	var connected bool
+	if err := callJS(ctx, e.Session, jsCall{this: e.Object}, isConnectedJS, &connected); err != nil {
 		return fmt.Errorf("browser: checking the element: %w", err)
 	}
-	if c.Result == nil || string(c.Result.Value) != "true" {
+	if !connected {
 		e.Release(ctx)
 		return stale()
 	}
 	return nil
 }
+
+// isConnectedJS reports whether an element is still in its document.
+var isConnectedJS = loadScript("is_connected")
 
 // querySelector finds the first element matching selector in the main
 // document. The selector travels as a CDP argument, never as script source.
@@ -237,17 +236,14 @@ func querySelector(ctx context.Context, s *cdp.Session, selector string) (*Eleme
 			return nil, fmt.Errorf("browser: reading the document: %w", derr)
 		}
 		q, err = cdpapi.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: selector})
-		var pe *cdp.ProtocolError
-		if err == nil || !errors.As(err, &pe) || !strings.Contains(pe.Message, "Could not find node") {
+		if cdp.Classify(err) != cdp.KindNodeGone {
 			break
 		}
 	}
 	if err != nil {
-		// Chromium answers a selector it cannot parse with "DOM Error while
-		// querying"; other errors (a document swapped mid-call) are not the
-		// agent's selector's fault.
-		var pe *cdp.ProtocolError
-		if errors.As(err, &pe) && strings.Contains(pe.Message, "querying") {
+		// Other errors (a document swapped mid-call) are not the agent's
+		// selector's fault.
+		if cdp.Classify(err) == cdp.KindBadSelector {
 			return nil, &ElementError{Selector: selector, Err: fmt.Errorf("%w: the CSS selector does not parse", ErrInvalidArgument)}
 		}
 		return nil, fmt.Errorf("browser: querying %q: %w", selector, err)

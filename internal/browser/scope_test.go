@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/target"
 
@@ -132,15 +131,17 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 	for _, click := range []string{"blank", "popup"} {
 		navEval(t, ta, "document.getElementById('"+click+"').click()", nil)
 		var opened target.ID
-		for deadline := time.Now().Add(waitLimit); opened == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		err := browsertest.Poll(waitLimit, func() error {
 			for _, id := range scopePages(t, b, a) {
 				if !slices.Contains(mine, id) {
 					opened = id
+					return nil
 				}
 			}
-		}
-		if opened == "" {
-			t.Errorf("the tab a's %s opened is not among a's tabs", click)
+			return fmt.Errorf("the tab a's %s opened is not among a's tabs", click)
+		})
+		if err != nil {
+			t.Error(err)
 			continue
 		}
 		mine = append(mine, opened)
@@ -152,12 +153,13 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 	// Closing a scope closes its tabs, and it opens no more.
 	b.CloseScope(ctx, a)
 	var all []target.ID
-	for deadline := time.Now().Add(waitLimit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	browsertest.Poll(waitLimit, func() error { // the check below reports what is left
 		all = scopePages(t, b, nil)
-		if !slices.ContainsFunc(mine, func(id target.ID) bool { return slices.Contains(all, id) }) {
-			break
+		if slices.ContainsFunc(mine, func(id target.ID) bool { return slices.Contains(all, id) }) {
+			return errors.New("tabs of the closed scope are open")
 		}
-	}
+		return nil
+	})
 	for _, id := range mine {
 		if slices.Contains(all, id) {
 			t.Errorf("tab %s of the closed scope is still open", id)

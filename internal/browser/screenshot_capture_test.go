@@ -20,6 +20,8 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 	"golang.org/x/image/webp"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
 // Colors of the fixtures in testdata/screenshot.
@@ -143,6 +145,7 @@ func scrollY(t *testing.T, tab *Tab) (y int) {
 }
 
 func TestScreenshotScrolledViewport(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/screenshot/stripes.html")
 	innerH := scrollTo(t, tab, 3000)
 
@@ -183,6 +186,7 @@ func TestScreenshotScrolledViewport(t *testing.T) {
 }
 
 func TestScreenshotFullPageTall(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/screenshot/tall.html")
 	var size [2]float64
 	shotEval(t, tab, "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]", &size)
@@ -243,6 +247,7 @@ func TestScreenshotFullPageTall(t *testing.T) {
 }
 
 func TestScreenshotFullPageFixedAndVH(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/screenshot/rtl.html")
 	innerH := scrollTo(t, tab, 500)
 	var pageH int
@@ -275,6 +280,7 @@ func TestScreenshotFullPageFixedAndVH(t *testing.T) {
 }
 
 func TestScreenshotLazyContent(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/screenshot/lazy.html")
 	shot, img := takeShot(t, tab, ScreenshotOptions{FullPage: true})
 	// #late turns green only once it has been scrolled into view.
@@ -287,6 +293,7 @@ func TestScreenshotLazyContent(t *testing.T) {
 }
 
 func TestScreenshotElement(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/screenshot/element.html")
 
 	shot, img := takeShot(t, tab, ScreenshotOptions{Selector: "#box"})
@@ -329,6 +336,7 @@ func TestScreenshotElement(t *testing.T) {
 // a same-process iframe and inside an out-of-process one, whose box is
 // relative to its own frame.
 func TestScreenshotElementInFrame(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	cross := func(t *testing.T) string {
 		// 127.0.0.2 is another site than 127.0.0.1, so its frame gets a
@@ -361,15 +369,17 @@ func TestScreenshotElementInFrame(t *testing.T) {
 				t.Fatalf("Navigate: %v", err)
 			}
 			var ref string
-			for deadline := time.Now().Add(waitLimit); ref == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			browsertest.Eventually(t, waitLimit, func() error {
 				res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
 				if err != nil {
-					t.Fatalf("Snapshot: %v", err)
+					return fmt.Errorf("Snapshot: %w", err)
 				}
 				if m := regexp.MustCompile(`(e\d+) button "Framed"`).FindStringSubmatch(res.Text); m != nil {
 					ref = m[1]
+					return nil
 				}
-			}
+				return errors.New("no ref for the framed button in the snapshot")
+			})
 			if ref == "" {
 				t.Fatal("no ref for the framed button in the snapshot")
 			}
@@ -396,6 +406,7 @@ func TestScreenshotElementInFrame(t *testing.T) {
 }
 
 func TestScreenshotFormats(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/screenshot/element.html")
 	for _, o := range []ScreenshotOptions{
 		{Format: "jpeg"},
@@ -427,6 +438,7 @@ func TestScreenshotFormats(t *testing.T) {
 }
 
 func TestScreenshotByteLimit(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/paint.html")
 	full, _ := takeShot(t, tab, ScreenshotOptions{})
 
@@ -458,6 +470,7 @@ func TestScreenshotByteLimit(t *testing.T) {
 // TestScreenshotTilesMatchOneCapture stitches a page from small tiles and
 // compares it with one capture of the whole page.
 func TestScreenshotTilesMatchOneCapture(t *testing.T) {
+	t.Parallel()
 	tab := openShotPage(t, "/screenshot/stripes.html")
 	whole, want := takeShot(t, tab, ScreenshotOptions{FullPage: true})
 	tiled, got := takeShot(t, tab, ScreenshotOptions{FullPage: true, maxTile: 3000})

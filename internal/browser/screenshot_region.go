@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,7 +10,6 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	_ "golang.org/x/image/webp" // DecodeConfig for webp captures
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
@@ -31,33 +29,17 @@ func viewportRegion(ctx context.Context, s *cdp.Session) (rect, error) {
 	return rect{X: v.PageX, Y: v.PageY, W: v.ClientWidth, H: v.ClientHeight}, nil
 }
 
-// scrollThrough scrolls the page down by viewport heights, waiting two
+// scrollThroughJS scrolls the page down by viewport heights, waiting two
 // frames at each stop so lazy content starts loading, then waits for
 // images still loading, all within a budget in ms, and scrolls back to
-// where the page was. It is a fixed expression: only the budget varies.
-const scrollThrough = `(async (budget) => {
-	const end = performance.now() + budget;
-	const el = document.scrollingElement || document.documentElement;
-	const x = scrollX, y = scrollY;
-	const frame = () => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
-	const step = Math.max(innerHeight, 100);
-	for (let top = 0; top < el.scrollHeight && performance.now() < end; top += step) {
-		scrollTo({left: x, top, behavior: "instant"});
-		await frame();
-	}
-	const pending = [...document.images].filter(i => !i.complete);
-	if (pending.length > 0) {
-		await Promise.race([
-			Promise.all(pending.map(i => new Promise(r => {
-				i.addEventListener("load", r, {once: true});
-				i.addEventListener("error", r, {once: true});
-			}))),
-			new Promise(r => setTimeout(r, Math.max(0, end - performance.now()))),
-		]);
-	}
-	scrollTo({left: x, top: y, behavior: "instant"});
-	await frame();
-})(%d)`
+// where the page was.
+var scrollThroughJS = loadScript("scroll_through")
+
+// awaitTwoFramesJS waits for two animation frames, at most 100 ms.
+var awaitTwoFramesJS = loadScript("await_two_frames")
+
+// devicePixelRatioJS reads the page's device pixels per CSS pixel.
+var devicePixelRatioJS = loadScript("device_pixel_ratio")
 
 // fullPageRegion scrolls through the page and returns its whole document.
 func fullPageRegion(ctx context.Context, s *cdp.Session) (rect, error) {
@@ -65,7 +47,7 @@ func fullPageRegion(ctx context.Context, s *cdp.Session) (rect, error) {
 	if d, ok := ctx.Deadline(); ok {
 		budget = min(budget, time.Until(d)/4)
 	}
-	if _, err := evaluate(ctx, s, fmt.Sprintf(scrollThrough, budget.Milliseconds())); err != nil {
+	if err := callJS(ctx, s, jsCall{}, scrollThroughJS, nil, budget.Milliseconds()); err != nil {
 		return rect{}, fmt.Errorf("browser: scrolling through the page: %w", err)
 	}
 	m, err := cdpapi.Call(ctx, s, page.GetLayoutMetrics, cdpapi.Empty{})
@@ -89,14 +71,14 @@ func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector s
 	defer el.Release(ctx)
 	notVisible := &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
 	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return rect{}, notVisible
 		}
 		return rect{}, fmt.Errorf("browser: scrolling the element into view: %w", err)
 	}
 	r, err := borderBox(ctx, el.Session, el.Backend)
 	if err != nil {
-		if _, ok := err.(*cdp.ProtocolError); ok {
+		if cdp.IsProtocolError(err) {
 			return rect{}, notVisible
 		}
 		return rect{}, err
@@ -112,7 +94,7 @@ func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector s
 		}
 		r.X, r.Y = r.X+x, r.Y+y
 		// Let the frame's compositor catch up with the scroll.
-		evaluate(ctx, el.Session, `new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })`)
+		callJS(ctx, el.Session, jsCall{}, awaitTwoFramesJS, nil)
 	}
 	v, err := viewportRegion(ctx, s)
 	if err != nil {
@@ -211,30 +193,13 @@ func (t *Tab) frameOffset(ctx context.Context, ps, fs *cdp.Session) (x, y float6
 
 // devicePixelRatio returns the page's device pixels per CSS pixel.
 func devicePixelRatio(ctx context.Context, s *cdp.Session) (float64, error) {
-	v, err := evaluate(ctx, s, "devicePixelRatio")
+	var dpr float64
+	err := callJS(ctx, s, jsCall{}, devicePixelRatioJS, &dpr)
+	if errors.As(err, new(*scriptError)) || dpr <= 0 {
+		return 1, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("browser: reading the device pixel ratio: %w", err)
 	}
-	var dpr float64
-	if err := json.Unmarshal(v, &dpr); err != nil || dpr <= 0 {
-		return 1, nil
-	}
 	return dpr, nil
-}
-
-// evaluate runs a fixed expression, awaiting a promise, and returns its
-// value as JSON.
-func evaluate(ctx context.Context, s *cdp.Session, expr string) ([]byte, error) {
-	yes := true
-	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes})
-	if err != nil {
-		return nil, err
-	}
-	if res.ExceptionDetails != nil {
-		return nil, fmt.Errorf("browser: script error: %s", res.ExceptionDetails.Text)
-	}
-	if res.Result == nil {
-		return nil, nil
-	}
-	return res.Result.Value, nil
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestScreenshot(t *testing.T) {
+	t.Parallel()
 	srv := serveFixtures(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/paint.html"); err != nil {

@@ -67,6 +67,7 @@ func snapshotServer(t *testing.T) *httptest.Server {
 var portRE = regexp.MustCompile(`:\d{2,5}/`)
 
 func TestSnapshotGolden(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	tests := []struct {
 		page string
@@ -104,6 +105,7 @@ func TestSnapshotGolden(t *testing.T) {
 }
 
 func TestSnapshotHiddenContentAbsent(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/hidden.html"); err != nil {
@@ -124,6 +126,7 @@ func TestSnapshotHiddenContentAbsent(t *testing.T) {
 }
 
 func TestSnapshotTruncatesBigPage(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/big.html"); err != nil {
@@ -205,6 +208,7 @@ func evalOn(t *testing.T, el *Element, fn string) string {
 }
 
 func TestRefsStayPut(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/list.html"); err != nil {
@@ -275,6 +279,7 @@ func TestRefsStayPut(t *testing.T) {
 }
 
 func TestSnapshotScopeAndDiff(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/list.html"); err != nil {

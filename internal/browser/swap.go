@@ -2,8 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
@@ -17,8 +15,7 @@ const swapWait = 2 * time.Second
 // the tab's document (and often its renderer process): for a moment the
 // tab answers "Not attached to an active page".
 func isSwapping(err error) bool {
-	var pe *cdp.ProtocolError
-	return errors.As(err, &pe) && strings.Contains(pe.Message, "Not attached to an active page")
+	return cdp.Classify(err) == cdp.KindNotAttached
 }
 
 // whileSwapping runs call, and runs it again, for swapWait at most, while

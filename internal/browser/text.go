@@ -3,10 +3,8 @@ package browser
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -38,37 +36,9 @@ type TextResult struct {
 	Password bool `json:"password,omitempty"`
 }
 
-// readText runs on the page's document or an element. It gets maxChars as
+// readTextJS runs on the page's document or an element. It gets maxChars as
 // an argument: nothing the caller gives is ever part of script source.
-const readText = `function(max) {` + hiddenJS + `
-	const n = this;
-	let s, field = "";
-	if (n.nodeType === 9) {
-		const root = n.body || n.documentElement;
-		s = root ? visibleText(root) : "";
-	} else if (n.namespaceURI === "http://www.w3.org/1999/xhtml" && n.localName === "input") {
-		field = "input";
-		if (n.type === "password") return {text: "", chars: 0, truncated: false, field, password: true};
-		s = n.type === "checkbox" || n.type === "radio" ? (n.checked ? "checked" : "unchecked") : n.value;
-	} else if (n.namespaceURI === "http://www.w3.org/1999/xhtml" && n.localName === "textarea") {
-		field = "textarea";
-		s = n.value;
-	} else if (n.namespaceURI === "http://www.w3.org/1999/xhtml" && n.localName === "select") {
-		field = "select";
-		s = Array.from(n.selectedOptions, o => o.label).join("\n");
-	} else {
-		s = typeof n.innerText === "string" ? visibleText(n) : (n.textContent || "");
-	}
-	s = String(s ?? "");
-	let text = s;
-	if (s.length > max) {
-		let end = max;
-		const c = s.charCodeAt(end - 1);
-		if (c >= 0xd800 && c <= 0xdbff) end--;
-		text = s.slice(0, end);
-	}
-	return {text, chars: s.length, truncated: text.length < s.length, field, password: false};
-}`
+var readTextJS = loadScript("read_text").withPrelude(hiddenJS)
 
 // Text returns the visible text of the page (its body's innerText) or of
 // one element (its innerText). A form field gives its value instead, except
@@ -86,40 +56,6 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	yes, silent := true, true
-	var sess cdpapi.Session = s
-	var obj runtime.RemoteObjectID
-	if o.Ref == "" && o.Selector == "" {
-		doc, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", Silent: &silent})
-		if err != nil {
-			return nil, fmt.Errorf("browser: reading the page's text: %w", err)
-		}
-		if doc.ExceptionDetails != nil || doc.Result == nil || doc.Result.ObjectID == "" {
-			return nil, fmt.Errorf("browser: reading the page's text: no document")
-		}
-		obj = doc.Result.ObjectID
-	} else {
-		el, err := t.Element(ctx, o.Ref, o.Selector)
-		if err != nil {
-			return nil, err
-		}
-		obj, sess = el.Object, el.Session
-	}
-	defer cdpapi.Call(ctx, sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj})
-
-	res, err := cdpapi.Call(ctx, sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: readText,
-		ObjectID:            obj,
-		Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(strconv.Itoa(limit))}},
-		ReturnByValue:       &yes,
-		Silent:              &yes,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("browser: reading text: %w", err)
-	}
-	if res.ExceptionDetails != nil || res.Result == nil {
-		return nil, fmt.Errorf("browser: reading text: the page's script failed")
-	}
 	var out struct {
 		Text      string `json:"text"`
 		Chars     int    `json:"chars"`
@@ -127,7 +63,17 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 		Field     string `json:"field"`
 		Password  bool   `json:"password"`
 	}
-	if err := jsonv2.Unmarshal(res.Result.Value, &out); err != nil {
+	if o.Ref == "" && o.Selector == "" {
+		err = callJS(ctx, s, jsCall{}, readTextJS, &out, limit) // on the document
+	} else {
+		el, err := t.Element(ctx, o.Ref, o.Selector)
+		if err != nil {
+			return nil, err
+		}
+		defer cdpapi.Call(ctx, el.Session, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: el.Object})
+		err = callJS(ctx, el.Session, jsCall{this: el.Object}, readTextJS, &out, limit)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("browser: reading text: %w", err)
 	}
 	r := TextResult(out)
@@ -141,9 +87,9 @@ type DocumentState struct {
 	ReadyState string `json:"readyState,omitempty"` // loading, interactive or complete
 }
 
-// documentState is a fixed expression: it reads the current document, so
+// documentStateJS reads the current document, so
 // it sees same-document navigations (#hash, pushState) at once.
-const documentState = `({url: location.href, title: document.title, readyState: document.readyState})`
+var documentStateJS = loadScript("document_state")
 
 // DocumentState returns the tab's URL, title and document.readyState. When
 // the page cannot run script (between documents), it falls back to the
@@ -154,13 +100,9 @@ func (t *Tab) DocumentState(ctx context.Context) (DocumentState, error) {
 	if err != nil {
 		return DocumentState{}, err
 	}
-	yes := true
-	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: documentState, ReturnByValue: &yes, Silent: &yes})
-	if err == nil && res.ExceptionDetails == nil && res.Result != nil {
-		var st DocumentState
-		if jsonv2.Unmarshal(res.Result.Value, &st) == nil && st.URL != "" {
-			return st, nil
-		}
+	var st DocumentState
+	if err := callJS(ctx, s, jsCall{}, documentStateJS, &st); err == nil && st.URL != "" {
+		return st, nil
 	}
 	if ctx.Err() != nil {
 		return DocumentState{}, fmt.Errorf("browser: reading the document state: %w", ctx.Err())

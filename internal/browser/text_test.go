@@ -40,6 +40,7 @@ func jsString(t *testing.T, tab *Tab, expr string) string {
 }
 
 func TestTextPage(t *testing.T) {
+	t.Parallel()
 	_, tab := textPage(t)
 	got, err := tab.Text(t.Context(), TextOptions{})
 	if err != nil {
@@ -72,6 +73,7 @@ func TestTextPage(t *testing.T) {
 }
 
 func TestTextElements(t *testing.T) {
+	t.Parallel()
 	_, tab := textPage(t)
 	evalJS(t, tab, `document.querySelector("#editor").append(" typed")`)
 	tests := []struct {
@@ -105,6 +107,7 @@ func TestTextElements(t *testing.T) {
 }
 
 func TestTextByRef(t *testing.T) {
+	t.Parallel()
 	_, tab := textPage(t)
 	snap, err := tab.Snapshot(t.Context(), SnapshotOptions{})
 	if err != nil {
@@ -129,6 +132,7 @@ func TestTextByRef(t *testing.T) {
 // TestTextSelectorIsNotScript checks that a selector is only ever a CSS
 // selector: one written to break out of a script string does not run.
 func TestTextSelectorIsNotScript(t *testing.T) {
+	t.Parallel()
 	_, tab := textPage(t)
 	evil := `'); alert(1); ('`
 	_, err := tab.Text(t.Context(), TextOptions{Selector: evil})
@@ -146,6 +150,7 @@ func TestTextSelectorIsNotScript(t *testing.T) {
 }
 
 func TestDocumentState(t *testing.T) {
+	t.Parallel()
 	srv, tab := textPage(t)
 	url := srv.URL + "/read/text.html"
 	want := DocumentState{URL: url, Title: "Text page", ReadyState: "complete"}

@@ -235,31 +235,15 @@ func waitSliceOnce(ctx context.Context, s *cdp.Session, world runtime.ExecutionC
 	if slice <= 0 {
 		slice = time.Millisecond
 	}
-	specJSON, err := jsonv2.Marshal(spec)
-	if err != nil {
-		return nil, err
-	}
-	ms, _ := jsonv2.Marshal(slice.Milliseconds())
 	cctx, cancel := context.WithTimeout(ctx, slice+waitSliceSlack)
 	defer cancel()
-	yes := true
-	res, err := cdpapi.Call(cctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: waitJS,
-		ExecutionContextID:  world,
-		Arguments:           []*runtime.CallArgument{{Value: specJSON}, {Value: ms}},
-		AwaitPromise:        &yes,
-		ReturnByValue:       &yes,
-		Silent:              &yes,
-	})
+	var r waitReply
+	err := callJS(cctx, s, jsCall{context: world}, waitJS, &r, spec, slice.Milliseconds())
+	if errors.As(err, new(*scriptError)) {
+		return nil, fmt.Errorf("browser: the in-page wait failed: %w", err)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if res.ExceptionDetails != nil || res.Result == nil {
-		return nil, fmt.Errorf("browser: the in-page wait failed: %s", exceptionText(res.ExceptionDetails))
-	}
-	var r waitReply
-	if err := jsonv2.Unmarshal(res.Result.Value, &r); err != nil {
-		return nil, fmt.Errorf("browser: decoding the in-page wait: %w", err)
 	}
 	return &r, nil
 }
@@ -267,80 +251,7 @@ func waitSliceOnce(ctx context.Context, s *cdp.Session, world runtime.ExecutionC
 // waitJS checks spec now and on every DOM change (at most every 30 ms) and
 // every 100 ms (for style changes that mutate nothing), for at most
 // sliceMs. It resolves to {matched}, {missing} or {invalid}.
-const waitJS = `function (spec, sliceMs) {
-  const norm = s => String(s).replace(/\s+/g, ' ').trim().toLowerCase();
-  let urlRe = null;
-  const re = spec.url && /^\/(.+)\/([dimsuv]*)$/.exec(spec.url);
-  if (re) {
-    try { urlRe = new RegExp(re[1], re[2]); }
-    catch (e) { return { invalid: 'url regular expression: ' + e.message }; }
-  }
-  if (spec.selector) {
-    try { document.querySelector(spec.selector); }
-    catch (e) { return { invalid: 'selector ' + JSON.stringify(spec.selector) + ' does not parse' }; }
-  }
-  const visible = el => {
-    if (!el || !el.isConnected) return false;
-    const r = el.getBoundingClientRect();
-    if (r.width <= 0 || r.height <= 0) return false;
-    return el.checkVisibility ? el.checkVisibility({ visibilityProperty: true }) : getComputedStyle(el).visibility !== 'hidden';
-  };
-  const check = () => {
-    const missing = [];
-    let text = null;
-    const pageText = () => text ??= norm(document.body ? document.body.innerText : '');
-    if (spec.texts) {
-      for (const t of spec.texts) if (pageText().includes(norm(t))) return { matched: { text: t } };
-      missing.push('none of the texts ' + JSON.stringify(spec.texts) + ' appeared');
-    }
-    if (spec.textGone) {
-      if (!pageText().includes(norm(spec.textGone))) return { matched: { textGone: spec.textGone } };
-      missing.push('text ' + JSON.stringify(spec.textGone) + ' is still there');
-    }
-    if (spec.selector) {
-      const el = document.querySelector(spec.selector);
-      const ok = { visible: visible(el), hidden: !visible(el), attached: !!el, detached: !el }[spec.state];
-      if (ok) return { matched: { selector: spec.selector, state: spec.state } };
-      const now = !el ? 'matches nothing' : visible(el) ? 'is visible' : 'is hidden';
-      missing.push(JSON.stringify(spec.selector) + ' is not ' + spec.state + ' (it ' + now + ')');
-    }
-    if (spec.url) {
-      const u = location.href;
-      if (urlRe ? urlRe.test(u) : u.includes(spec.url)) return { matched: { url: u } };
-      missing.push('the URL ' + JSON.stringify(u) + ' does not match ' + JSON.stringify(spec.url));
-    }
-    return { missing };
-  };
-  const first = check();
-  if (first.matched) return first;
-  return new Promise(resolve => {
-    let last = first, done = false, pending = 0, lastRun = 0;
-    const run = () => {
-      pending = 0;
-      if (done) return;
-      lastRun = performance.now();
-      last = check();
-      if (last.matched) finish();
-    };
-    const onChange = () => {
-      if (done || pending) return;
-      const wait = 30 - (performance.now() - lastRun);
-      if (wait <= 0) run(); else pending = setTimeout(run, wait);
-    };
-    const observer = new MutationObserver(onChange);
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    const poll = setInterval(run, 100);
-    const end = setTimeout(() => finish(), sliceMs);
-    function finish() {
-      done = true;
-      observer.disconnect();
-      clearInterval(poll);
-      clearTimeout(end);
-      clearTimeout(pending);
-      resolve(last);
-    }
-  });
-}`
+var waitJS = loadScript("wait")
 
 // exceptionText is the first line of an exception's description: its
 // message without the stack.

@@ -1,13 +1,20 @@
 package browser
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
 func TestWaitFor(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	tests := []struct {
 		name string
@@ -50,6 +57,7 @@ func TestWaitFor(t *testing.T) {
 }
 
 func TestWaitForAlreadyTrue(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html?delay=60000"); err != nil {
@@ -65,6 +73,7 @@ func TestWaitForAlreadyTrue(t *testing.T) {
 }
 
 func TestWaitForTimeout(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html?delay=60000"); err != nil {
@@ -87,6 +96,7 @@ func TestWaitForTimeout(t *testing.T) {
 
 // TestWaitForAcrossNavigation waits for text on the page a link leads to.
 func TestWaitForAcrossNavigation(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -103,6 +113,7 @@ func TestWaitForAcrossNavigation(t *testing.T) {
 }
 
 func TestWaitForInvalid(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
@@ -130,6 +141,7 @@ func TestWaitForInvalid(t *testing.T) {
 
 // TestWaitForDialogOpens ends a wait when a confirm opens during it.
 func TestWaitForDialogOpens(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-matrix.html?type=confirm&when=timer&delay=300&msg=sure"); err != nil {
@@ -152,19 +164,40 @@ func TestWaitForDialogOpens(t *testing.T) {
 // TestWaitForHungPage keeps its timeout on a page whose script never
 // yields.
 func TestWaitForHungPage(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
 		t.Fatal(err)
 	}
-	pageValue(t, tab, "setTimeout(() => { const end = Date.now() + 8000; while (Date.now() < end) {} }, 100), 0")
-	time.Sleep(200 * time.Millisecond)
-	start := time.Now()
+	// Busy for 30 s, or until the tab closes at the end of the test.
+	pageValue(t, tab, "setTimeout(() => { const end = Date.now() + 30000; while (Date.now() < end) {} }, 100), 0")
+	browsertest.Eventually(t, waitLimit, func() error {
+		if !pageBusy(t, tab) {
+			return errors.New("the page is not busy yet")
+		}
+		return nil
+	})
 	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"never"}}, time.Second)
 	if !errors.Is(err, ErrWaitTimeout) {
 		t.Errorf("WaitFor on a hung page = %v, want ErrWaitTimeout", err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("WaitFor took %v, want within its 1s timeout + 1s", d)
+	// WaitFor yielded at its own timeout, not when the page was free.
+	if !pageBusy(t, tab) {
+		t.Errorf("WaitFor returned once the page was no longer busy, want at its 1s timeout")
 	}
+}
+
+// pageBusy reports whether tab's page is too busy to evaluate 1+1 within
+// 300 ms.
+func pageBusy(t *testing.T, tab *Tab) bool {
+	t.Helper()
+	s, err := tab.Session(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	_, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "1+1"})
+	return errors.Is(err, context.DeadlineExceeded)
 }

@@ -133,3 +133,31 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "..."
 }
+
+// Hold serves a URL whose requests are held open until they are cancelled
+// or the test ends, and returns it with a channel that receives a value as
+// each request arrives (the first 16). A page that fetches the URL keeps a
+// call pending, such as a Runtime.evaluate awaiting the fetch, and arrived
+// says the call has reached the page: an event to wait on instead of a
+// sleep.
+func Hold(t testing.TB) (url string, arrived <-chan struct{}) {
+	t.Helper()
+	hits := make(chan struct{}, 16)
+	done := make(chan struct{})
+	srv := ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Any origin may fetch it, so a page on another server can.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		select {
+		case hits <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	// Registered after the server's Close, so it runs first: Close waits
+	// for the held requests.
+	t.Cleanup(func() { close(done) })
+	return srv.URL + "/hold", hits
+}

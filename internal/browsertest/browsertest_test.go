@@ -3,9 +3,11 @@ package browsertest
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -208,4 +210,40 @@ func get(t *testing.T, client *http.Client, url string) (status int, body string
 		t.Fatalf("GET %s: read body: %v", url, err)
 	}
 	return resp.StatusCode, string(b)
+}
+
+// TestEveryPackageChecksLeaks checks that each package of the module with
+// tests has a TestMain that runs them through Main, so that the goroutine
+// leak check covers packages added later too.
+func TestEveryPackageChecksLeaks(t *testing.T) {
+	root := filepath.Join("..", "..")
+	tested := map[string]bool{} // dir → has a TestMain calling Main
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		dir := filepath.Dir(path)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		src := string(b)
+		has := strings.Contains(src, "func TestMain(") && (strings.Contains(src, "browsertest.Main(m") || strings.Contains(src, "{ Main(m"))
+		tested[dir] = tested[dir] || has
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, ok := range tested {
+		if !ok {
+			t.Errorf("%s has tests but no TestMain running them through browsertest.Main (the goroutine-leak check)", dir)
+		}
+	}
 }

@@ -38,14 +38,13 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, b := range shared.browsers {
-		if err := b.stop(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
+	browsertest.Main(m, func() error {
+		var errs []error
+		for _, b := range shared.browsers {
+			errs = append(errs, b.stop())
 		}
-	}
-	os.Exit(code)
+		return errors.Join(errs...)
+	})
 }
 
 // sharedConn returns the connection to the package's Chromium for transport,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -42,7 +43,7 @@ type Options struct {
 // IsCommand reports whether name is a CLI command: a verb, close,
 // sessions, or a tool's name.
 func IsCommand(name string, all []tools.Tool) bool {
-	if findVerb(name) != nil || name == "close" || name == "sessions" {
+	if findVerb(name, all) != nil || name == "close" || name == "sessions" {
 		return true
 	}
 	return slices.ContainsFunc(all, func(t tools.Tool) bool { return t.Name == name })
@@ -101,7 +102,13 @@ func (c *command) callTimeout() time.Duration {
 }
 
 func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session, o Options) int {
-	ctx, cancel := context.WithTimeout(ctx, startBudget+c.callTimeout())
+	// An explicit --timeout bounds the whole call, starting or reaching
+	// the daemon included; by default connecting has its own budget.
+	total := startBudget + c.callTimeout()
+	if c.timeout > 0 {
+		total = c.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, total)
 	defer cancel()
 	cs, st, err := s.connect(ctx, true)
 	if err != nil {
@@ -120,7 +127,21 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 	}
 	callCtx, cancelCall := context.WithTimeout(ctx, c.callTimeout())
 	defer cancelCall()
-	res, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: c.tool.Name, Arguments: c.args})
+	if c.timeout > 0 {
+		// Ask the tool to stop a little before we stop listening, so that
+		// its TIMEOUT (naming the slow step) arrives.
+		if _, set := c.args["timeout_ms"]; !set && c.args != nil {
+			d, _ := callCtx.Deadline()
+			if ms := (time.Until(d) - answerMargin(c.timeout)).Milliseconds(); ms > 0 {
+				c.args["timeout_ms"] = min(ms, tools.MaxTimeout.Milliseconds())
+			}
+		}
+	}
+	params := &mcp.CallToolParams{Name: c.tool.Name, Arguments: c.args}
+	if dir, ok := callerDir(); ok {
+		params.Meta = mcp.Meta{tools.CallerDirMeta: dir}
+	}
+	res, err := cs.CallTool(callCtx, params)
 	if err != nil {
 		printError(stderr, c.json, clientError(callCtx, c, err), st.reset)
 		return 1
@@ -146,6 +167,23 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 	}
 	out.printHuman(stdout, c.tool.Name)
 	return 0
+}
+
+// answerMargin is how long before the CLI's own deadline a tool is asked
+// to give up, leaving time for its answer to arrive.
+func answerMargin(timeout time.Duration) time.Duration {
+	return min(time.Second, timeout/5)
+}
+
+// callerDir returns the directory this call runs in, when it may be an
+// upload root for the call (policy.SafeUploadRoot): never /, $HOME or a
+// directory holding credentials.
+func callerDir() (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil || policy.SafeUploadRoot(wd) != nil {
+		return "", false
+	}
+	return wd, true
 }
 
 // clientError explains a failure to reach or hear from the daemon.

@@ -246,8 +246,9 @@ func Usage(all []tools.Tool) string {
 
 Commands:
 `)
-	for i := range verbs {
-		v := &verbs[i]
+	vs := verbs(all)
+	for i := range vs {
+		v := &vs[i]
 		fmt.Fprintf(&b, "  %-26s %s (%s)\n", verbUsage(v), v.summary, v.tool)
 	}
 	fmt.Fprintf(&b, "  %-26s %s\n", "close", "stop the session's daemon and browser")
@@ -262,7 +263,8 @@ Every tool, by name: cdpkit <tool> --argName value ... | --json '{"argName": ...
 Global flags:
   --session NAME     session to use (default: CDPKIT_SESSION, else "default")
   --json             print the result (or the error, on stderr) as one JSON object
-  --timeout DUR      how long to wait for an answer (default: the tool timeout + 10s)
+  --timeout DUR      bound on the whole call, starting the daemon included; the tool is asked to stop
+                     just before (default: the tool timeout + 10s, plus up to 10s to start the daemon)
   -h, --help         help for a command: cdpkit click --help
   Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout …)
   apply when a call starts its session's daemon.
@@ -292,7 +294,7 @@ func help(stdout, stderr io.Writer, words []string, all []tools.Tool) int {
 	name := words[0]
 	var v *verb
 	tool := name
-	if v = findVerb(name); v != nil {
+	if v = findVerb(name, all); v != nil {
 		tool = v.tool
 	}
 	switch name {

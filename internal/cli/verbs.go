@@ -15,37 +15,62 @@ import (
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
-// A verb is a short command for a common tool call.
+// A verb is a short command for a common tool call, as its tool declares
+// it (tools.Verb).
 type verb struct {
 	name, tool string
 	// positional names the tool arguments the words after the verb fill,
 	// in order; a trailing "?" marks one optional.
 	positional []string
-	fixed      map[string]any // arguments always sent
+	shownAs    map[string]string // how usage lines name positional arguments
+	fixed      map[string]any    // arguments always sent
 	summary    string
 }
 
-// verbs are the short commands, in the order help lists them.
-var verbs = []verb{
-	{name: "open", tool: "navigate_page", positional: []string{"url"}, summary: "go to a URL in the active tab"},
-	{name: "snapshot", tool: "take_snapshot", summary: "print the page with refs (-i: interactive elements only)"},
-	{name: "click", tool: "click", positional: []string{"uid"}, summary: "click an element by ref (e12 or @e12)"},
-	{name: "fill", tool: "fill", positional: []string{"uid", "value"}, summary: "set a field's value"},
-	{name: "type", tool: "type_text", positional: []string{"text"}, summary: "type text into the focused element"},
-	{name: "press", tool: "press_key", positional: []string{"key"}, summary: "press a key or combo such as Enter or Control+A"},
-	{name: "screenshot", tool: "take_screenshot", positional: []string{"path?"}, summary: "save a screenshot (to path, else the artifact dir)"},
-	{name: "eval", tool: "evaluate_script", positional: []string{"function"}, summary: "run JavaScript in the page (daemon needs --allow-eval)"},
-	{name: "tabs", tool: "list_pages", summary: "list open tabs"},
-	{name: "back", tool: "navigate_page", fixed: map[string]any{"type": "back"}, summary: "go back in history"},
-	{name: "reload", tool: "navigate_page", fixed: map[string]any{"type": "reload"}, summary: "reload the page"},
+// verbs are the short commands the tools declare, in the order help
+// lists them.
+func verbs(all []tools.Tool) []verb {
+	type ranked struct {
+		verb
+		rank int
+	}
+	var rs []ranked
+	for _, t := range all {
+		for _, v := range t.Verbs {
+			r := ranked{verb: verb{name: v.Name, tool: t.Name, fixed: v.Fixed, summary: v.Summary}, rank: v.Rank}
+			for _, a := range v.Args {
+				name, shown, ok := strings.Cut(a, ":")
+				if ok {
+					opt := strings.HasSuffix(shown, "?")
+					shown = strings.TrimSuffix(shown, "?")
+					if opt {
+						name += "?"
+					}
+					if r.shownAs == nil {
+						r.shownAs = map[string]string{}
+					}
+					r.shownAs[strings.TrimSuffix(name, "?")] = shown
+				}
+				r.positional = append(r.positional, name)
+			}
+			rs = append(rs, r)
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return a.rank - b.rank })
+	out := make([]verb, len(rs))
+	for i, r := range rs {
+		out[i] = r.verb
+	}
+	return out
 }
 
-func findVerb(name string) *verb {
-	i := slices.IndexFunc(verbs, func(v verb) bool { return v.name == name })
+func findVerb(name string, all []tools.Tool) *verb {
+	vs := verbs(all)
+	i := slices.IndexFunc(vs, func(v verb) bool { return v.name == name })
 	if i < 0 {
 		return nil
 	}
-	return &verbs[i]
+	return &vs[i]
 }
 
 // globals are the flags every call accepts.
@@ -276,7 +301,7 @@ func (c *command) setCommand(name string, all []tools.Tool) error {
 		return nil
 	}
 	tool := name
-	if v := findVerb(name); v != nil {
+	if v := findVerb(name, all); v != nil {
 		c.verb = v
 		tool = v.tool
 	}
@@ -352,14 +377,11 @@ func asFunction(js string) string {
 	return "() => (" + js + "\n)"
 }
 
-// shownAs names positional arguments in usage lines.
-var shownAs = map[string]string{"uid": "ref", "value": "text", "function": "js"}
-
 func verbUsage(v *verb) string {
 	s := v.name
 	for _, p := range v.positional {
 		name, optional := strings.CutSuffix(p, "?")
-		if n, ok := shownAs[name]; ok {
+		if n, ok := v.shownAs[name]; ok {
 			name = n
 		}
 		if optional {

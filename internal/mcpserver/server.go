@@ -34,6 +34,18 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 			"Any tool takes timeout_ms (default 30000, max 120000).",
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { session(req.Session) },
 	})
+	addTools(s, env, list, session)
+	return s
+}
+
+// AddTools adds list to s, each call run with env: the same handlers,
+// deadlines, queues and policy as cdpkit's own servers. The public Go API
+// (cdpkit.AddTools) embeds cdpkit's tools in another server with it.
+func AddTools(s *mcp.Server, env *tools.Env, list []tools.Tool) {
+	addTools(s, env, list, func(*mcp.ServerSession) {})
+}
+
+func addTools(s *mcp.Server, env *tools.Env, list []tools.Tool, session func(*mcp.ServerSession)) {
 	for i := range list {
 		t := &list[i]
 		s.AddTool(&mcp.Tool{
@@ -48,6 +60,11 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 				defer p.stop()
 				ctx = tools.WithProgress(ctx, p.report)
 			}
+			// The CLI sends the directory it runs in; the tools decide
+			// whether to use it (tools.Env.CallerDirs).
+			if dir, ok := req.Params.GetMeta()[tools.CallerDirMeta].(string); ok {
+				ctx = tools.WithCallerDir(ctx, dir)
+			}
 			// The SDK cancels ctx when the client sends
 			// notifications/cancelled for this call; the tool's work
 			// stops with it.
@@ -58,7 +75,6 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 			return result(res), nil
 		})
 	}
-	return s
 }
 
 func annotations(t *tools.Tool) *mcp.ToolAnnotations {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -23,7 +22,7 @@ type SessionOptions struct {
 
 // PerSession returns the server factory for [NewHTTPHandler] that gives
 // each MCP session its own tabs: a server whose tools run with a copy of
-// env scoped to the session ([browser.Scope]). The session sees, resolves
+// env scoped to the session ([tools.Env.Scoped]). The session sees, resolves
 // and opens only its own tabs (a tab id of another session matches
 // nothing), gets a tab on first use, and its tabs (and, with o.Isolate,
 // its browser context) are closed when the session ends: closed by the
@@ -34,25 +33,20 @@ type SessionOptions struct {
 func PerSession(env *tools.Env, version string, list []tools.Tool, o *SessionOptions) func(*http.Request) *mcp.Server {
 	isolate := o != nil && o.Isolate
 	return func(*http.Request) *mcp.Server {
-		e := *env
-		e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
-		return newServer(&e, version, list, func(ss *mcp.ServerSession) {
+		e, closeScope := env.Scoped(isolate)
+		return newServer(e, version, list, func(ss *mcp.ServerSession) {
 			go func() {
 				ss.Wait()
-				release(env, e.Scope)
+				release(env, closeScope)
 			}()
 		})
 	}
 }
 
 // release closes an ended session's tabs, if a browser is running.
-func release(env *tools.Env, s *browser.Scope) {
-	b := env.Browsers.Current()
-	if b == nil {
-		return
-	}
+func release(env *tools.Env, closeScope func(context.Context)) {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	b.CloseScope(ctx, s)
+	closeScope(ctx)
 	env.Log.Debug("closed an ended session's tabs")
 }

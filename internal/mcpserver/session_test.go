@@ -34,16 +34,18 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.env != nil {
-		if err := shared.env.Browsers.Close(); err != nil {
-			fmt.Fprintf(os.Stderr, "closing the shared browser: %v\n", err)
-			code = max(code, 1)
+	browsertest.Main(m, func() error {
+		if shared.env == nil {
+			return nil
 		}
+		err := shared.env.Browsers.Close()
 		shared.env.Artifacts.Close()
 		os.RemoveAll(shared.env.Artifacts.Dir())
-	}
-	os.Exit(code)
+		if err != nil {
+			return fmt.Errorf("closing the shared browser: %w", err)
+		}
+		return nil
+	})
 }
 
 // browserEnv returns the Env of the package's shared browser. Each test

@@ -16,6 +16,10 @@ func TestCheckChromeArg(t *testing.T) {
 		"--utility-cmd-prefix=x", "--gpu-launcher=x", "--browser-subprocess-path=/bin/sh", "--load-extension=/tmp/ext",
 		"--remote-allow-origins=*", "--remote-debugging-address=0.0.0.0", "--remote-debugging-port=9222",
 		"--remote-debugging-pipe", "--user-data-dir=/root/.config/chromium", "--ppapi-plugin-launcher=x",
+		// They would route the browser around the egress proxy that judges
+		// every connection's address.
+		"--proxy-server=direct://", "--no-proxy-server", "--proxy-pac-url=http://x/p.pac", "--proxy-bypass-list=*",
+		"--proxy-auto-detect", "--force-webrtc-ip-handling-policy=default",
 	} {
 		err := CheckChromeArg(bad)
 		if err == nil || !strings.Contains(err.Error(), "not allowed") {

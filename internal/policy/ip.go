@@ -103,6 +103,13 @@ const (
 	private           // private, link-local, shared, multicast and other special-purpose ranges
 )
 
+// compat (IPv4-compatible, deprecated) and translated (SIIT) IPv6 ranges
+// carry an IPv4 address in their last four bytes.
+var (
+	compat     = netip.MustParsePrefix("::/96")
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+)
+
 // special are the ranges no public site lives in: a page reaching them
 // reaches the user's machine, network or cloud metadata service.
 var special = func() []netip.Prefix {
@@ -133,12 +140,16 @@ var special = func() []netip.Prefix {
 }()
 
 // classify says which kind of network a reaches. IPv4 addresses embedded in
-// IPv6 ones (mapped, NAT64, 6to4) count as the IPv4 address.
+// IPv6 ones (mapped, IPv4-compatible ::/96, IPv4-translated
+// ::ffff:0:0/96, NAT64, 6to4) count as the IPv4 address.
 func classify(a netip.Addr) netClass {
 	a = a.Unmap()
 	if a.Is6() {
 		b := a.As16()
 		switch {
+		case a == netip.IPv6Unspecified() || a == netip.IPv6Loopback():
+		case compat.Contains(a), translated.Contains(a):
+			return classify(netip.AddrFrom4([4]byte(b[12:16])))
 		case netip.MustParsePrefix("64:ff9b::/96").Contains(a):
 			return classify(netip.AddrFrom4([4]byte(b[12:16])))
 		case netip.MustParsePrefix("2002::/16").Contains(a):

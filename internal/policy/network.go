@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -43,8 +44,8 @@ type Policy struct {
 	// AllowedOrigins and win over them.
 	BlockedOrigins []string
 	// Resolve looks up a host name's addresses; nil means the system
-	// resolver. A name that does not resolve is allowed: the browser will
-	// fail to load it too.
+	// resolver. A name that does not resolve, or not within
+	// ResolveTimeout, is refused: its addresses cannot be judged.
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 	// ResolveTimeout bounds one lookup; zero means DefaultResolveTimeout.
 	ResolveTimeout time.Duration
@@ -77,29 +78,72 @@ func (p *Policy) Check(ctx context.Context, raw string) error {
 	if len(p.AllowedOrigins) > 0 && !listed {
 		return blocked(raw, "origin "+t.origin()+" is not in --allowed-origins", "open a site that --allowed-origins lists, or add it there")
 	}
+	_, err = p.judge(ctx, raw, t, listed)
+	return err
+}
+
+// Addrs returns the addresses a browser may connect to for host and port
+// (a host as Chromium sends it to a proxy: ASCII, an IP literal or a
+// name), or a *URLError wrapping ErrURLBlocked. It applies the network
+// rules (private networks, loopback) with the exemption of origins listed
+// in AllowedOrigins under http or https; origin lists do not otherwise
+// apply, since they are about documents. A connection made to one of the
+// returned addresses reaches exactly what was judged, whatever a later
+// lookup would say.
+func (p *Policy) Addrs(ctx context.Context, host, port string) ([]netip.Addr, error) {
+	raw := net.JoinHostPort(host, port)
+	h, err := canonicalHost(bracket(host))
+	if err != nil {
+		return nil, blocked(raw, err.Error(), "the browser asked for a malformed host")
+	}
+	var listed bool
+	for _, scheme := range []string{"http", "https"} {
+		listed = listed || matchOrigins(p.AllowedOrigins, target{scheme: scheme, host: h, port: port})
+	}
+	return p.judge(ctx, raw, target{scheme: "https", host: h, port: port}, listed)
+}
+
+// bracket puts an IPv6 literal in brackets, as canonicalHost wants it.
+func bracket(h string) string {
+	if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+		return "[" + h + "]"
+	}
+	return h
+}
+
+// judge resolves t's host and applies the network rules to every address:
+// one refused address refuses the URL. It returns the addresses.
+func (p *Policy) judge(ctx context.Context, raw string, t target, listed bool) ([]netip.Addr, error) {
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(t.host); err == nil {
 		addrs = []netip.Addr{a}
 	} else if t.host == "localhost" || strings.HasSuffix(t.host, ".localhost") {
 		// Chromium answers these itself, always with loopback.
-		addrs = []netip.Addr{netip.IPv6Loopback()}
+		addrs = []netip.Addr{netip.IPv6Loopback(), netip.AddrFrom4([4]byte{127, 0, 0, 1})}
 	} else {
-		addrs = p.lookup(ctx, t.host)
+		var err error
+		if addrs, err = p.lookup(ctx, t.host); err != nil {
+			var ue *URLError
+			if errors.As(err, &ue) {
+				ue.URL = raw
+			}
+			return nil, err
+		}
 	}
 	for _, a := range addrs {
 		switch classify(a) {
 		case loopback:
 			if p.BlockLoopback && !listed {
-				return blocked(raw, p.reaches(t, a, "loopback address"), "loopback is blocked by --block-loopback; start without it to allow")
+				return nil, blocked(raw, p.reaches(t, a, "loopback address"), "loopback is blocked by --block-loopback; start without it to allow")
 			}
 		case private:
 			if !p.AllowPrivateNetworks && !listed {
-				return blocked(raw, p.reaches(t, a, "private or special network address"),
+				return nil, blocked(raw, p.reaches(t, a, "private or special network address"),
 					"private networks are blocked by default; start cdpkit with --allow-private-networks, or list the origin in --allowed-origins, to allow")
 			}
 		}
 	}
-	return nil
+	return addrs, nil
 }
 
 func (p *Policy) reaches(t target, a netip.Addr, what string) string {
@@ -109,20 +153,22 @@ func (p *Policy) reaches(t target, a netip.Addr, what string) string {
 	return fmt.Sprintf("host %s resolves to %s, a %s", t.host, a, what)
 }
 
-// lookup resolves host through the cache; errors resolve to nothing.
-func (p *Policy) lookup(ctx context.Context, host string) []netip.Addr {
+// lookup resolves host through the cache. A lookup that fails or does not
+// finish within ResolveTimeout is a refusal (fail closed), and is not
+// cached: a timeout may be transient.
+func (p *Policy) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	now := time.Now()
 	p.mu.Lock()
 	c, ok := p.cache[host]
 	p.mu.Unlock()
 	if ok && now.Before(c.expires) {
-		return c.addrs
+		return c.addrs, nil
 	}
 	timeout := p.ResolveTimeout
 	if timeout <= 0 {
 		timeout = DefaultResolveTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	lctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resolve := p.Resolve
 	if resolve == nil {
@@ -130,10 +176,20 @@ func (p *Policy) lookup(ctx context.Context, host string) []netip.Addr {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		}
 	}
-	addrs, err := resolve(ctx, host)
-	if err != nil {
-		// Not cached: a timeout may be transient.
-		return nil
+	addrs, err := resolve(lctx, host)
+	const hint = "cdpkit refuses a host whose addresses it cannot check; check the name, or retry if DNS is slow"
+	switch {
+	case err == nil && len(addrs) == 0:
+		return nil, blocked(host, fmt.Sprintf("host %s could not be resolved: no addresses", host), hint)
+	case err != nil && ctx.Err() == nil && lctx.Err() != nil:
+		return nil, blocked(host, fmt.Sprintf("host %s did not resolve within %v", host, timeout), hint)
+	case err != nil:
+		msg := err.Error()
+		var de *net.DNSError
+		if errors.As(err, &de) {
+			msg = de.Err
+		}
+		return nil, blocked(host, fmt.Sprintf("host %s could not be resolved: %s", host, msg), hint)
 	}
 	p.mu.Lock()
 	if p.cache == nil || len(p.cache) >= maxCached {
@@ -141,7 +197,7 @@ func (p *Policy) lookup(ctx context.Context, host string) []netip.Addr {
 	}
 	p.cache[host] = cached{addrs: addrs, expires: now.Add(resolveTTL)}
 	p.mu.Unlock()
-	return addrs
+	return addrs, nil
 }
 
 // matchOrigins reports whether t matches an entry of list.

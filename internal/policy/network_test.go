@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
 	"strings"
 	"testing"
@@ -68,10 +69,12 @@ func fakeDNS(ctx context.Context, host string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
 	case "router.test":
 		return []netip.Addr{netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("192.168.1.1")}, nil
-	case "public.test":
+	case "public.test", "a.example.com":
 		return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
 	case "loop.test":
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	case "xn--mnchen-3ya.test": // münchen.test
+		return []netip.Addr{netip.MustParseAddr("10.9.9.9")}, nil
 	case "slow.test":
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -97,7 +100,9 @@ func TestPolicyCheck(t *testing.T) {
 		{def, "http://[::1]/", nil, ""},
 		{def, "https://public.test/", nil, ""},
 		{def, "https://93.184.216.34/", nil, ""},
-		{def, "http://unresolvable.test/", nil, ""},
+		// A name cdpkit cannot resolve, or not in time, is refused (fail
+		// closed): the browser could reach it by a lookup of its own.
+		{def, "http://unresolvable.test/", ErrURLBlocked, "could not be resolved"},
 		{def, "file:///etc/passwd", ErrURLBlocked, `scheme "file"`},
 		{def, "FILE:///etc/passwd", ErrURLBlocked, `scheme "file"`},
 		{def, "javascript:alert(1)", ErrURLBlocked, `scheme "javascript"`},
@@ -137,7 +142,21 @@ func TestPolicyCheck(t *testing.T) {
 		{def, "http://[::]/", ErrURLBlocked, "private"},
 		{def, "http://metadata.test/", ErrURLBlocked, "resolves to 169.254.169.254"},
 		{def, "http://router.test/", ErrURLBlocked, "resolves to 192.168.1.1"},
-		{def, "http://slow.test/", nil, ""},
+		{def, "http://slow.test/", ErrURLBlocked, "did not resolve within"},
+		// IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0/96) IPv6
+		// forms count as the IPv4 address they embed.
+		{def, "http://[::a9fe:a9fe]/", ErrURLBlocked, "private"},
+		{def, "http://[::ffff:0:a9fe:a9fe]/", ErrURLBlocked, "private"},
+		{def, "http://[::10.0.0.1]/", ErrURLBlocked, "private"},
+		{noLoop, "http://[::127.0.0.1]/", ErrURLBlocked, "--block-loopback"},
+		{noLoop, "http://[::ffff:0:127.0.0.1]/", ErrURLBlocked, "--block-loopback"},
+		// Full-width and ideographic spellings, which the browser maps to
+		// ASCII (UTS #46) before reading the host.
+		{def, "http://\uff11\uff16\uff19\uff0e\uff12\uff15\uff14\uff0e\uff11\uff16\uff19\uff0e\uff12\uff15\uff14/", ErrURLBlocked, "169.254.169.254"},
+		{def, "http://169\u3002254\u3002169\u3002254/", ErrURLBlocked, "169.254.169.254"},
+		{def, "http://\uff4d\uff45\uff54\uff41\uff44\uff41\uff54\uff41.test/", ErrURLBlocked, "resolves to 169.254.169.254"},
+		{def, "http://METADATA\uff0eTEST/", ErrURLBlocked, "resolves to 169.254.169.254"},
+		{noLoop, "http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/", ErrURLBlocked, "--block-loopback"},
 		{private, "http://169.254.169.254/", nil, ""},
 		{private, "http://metadata.test/", nil, ""},
 		{private, "file:///etc/passwd", ErrURLBlocked, "scheme"},
@@ -159,6 +178,8 @@ func TestPolicyCheck(t *testing.T) {
 		{block, "http://PUBLIC.test./", ErrURLBlocked, "--blocked-origins"},
 		{block, "http://127.0.0.1:9/", ErrURLBlocked, "--blocked-origins"},
 		{block, "http://127.0.0.1:10/", nil, ""},
+		// A non-ASCII name is looked up in its punycode (A-label) form.
+		{def, "http://M\u00fcnchen.test/", ErrURLBlocked, "xn--mnchen-3ya.test resolves to 10.9.9.9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
@@ -177,6 +198,36 @@ func TestPolicyCheck(t *testing.T) {
 				t.Errorf("Check(%q) = %q (hint %q), want it to mention %q", tt.url, ue.Rule, ue.Hint, tt.rule)
 			}
 		})
+	}
+}
+
+// TestPolicyFailClosed checks that a lookup that fails or does not finish
+// in time refuses the URL and is not cached as an answer (issue #25 item 1).
+func TestPolicyFailClosed(t *testing.T) {
+	calls := 0
+	p := &Policy{ResolveTimeout: 20 * time.Millisecond, Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+		if host == "nosuch.test" {
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		}
+		calls++
+		if calls == 1 {
+			<-ctx.Done() // the first answer comes too late
+			return nil, ctx.Err()
+		}
+		return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+	}}
+	if err := p.Check(t.Context(), "http://late.test/"); !errors.Is(err, ErrURLBlocked) {
+		t.Fatalf("Check after a lookup timeout = %v, want ErrURLBlocked", err)
+	}
+	if err := p.Check(t.Context(), "http://late.test/"); err != nil {
+		t.Fatalf("Check after a good lookup = %v, want nil (a timeout is not cached)", err)
+	}
+	addrs, err := p.Addrs(t.Context(), "late.test", "443")
+	if err != nil || len(addrs) != 1 || addrs[0].String() != "93.184.216.34" {
+		t.Fatalf("Addrs = %v, %v; want the judged address", addrs, err)
+	}
+	if _, err := p.Addrs(t.Context(), "nosuch.test", "80"); !errors.Is(err, ErrURLBlocked) {
+		t.Fatalf("Addrs of a name that does not resolve = %v, want ErrURLBlocked", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -94,4 +95,62 @@ func (r UploadRoots) String() string {
 		return "none"
 	}
 	return strings.Join(r, ", ")
+}
+
+// credentialNames are entries whose presence marks a directory as someone's
+// home (or a store of secrets): a directory that holds one is never an
+// implicit upload root.
+var credentialNames = []string{".ssh", ".aws", ".config", ".gnupg", ".kube", ".docker", ".azure", ".gcloud",
+	".netrc", ".git-credentials", ".password-store", ".pgpass", ".npmrc", ".pypirc", ".vault-token"}
+
+// systemDirs are never an implicit upload root, nor is anything under the
+// first four.
+var systemDirs = []string{"/etc", "/proc", "/sys", "/dev", "/root", "/boot", "/var", "/usr", "/bin", "/sbin", "/lib", "/home", "/Users", "/private"}
+
+// SafeUploadRoot returns nil if dir may serve as an implicit upload root
+// (the directory a CLI call runs in), else why not: dir must be absolute,
+// and not /, the home directory or a directory above it, a system
+// directory, or a directory that holds credentials (.ssh, .aws, .config,
+// .gnupg, .kube, .docker, .netrc, …), taken both as written and with its
+// symlinks resolved. An explicit --upload-root is not subject to this.
+func SafeUploadRoot(dir string) error {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return fmt.Errorf("upload root %q is not an absolute path", dir)
+	}
+	paths := []string{filepath.Clean(dir)}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != paths[0] {
+		paths = append(paths, real)
+	}
+	home, _ := os.UserHomeDir()
+	var homes []string
+	if home != "" {
+		homes = append(homes, filepath.Clean(home))
+		if real, err := filepath.EvalSymlinks(home); err == nil {
+			homes = append(homes, real)
+		}
+	}
+	for _, p := range paths {
+		if p == string(filepath.Separator) || filepath.Dir(p) == p {
+			return fmt.Errorf("upload root %s is the file system root", dir)
+		}
+		for _, h := range homes {
+			if p == h || within(p, h) {
+				return fmt.Errorf("upload root %s is the home directory or holds it", dir)
+			}
+		}
+		for i, s := range systemDirs {
+			if p == s || (i < 4 && within(s, p)) {
+				return fmt.Errorf("upload root %s is a system directory", dir)
+			}
+		}
+		for _, n := range credentialNames {
+			if slices.Contains(strings.Split(p, string(filepath.Separator)), n) {
+				return fmt.Errorf("upload root %s is inside a %s directory", dir, n)
+			}
+			if _, err := os.Lstat(filepath.Join(p, n)); err == nil {
+				return fmt.Errorf("upload root %s holds %s, so it looks like a home directory", dir, n)
+			}
+		}
+	}
+	return nil
 }

@@ -87,3 +87,40 @@ func TestUploadRootsCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestSafeUploadRoot checks which directories may be an implicit upload
+// root (issue #25 item 2): never /, the home directory, one above it, or
+// one that holds credentials.
+func TestSafeUploadRoot(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	project := filepath.Join(home, "src", "project")
+	other := filepath.Join(t.TempDir(), "bob")
+	for _, d := range []string{project, filepath.Join(home, ".ssh"), filepath.Join(other, ".aws")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		dir  string
+		safe bool
+	}{
+		{project, true},
+		{filepath.Join(home, "src"), true},
+		{"/", false},
+		{home, false},
+		{home + "/", false},
+		{filepath.Dir(home), false},
+		{filepath.Join(home, ".ssh"), false},
+		{other, false}, // holds .aws: someone's home
+		{"/etc", false},
+		{"/proc/self", false},
+		{"relative", false},
+		{"", false},
+	} {
+		err := SafeUploadRoot(tt.dir)
+		if (err == nil) != tt.safe {
+			t.Errorf("SafeUploadRoot(%q) = %v, want safe=%v", tt.dir, err, tt.safe)
+		}
+	}
+}

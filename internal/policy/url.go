@@ -178,6 +178,9 @@ func canonicalHost(h string) (string, error) {
 	if err != nil {
 		return "", errors.New("bad percent-encoding in the host")
 	}
+	if d, err = toASCIIHost(d); err != nil {
+		return "", err
+	}
 	d = strings.ToLower(d)
 	if strings.ContainsAny(d, " #%/:<>?@[\\]^|\x00") {
 		return "", errors.New("forbidden character in the host")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +45,7 @@ func (l *hitLog) get() []string {
 // private address (10.0.0.7) while Chromium maps it to a real server on
 // 127.0.0.2: a request that slipped past the policy would show in that
 // server's log. site is an allowed loopback server with attack pages.
-func attackEnv(t *testing.T) (env *Env, site, private string, hits *hitLog) {
+func attackEnv(t *testing.T) (h *harness, site, private string, hits *hitLog) {
 	t.Helper()
 	hits = &hitLog{}
 	ln, err := net.Listen("tcp", "127.0.0.2:0")
@@ -81,21 +80,12 @@ func attackEnv(t *testing.T) (env *Env, site, private string, hits *hitLog) {
 		}
 		return nil, errors.New("no such host")
 	}}
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	log := slog.New(slog.DiscardHandler)
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log, URLPolicy: pol,
-		Args: []string{"--host-resolver-rules=MAP private.test 127.0.0.2"}})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	env = &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second, URLPolicy: pol, AllowEval: true}
-	return env, srv.URL, private, hits
+	// A browser of its own: its guard has the test's policy and resolver
+	// rules, and the first case checks that no browser was started.
+	h = newHarness(t, &harnessOptions{Browser: &browser.Options{URLPolicy: pol,
+		Args: []string{"--host-resolver-rules=MAP private.test 127.0.0.2"}}})
+	h.env.URLPolicy = pol
+	return h, srv.URL, private, hits
 }
 
 // TestAttacks drives the tools as a hostile page or a misled agent would,
@@ -103,7 +93,8 @@ func attackEnv(t *testing.T) (env *Env, site, private string, hits *hitLog) {
 // the private server, no file was written outside the artifact dir, no
 // file was read from outside the upload roots.
 func TestAttacks(t *testing.T) {
-	env, site, private, hits := attackEnv(t)
+	t.Parallel()
+	h, site, private, hits := attackEnv(t)
 	noHits := func(t *testing.T) {
 		t.Helper()
 		if got := hits.get(); len(got) > 0 {
@@ -122,38 +113,38 @@ func TestAttacks(t *testing.T) {
 			"http:\\\\169.254.169.254\\", private + "/direct",
 		} {
 			for _, tool := range []string{"navigate_page", "new_page"} {
-				_, err := runTool(t, env, tool, fmt.Sprintf(`{"url":%q}`, u))
+				_, err := h.call(t, tool, fmt.Sprintf(`{"url":%q}`, u))
 				wantCode(t, err, URLBlocked, "")
 			}
 		}
-		if b := env.Browsers.Current(); b != nil {
+		if b := h.env.Browsers.Current(); b != nil {
 			t.Errorf("a browser was started for blocked URLs (pid %d)", b.PID())
 		}
 		noHits(t)
 	})
 
-	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
 	t.Run("redirect to cloud metadata", func(t *testing.T) {
-		_, err := runTool(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/redirect?to=http://169.254.169.254/latest/meta-data/"))
+		_, err := h.call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/redirect?to=http://169.254.169.254/latest/meta-data/"))
 		wantCode(t, err, URLBlocked, "169.254.169.254")
 	})
 	t.Run("redirect to a private name", func(t *testing.T) {
-		_, err := runTool(t, env, "new_page", fmt.Sprintf(`{"url":%q}`, site+"/redirect?to="+private+"/redirected"))
+		_, err := h.call(t, "new_page", fmt.Sprintf(`{"url":%q}`, site+"/redirect?to="+private+"/redirected"))
 		wantCode(t, err, URLBlocked, "private.test")
 		noHits(t)
 	})
 	t.Run("redirect to file:", func(t *testing.T) {
-		_, err := runTool(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/redirect?to=file:///etc/passwd"))
+		_, err := h.call(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/redirect?to=file:///etc/passwd"))
 		if err == nil {
 			t.Fatal("the redirect to file:///etc/passwd loaded")
 		}
-		noPasswd(t, env)
+		noPasswd(t, h)
 	})
 
 	t.Run("files outside the artifact dir", func(t *testing.T) {
-		mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
+		h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
 		outside := t.TempDir()
-		if err := os.Symlink(outside, filepath.Join(env.Artifacts.Dir(), "escape")); err != nil {
+		if err := os.Symlink(outside, filepath.Join(h.env.Artifacts.Dir(), "escape")); err != nil {
 			t.Fatal(err)
 		}
 		paths := []string{
@@ -166,14 +157,14 @@ func TestAttacks(t *testing.T) {
 				{"take_snapshot", `{"filePath":` + jsonString(p) + `}`},
 				{"evaluate_script", `{"function":"() => 1","savePath":` + jsonString(p) + `}`},
 			} {
-				_, err := runTool(t, env, call.tool, call.args)
+				_, err := h.call(t, call.tool, call.args)
 				wantCode(t, err, UnsafePath, "")
 			}
 		}
 		if entries, _ := os.ReadDir(outside); len(entries) > 0 {
 			t.Errorf("files written outside the artifact dir: %v", entries)
 		}
-		for _, p := range []string{filepath.Join(filepath.Dir(env.Artifacts.Dir()), "evil.png"), "/etc/cdpkit-evil.png"} {
+		for _, p := range []string{filepath.Join(filepath.Dir(h.env.Artifacts.Dir()), "evil.png"), "/etc/cdpkit-evil.png"} {
 			if _, err := os.Stat(p); err == nil {
 				t.Errorf("%s was written", p)
 			}
@@ -181,13 +172,13 @@ func TestAttacks(t *testing.T) {
 	})
 
 	t.Run("upload of files outside the roots", func(t *testing.T) {
-		mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
+		h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
 		home, _ := os.UserHomeDir()
 		for _, p := range []string{"/etc/passwd", filepath.Join(home, ".ssh", "id_rsa"), "../../../../etc/passwd", "/proc/self/environ"} {
-			_, err := runTool(t, env, "upload_file", fmt.Sprintf(`{"selector":"#file","filePath":%q}`, p))
+			_, err := h.call(t, "upload_file", fmt.Sprintf(`{"selector":"#file","filePath":%q}`, p))
 			wantCode(t, err, UnsafePath, "")
 		}
-		data := mustRun(t, env, "evaluate_script", `{"function":"() => document.querySelector('#file').files.length"}`)
+		data := h.mustCall(t, "evaluate_script", `{"function":"() => document.querySelector('#file').files.length"}`)
 		if n, _ := data["value"].(float64); n != 0 {
 			t.Errorf("the file input holds %v files", data["value"])
 		}
@@ -201,11 +192,14 @@ func TestAttacks(t *testing.T) {
 		{"window.open to a private name", "#popup"}, // last: the popup comes to the front
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
-			mustRun(t, env, "click", fmt.Sprintf(`{"selector":%q}`, tt.selector))
-			time.Sleep(500 * time.Millisecond) // what would be loaded has had time to be requested
+			h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/"))
+			h.mustCall(t, "click", fmt.Sprintf(`{"selector":%q}`, tt.selector))
+			// The behaviour under test is that nothing happens, which no
+			// event can signal: give a request that slipped through time to
+			// arrive.
+			time.Sleep(500 * time.Millisecond)
 			noHits(t)
-			noPasswd(t, env)
+			noPasswd(t, h)
 		})
 	}
 }
@@ -216,13 +210,13 @@ func jsonString(s string) string {
 }
 
 // noPasswd fails if the active tab is at a file: URL or shows /etc/passwd.
-func noPasswd(t *testing.T, env *Env) {
+func noPasswd(t *testing.T, h *harness) {
 	t.Helper()
-	data := mustRun(t, env, "get_url", `{}`)
+	data := h.mustCall(t, "get_url", `{}`)
 	if u, _ := data["url"].(string); strings.HasPrefix(u, "file:") {
 		t.Fatalf("the tab is at %s", u)
 	}
-	text, err := runTool(t, env, "get_text", `{}`)
+	text, err := h.call(t, "get_text", `{}`)
 	if err == nil && strings.Contains(fmt.Sprint(text), "root:x:0:0") {
 		t.Fatal("the tab shows /etc/passwd")
 	}

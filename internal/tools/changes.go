@@ -4,10 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
-
-	cdpapi "github.com/chromedp/cdproto/cdp"
-
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
@@ -134,26 +130,6 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	return c, nil
 }
 
-// settle waits, bounded, for the next animation frame and then one task,
-// so that what the page queued in reaction to an action (its own frame
-// callbacks and zero-delay timers, queued before ours) has run and
-// rendered; a navigation it started is waited for by the frame callback
-// never running in the old document, which the bound covers. One frame
-// and a task, not two frames: a frame costs ~17 ms at 60 Hz, and actions
-// already waited for one frame after their input (browser.Tab.perform).
-func settle(ctx context.Context, tab *browser.Tab) {
-	if tab.CheckDialog() != nil {
-		return // no frame renders while a dialog waits
-	}
-	ctx, cancel := context.WithTimeout(ctx, settleTime)
-	defer cancel()
-	s, err := tab.Session(ctx)
-	if err != nil {
-		return
-	}
-	yes := true
-	cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:   "new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true))))",
-		AwaitPromise: &yes,
-	})
-}
+// settle waits, bounded by settleTime, for the page to render what it
+// did in reaction to an action (see browser.Tab.Settle).
+func settle(ctx context.Context, tab *browser.Tab) { tab.Settle(ctx, settleTime) }

@@ -16,10 +16,11 @@ type handleDialogArgs struct {
 
 func dialogTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name:        "handle_dialog",
 			Description: "Accept or dismiss the JavaScript dialog (confirm, prompt) that blocks the page.",
 			NoQueue:     true,
+			Tab:         true, Dialog: DialogClears, Changes: ReportChanges, Core: true,
 		}, handleDialog),
 	}
 }
@@ -29,40 +30,26 @@ type handleDialogData struct {
 	Changes *Changes        `json:"changes"`
 }
 
+func (in *handleDialogArgs) check(context.Context, *Env) error {
+	switch in.Action {
+	case "accept", "dismiss":
+	default:
+		return errorf(InvalidArgs, false, "use accept or dismiss", "action %q is not accept or dismiss", in.Action)
+	}
+	if in.PromptText != "" && in.Action != "accept" {
+		return errorf(InvalidArgs, false, "promptText goes with action accept", "promptText is only typed when accepting")
+	}
+	return nil
+}
+
 // handleDialog answers the open dialog. It never waits for other calls on
 // the tab: the answer goes to the browser process, not the blocked page.
-func handleDialog(ctx context.Context, env *Env, in handleDialogArgs) (*Result, error) {
-	var accept bool
-	switch in.Action {
-	case "accept":
-		accept = true
-	case "dismiss":
-	default:
-		return nil, errorf(InvalidArgs, false, "use accept or dismiss", "action %q is not accept or dismiss", in.Action)
-	}
-	if in.PromptText != "" && !accept {
-		return nil, errorf(InvalidArgs, false, "promptText goes with action accept", "promptText is only typed when accepting")
-	}
-	b, tab, err := useTab(ctx, env, in.Target)
+func handleDialog(ctx context.Context, _ *Env, d *door, in handleDialogArgs) (*Result, error) {
+	dl, err := d.tab.HandleDialog(ctx, in.Action == "accept", in.PromptText)
 	if err != nil {
 		return nil, err
 	}
-	if tab.CheckDialog() == nil {
-		return nil, browser.ErrNoDialog
-	}
-	o, err := observe(ctx, b, tab)
-	if err != nil {
-		return nil, err
-	}
-	dl, err := tab.HandleDialog(ctx, accept, in.PromptText)
-	if err != nil {
-		return nil, err
-	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: handleDialogData{Dialog: dl, Changes: c}}, nil
+	return &Result{Data: handleDialogData{Dialog: dl}}, nil
 }
 
 // maxDialogMessage caps a dialog's message in an error: the page chose it.

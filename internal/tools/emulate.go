@@ -17,6 +17,8 @@ type resizeArgs struct {
 	Preset string `json:"preset,omitempty" jsonschema:"mobile (390x844, 3x, touch), tablet (820x1180, 2x, touch) or desktop (1280x800)"`
 	Reset  bool   `json:"reset,omitempty" jsonschema:"remove the override"`
 	actionArgs
+
+	viewport *browser.Viewport // by check; nil to reset
 }
 
 type geoArgs struct {
@@ -35,7 +37,8 @@ type emulateArgs struct {
 	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty" jsonschema:"headers added to every request of the tab, replacing earlier ones; {} removes them"`
 	Target        string            `json:"target,omitempty"`
 
-	geoGiven bool // geolocation was in the arguments, possibly as null
+	geoGiven bool                    // geolocation was in the arguments, possibly as null
+	change   browser.EmulationChange // by check
 }
 
 // UnmarshalJSON decodes the arguments strictly and notes whether
@@ -57,17 +60,19 @@ func (a *emulateArgs) UnmarshalJSON(b []byte) error {
 
 func emulateTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "resize_page",
 			Description: "Set the tab's viewport (width and height, or a preset) or reset it; it lasts across navigations. " +
 				"Returns what was asked, what the page measures and a warning when they differ.",
 			Idempotent: true,
+			Tab:        true, Dialog: DialogPasses, Changes: ReportChanges,
 		}, resizePage),
-		define(Tool{
+		defineOn(Tool{
 			Name: "emulate",
 			Description: "Emulate a user agent, color scheme, reduced motion, CPU or network throttling, a geolocation " +
 				"or extra request headers in a tab; each is optional and lasts until changed. Returns all that is in effect.",
 			Idempotent: true,
+			Tab:        true,
 		}, emulate),
 	}
 }
@@ -79,7 +84,7 @@ type resizeResult struct {
 	Changes  *Changes                `json:"changes,omitempty"`
 }
 
-func resizePage(ctx context.Context, env *Env, in resizeArgs) (*Result, error) {
+func (in *resizeArgs) check(context.Context, *Env) error {
 	custom := in.Width != 0 || in.Height != 0
 	ways := 0
 	for _, given := range []bool{custom, in.Preset != "", in.Reset} {
@@ -88,39 +93,31 @@ func resizePage(ctx context.Context, env *Env, in resizeArgs) (*Result, error) {
 		}
 	}
 	if ways != 1 {
-		return nil, errorf(InvalidArgs, false, "give width and height, or preset, or reset:true", "give exactly one of width/height, preset and reset")
+		return errorf(InvalidArgs, false, "give width and height, or preset, or reset:true", "give exactly one of width/height, preset and reset")
 	}
-	var v *browser.Viewport
 	switch {
 	case custom:
 		if in.Width <= 0 || in.Height <= 0 {
-			return nil, errorf(InvalidArgs, false, "give both, in CSS px", "width and height go together and are positive: got width %d, height %d", in.Width, in.Height)
+			return errorf(InvalidArgs, false, "give both, in CSS px", "width and height go together and are positive: got width %d, height %d", in.Width, in.Height)
 		}
-		v = &browser.Viewport{Width: in.Width, Height: in.Height, DeviceScaleFactor: 1}
+		in.viewport = &browser.Viewport{Width: in.Width, Height: in.Height, DeviceScaleFactor: 1}
 	case in.Preset != "":
 		p, ok := browser.ViewportPreset(in.Preset)
 		if !ok {
-			return nil, errorf(InvalidArgs, false, "preset is mobile, tablet or desktop", "unknown preset %q", in.Preset)
+			return errorf(InvalidArgs, false, "preset is mobile, tablet or desktop", "unknown preset %q", in.Preset)
 		}
-		v = &p
+		in.viewport = &p
 	}
-	b, tab, err := useTab(ctx, env, in.Target)
+	return nil
+}
+
+func resizePage(ctx context.Context, _ *Env, d *door, in resizeArgs) (*Result, error) {
+	v := in.viewport
+	m, err := d.tab.SetViewport(ctx, v)
 	if err != nil {
 		return nil, err
 	}
-	o, err := observe(ctx, b, tab)
-	if err != nil {
-		return nil, err
-	}
-	m, err := tab.SetViewport(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: resizeResult{Asked: v, Measured: m, Warning: viewportWarning(v, m), Changes: c}}, nil
+	return &Result{Data: resizeResult{Asked: v, Measured: m, Warning: viewportWarning(v, m)}}, nil
 }
 
 // viewportWarning says how what the page measures differs from what was
@@ -151,7 +148,7 @@ func viewportWarning(asked *browser.Viewport, m browser.ViewportMetrics) string 
 // defaultAccuracy is the geolocation accuracy, in meters, when none is given.
 const defaultAccuracy = 10
 
-func emulate(ctx context.Context, env *Env, in emulateArgs) (*Result, error) {
+func (in *emulateArgs) check(context.Context, *Env) error {
 	c := browser.EmulationChange{UserAgent: in.UserAgent, ExtraHeaders: in.ExtraHeaders}
 	if in.ColorScheme != "" {
 		c.ColorScheme = &in.ColorScheme
@@ -175,13 +172,14 @@ func emulate(ctx context.Context, env *Env, in emulateArgs) (*Result, error) {
 		c.ClearGeolocation = true
 	}
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return err
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	e, err := tab.Emulate(ctx, c)
+	in.change = c
+	return nil
+}
+
+func emulate(ctx context.Context, _ *Env, d *door, in emulateArgs) (*Result, error) {
+	e, err := d.tab.Emulate(ctx, in.change)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,20 @@ func TestEmulateToolsRejectArgs(t *testing.T) {
 		{"emulate", `{"geolocation":{"longitude":0}}`, "latitude"},
 		{"emulate", `{"extraHeaders":{"X":1}}`, "extraHeaders"},
 		{"emulate", `{"nope":1}`, "nope"},
+		// Issue #25 item 14: CRLF and headers the browser manages itself
+		// are refused up front, before anything reaches the tab.
+		{"emulate", `{"extraHeaders":{"X-A":"1\r\nHost: evil"}}`, "X-A"},
+		{"emulate", `{"extraHeaders":{"X-A\r\nB":"1"}}`, "name"},
+		{"emulate", `{"extraHeaders":{"X A":"1"}}`, "name"},
+		{"emulate", `{"extraHeaders":{"X-A":"\u0000"}}`, "X-A"},
+		{"emulate", `{"extraHeaders":{"Host":"example.com"}}`, "Host"},
+		{"emulate", `{"extraHeaders":{"content-length":"5"}}`, "content-length"},
+		{"emulate", `{"extraHeaders":{"Cookie2":"a=b"}}`, "Cookie2"},
+		{"emulate", `{"extraHeaders":{"Transfer-Encoding":"chunked"}}`, "Transfer-Encoding"},
+		{"emulate", `{"extraHeaders":{"Connection":"close"}}`, "Connection"},
+		{"emulate", `{"extraHeaders":{"Proxy-Authorization":"x"}}`, "Proxy-Authorization"},
+		{"emulate", `{"userAgent":"Mozilla\r\nX-Evil: 1"}`, "userAgent"},
+		{"emulate", `{"userAgent":"Mozilla\u0000"}`, "userAgent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -62,122 +62,279 @@ func errorf(code Code, recoverable bool, hint, format string, args ...any) *Erro
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Recoverable: recoverable, Hint: hint}
 }
 
-// AsError maps any error from a handler to the taxonomy.
+// AsError maps any error from a handler to the taxonomy, by the rules
+// below: see typedRules.
 func AsError(err error) *Error {
 	var te *Error
 	if errors.As(err, &te) {
 		return te
 	}
-	var nb *browser.NoBrowserError
-	var tnf *browser.TargetNotFoundError
-	var ne *browser.NavigationError
-	var ub *policy.URLError
-	var pe *policy.PathError
-	var ee *browser.ElementError
-	var tl *browser.ScreenshotTooLargeError
-	var ce *browser.CoveredError
-	var nt *browser.NotTypeableError
-	var oe *browser.OptionError
-	var ke *input.KeyError
-	var he *browser.HistoryEndError
-	var doe *browser.DialogOpenError
-	var wte *browser.WaitTimeoutError
-	var eve *browser.EvalError
-	var st *stepTimeout
-	var qf *browser.QueueFullError
-	switch {
-	case errors.As(err, &tl):
-		return &Error{Code: ScreenshotTooLarge, Message: fmt.Sprintf("even downscaled the screenshot is %d bytes, over the %d-byte limit", tl.Bytes, tl.Limit),
+	if e := walkErr(err, func(link error) *Error {
+		if rule := ruleFor(link); rule != nil {
+			return rule(err, link)
+		}
+		return nil
+	}); e != nil {
+		return e
+	}
+	return &Error{Code: Internal, Message: err.Error(), Hint: "this is a cdpkit bug if it repeats; run with --log-level debug"}
+}
+
+// ruleFor returns link's rule: by its type for a typed error, by its
+// value for a sentinel (at most one sentinel equals it).
+func ruleFor(link error) errorRule {
+	if r, ok := typedRules[reflect.TypeOf(link)]; ok {
+		return r
+	}
+	for _, s := range sentinelRules {
+		if link == s.err {
+			return s.rule
+		}
+	}
+	return nil
+}
+
+// walkErr visits err's chain outermost first (and, where an error wraps
+// several, left to right) until visit returns an Error.
+func walkErr(err error, visit func(error) *Error) *Error {
+	if err == nil {
+		return nil
+	}
+	if e := visit(err); e != nil {
+		return e
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return walkErr(u.Unwrap(), visit)
+	case interface{ Unwrap() []error }:
+		for _, inner := range u.Unwrap() {
+			if e := walkErr(inner, visit); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// errorRule renders err, whose chain holds link, as an Error; nil declines,
+// and the walk goes on inside link.
+type errorRule func(err, link error) *Error
+
+// typedRules and sentinelRules map each error the tools layer knows, a
+// typed error by its type or a sentinel by its value, to its agent-facing
+// form; init fills them. AsError walks an error's chain outermost first and
+// applies the first link's rule that does not decline, so which rule wins
+// follows from how the error is wrapped (a step timeout around a deadline,
+// an element error around its cause), never from the order of the table.
+// A rule declines when a more telling cause lies deeper: a disconnect
+// caused by a crash is a crash.
+var (
+	typedRules    = map[reflect.Type]errorRule{}
+	sentinelRules []struct {
+		err  error
+		rule errorRule
+	}
+)
+
+// typed adds the rule for the typed error E.
+func typed[E error](rule func(err error, e E) *Error) {
+	typedRules[reflect.TypeFor[E]()] = func(err, link error) *Error { return rule(err, link.(E)) }
+}
+
+// sentinel adds the rule for a sentinel error.
+func sentinel(s error, rule errorRule) {
+	sentinelRules = append(sentinelRules, struct {
+		err  error
+		rule errorRule
+	}{s, rule})
+}
+
+// onElement applies rule to the element error around err; it declines
+// without one.
+func onElement(rule func(ee *browser.ElementError) *Error) errorRule {
+	return func(err, _ error) *Error {
+		var ee *browser.ElementError
+		if !errors.As(err, &ee) {
+			return nil
+		}
+		return rule(ee)
+	}
+}
+
+// deeperCause reports whether err holds a crash or a closed tab or
+// connection, which tell more than the timeout, cancellation or
+// disconnect around them.
+func deeperCause(err error, except error) bool {
+	for _, s := range []error{browser.ErrTargetCrashed, browser.ErrBrowserCrashed, browser.ErrDisconnected, browser.ErrSessionClosed} {
+		if s != except && errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+const retryHint = "the page or browser was slow; retry, or raise timeout_ms"
+
+func init() {
+	typed(func(_ error, e *browser.ScreenshotTooLargeError) *Error {
+		return &Error{Code: ScreenshotTooLarge, Message: fmt.Sprintf("even downscaled the screenshot is %d bytes, over the %d-byte limit", e.Bytes, e.Limit),
 			Hint: "capture an element (uid or selector) or the viewport instead of the full page, use format jpeg or webp, or raise CDPKIT_MAX_IMAGE_BYTES"}
-	case errors.As(err, &ee) && errors.As(err, &ce):
+	})
+	typed(func(err error, ce *browser.CoveredError) *Error {
+		var ee *browser.ElementError
+		if !errors.As(err, &ee) {
+			return nil
+		}
 		return &Error{Code: ElementNotClickable, Message: ee.What() + " " + ce.Reason(), Recoverable: true,
 			Hint: "dismiss what covers it first (its close button, or press Escape), or retry with force:true to click through the DOM"}
-	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementDisabled):
+	})
+	sentinel(browser.ErrElementDisabled, onElement(func(ee *browser.ElementError) *Error {
 		return &Error{Code: ElementNotClickable, Message: ee.What() + " is disabled", Recoverable: true,
 			Hint: "do what enables it first (such as filling required fields), or wait_for it to become enabled"}
-	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementOffscreen):
+	}))
+	sentinel(browser.ErrElementOffscreen, onElement(func(ee *browser.ElementError) *Error {
 		return &Error{Code: ElementHidden, Message: ee.What() + " is outside the viewport, where scrolling does not bring it", Recoverable: true,
 			Hint: "scroll its container (scroll with a direction), or retry with force:true to click through the DOM"}
-	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementNotVisible):
+	}))
+	sentinel(browser.ErrElementNotVisible, onElement(func(ee *browser.ElementError) *Error {
 		return &Error{Code: ElementHidden, Message: fmt.Sprintf("%s is not rendered or has no size", ee.What()), Recoverable: true,
 			Hint: "take a snapshot and pick a visible element"}
-	case errors.As(err, &pe):
-		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: "give a path relative to the artifact dir, without .."}
-	case errors.As(err, &ee) && errors.Is(err, browser.ErrRefStale):
+	}))
+	sentinel(browser.ErrRefStale, onElement(func(ee *browser.ElementError) *Error {
 		return &Error{Code: RefStale, Message: fmt.Sprintf("%s belongs to a page state that is gone", ee.Ref), Recoverable: true,
 			Hint: "take a new snapshot and use its refs"}
-	case errors.As(err, &ee) && errors.Is(err, browser.ErrRefNotFound):
+	}))
+	sentinel(browser.ErrRefNotFound, onElement(func(ee *browser.ElementError) *Error {
 		return &Error{Code: RefNotFound, Message: fmt.Sprintf("%s was never issued in this tab", ee.Ref), Recoverable: true,
 			Hint: "use a ref from this tab's latest snapshot"}
-	case errors.As(err, &ee) && errors.Is(err, browser.ErrElementNotFound):
+	}))
+	sentinel(browser.ErrElementNotFound, onElement(func(ee *browser.ElementError) *Error {
 		return &Error{Code: ElementNotFound, Message: fmt.Sprintf("no element matches %s", ee.What()), Recoverable: true,
 			Hint: "check the selector, or take a snapshot and use a ref"}
-	case errors.As(err, &nt):
-		return &Error{Code: ElementNotTypeable, Message: nt.What() + " " + nt.Reason, Recoverable: true, Hint: nt.Hint}
-	case errors.As(err, &oe):
+	}))
+	typed(func(_ error, pe *policy.PathError) *Error {
+		return &Error{Code: UnsafePath, Message: pe.Error(), Hint: "give a path relative to the artifact dir, without .."}
+	})
+	typed(func(_ error, nt *browser.NotTypeableError) *Error {
+		return &Error{Code: ElementNotTypeable, Message: nt.What() + " " + nt.Reason, Recoverable: true, Hint: notTypeableHint(nt)}
+	})
+	typed(func(_ error, oe *browser.OptionError) *Error {
 		return &Error{Code: InvalidArgs, Message: fmt.Sprintf("no option %q in the select; options: %s", oe.Want, oe.List()), Recoverable: true,
 			Hint: "give an option's value or label as listed"}
-	case errors.As(err, &ke):
+	})
+	typed(func(_ error, ke *input.KeyError) *Error {
 		return &Error{Code: KeyNotSupported, Message: fmt.Sprintf("key %q is not supported", ke.Key), Recoverable: true, Hint: keyHint}
-	case errors.As(err, &doe):
+	})
+	typed(func(_ error, doe *browser.DialogOpenError) *Error {
 		return &Error{Code: DialogOpen, Message: dialogMessage(doe.Dialog), Recoverable: true,
 			Hint: "answer it with handle_dialog (action accept or dismiss)"}
-	case errors.Is(err, browser.ErrNoDialog):
+	})
+	sentinel(browser.ErrNoDialog, func(error, error) *Error {
 		return &Error{Code: NoDialog, Message: "no JavaScript dialog waits for an answer in this tab",
 			Hint: "alerts and beforeunload dialogs are answered automatically; a result's changes.dialog says so"}
-	case errors.As(err, &st):
-		return &Error{Code: Timeout, Message: st.message(), Recoverable: true,
-			Hint: "the page or browser was slow; retry, or raise timeout_ms"}
-	case errors.As(err, &qf):
+	})
+	typed(func(_ error, st *stepTimeout) *Error {
+		return &Error{Code: Timeout, Message: st.message(), Recoverable: true, Hint: retryHint}
+	})
+	typed(func(_ error, qf *browser.QueueFullError) *Error {
 		return &Error{Code: BusyQueueFull, Message: fmt.Sprintf("%d calls already wait for this tab", qf.Limit), Recoverable: true,
 			Hint: "wait for the tab's calls to finish"}
-	case errors.As(err, &wte):
+	})
+	typed(func(_ error, wte *browser.WaitTimeoutError) *Error {
 		return &Error{Code: Timeout, Message: waitTimeoutMessage(wte), Recoverable: true,
 			Hint: "raise timeout, or take a snapshot to see the page"}
-	case errors.As(err, &eve):
+	})
+	typed(func(_ error, eve *browser.EvalError) *Error {
 		return &Error{Code: EvalError, Message: eve.Message, Hint: "fix the function; it runs in the page, such as () => document.title"}
-	case errors.Is(err, browser.ErrInvalidArgument):
+	})
+	sentinel(browser.ErrInvalidArgument, func(err, _ error) *Error {
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "see the tool's input schema"}
-	case errors.As(err, &ub):
+	})
+	typed(func(err error, ub *policy.URLError) *Error {
 		code := URLBlocked
 		if errors.Is(err, policy.ErrInvalidURL) {
 			code = InvalidURL
 		}
 		return &Error{Code: code, Message: ub.Error(), Hint: ub.Hint}
-	case errors.As(err, &nb):
+	})
+	typed(func(_ error, nb *browser.NoBrowserError) *Error {
 		return &Error{Code: NoBrowser, Message: nb.Reason, Hint: nb.Hint}
-	case errors.As(err, &tnf):
+	})
+	typed(func(_ error, tnf *browser.TargetNotFoundError) *Error {
 		return &Error{Code: TargetNotFound, Message: fmt.Sprintf("no tab matches %q (%d open)", tnf.Selector, tnf.Open),
 			Recoverable: true, Hint: "call list_pages to see the open tabs, or new_page to open one"}
-	case errors.Is(err, browser.ErrInvalidSelector):
+	})
+	sentinel(browser.ErrInvalidSelector, func(err, _ error) *Error {
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, index:N, url:SUBSTR, title:SUBSTR or a tab id"}
-	case errors.As(err, &he) && he.Forward:
-		return &Error{Code: NavigationFailed, Message: "the tab is at the end of its history: there is no page to go forward to", Hint: "navigate with a url"}
-	case errors.As(err, &he):
+	})
+	typed(func(_ error, he *browser.HistoryEndError) *Error {
+		if he.Forward {
+			return &Error{Code: NavigationFailed, Message: "the tab is at the end of its history: there is no page to go forward to", Hint: "navigate with a url"}
+		}
 		return &Error{Code: NavigationFailed, Message: "the tab is at the start of its history: there is no page to go back to", Hint: "navigate with a url"}
-	case errors.As(err, &ne):
+	})
+	typed(func(_ error, ne *browser.NavigationError) *Error {
 		return &Error{Code: NavigationFailed, Message: fmt.Sprintf("could not load %s: %s", ne.URL, ne.Text), Recoverable: true,
 			Hint: "check the URL and that the server is up"}
-	case errors.Is(err, browser.ErrTargetCrashed):
+	})
+	sentinel(browser.ErrTargetCrashed, func(error, error) *Error {
 		return &Error{Code: TargetCrashed, Message: "the tab's renderer crashed", Recoverable: true,
 			Hint: "navigate_page (a url, or type reload) recovers the tab"}
-	case errors.Is(err, browser.ErrBrowserCrashed):
+	})
+	sentinel(browser.ErrBrowserCrashed, func(err, _ error) *Error {
+		if errors.Is(err, browser.ErrTargetCrashed) {
+			return nil
+		}
 		return &Error{Code: BrowserCrashed, Message: "the browser crashed during the call", Recoverable: true,
 			Hint: "the next call relaunches it"}
-	case errors.Is(err, cdp.ErrDisconnected):
+	})
+	sentinel(browser.ErrDisconnected, func(err, _ error) *Error {
+		if deeperCause(err, browser.ErrDisconnected) {
+			return nil
+		}
 		return &Error{Code: BrowserCrashed, Message: "the browser went away during the call", Recoverable: true,
 			Hint: "retry: the next call starts or reconnects the browser"}
-	case errors.Is(err, cdp.ErrSessionClosed):
+	})
+	sentinel(browser.ErrSessionClosed, func(err, _ error) *Error {
+		if deeperCause(err, browser.ErrSessionClosed) {
+			return nil
+		}
 		return &Error{Code: TargetClosed, Message: "the tab closed during the call", Recoverable: true, Hint: "call list_pages"}
-	case errors.Is(err, cdp.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: Timeout, Message: err.Error(), Recoverable: true,
-			Hint: "the page or browser was slow; retry, or raise timeout_ms"}
-	case errors.Is(err, context.Canceled):
-		return &Error{Code: Cancelled, Message: "the call was cancelled", Recoverable: true}
-	case errors.Is(err, browser.ErrScopeClosed):
-		return &Error{Code: SessionClosed, Message: "this MCP session ended and its tabs were closed", Hint: "start a new session"}
-	case errors.Is(err, browser.ErrClosed):
-		return &Error{Code: SessionClosed, Message: "the server is shutting down"}
+	})
+	timeout := func(err, _ error) *Error {
+		if deeperCause(err, nil) {
+			return nil
+		}
+		return &Error{Code: Timeout, Message: err.Error(), Recoverable: true, Hint: retryHint}
 	}
-	return &Error{Code: Internal, Message: err.Error(), Hint: "this is a cdpkit bug if it repeats; run with --log-level debug"}
+	sentinel(browser.ErrTimeout, timeout)
+	sentinel(context.DeadlineExceeded, timeout)
+	sentinel(context.Canceled, func(err, _ error) *Error {
+		if deeperCause(err, nil) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout) {
+			return nil
+		}
+		return &Error{Code: Cancelled, Message: "the call was cancelled", Recoverable: true}
+	})
+	sentinel(browser.ErrScopeClosed, func(error, error) *Error {
+		return &Error{Code: SessionClosed, Message: "this MCP session ended and its tabs were closed", Hint: "start a new session"}
+	})
+	sentinel(browser.ErrClosed, func(error, error) *Error {
+		return &Error{Code: SessionClosed, Message: "the server is shutting down"}
+	})
 }
+
+// refusalHints are ELEMENT_NOT_TYPEABLE's hints: what to do instead.
+var refusalHints = map[browser.Refusal]string{
+	browser.RefusedDisabled:     "wait until the page enables it (wait_for), or do what enables it first",
+	browser.RefusedReadOnly:     "the page does not let it be edited; pick another field",
+	browser.RefusedFileInput:    "use upload_file",
+	browser.RefusedNotField:     "fill takes inputs, textareas, selects, checkboxes, radios and contenteditable elements; take a snapshot and pick one",
+	browser.RefusedRadioUncheck: "check another radio button of its group",
+	browser.RefusedUndone:       "take a snapshot to see what the page expects",
+	browser.RefusedNotFileInput: `upload_file takes an <input type="file">; take a snapshot and pick one`,
+	browser.RefusedUnfocusable:  "pick an input or another focusable element, or omit uid to type into whatever has focus",
+	browser.RefusedNotSelect:    "use fill for text fields, or take a snapshot and pick a combobox or listbox",
+}
+
+// notTypeableHint is ELEMENT_NOT_TYPEABLE's hint.
+func notTypeableHint(nt *browser.NotTypeableError) string { return refusalHints[nt.Why] }

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-
 	"github.com/cdpkit/cdpkit/internal/browser"
 )
 
@@ -19,14 +17,20 @@ type evalArgs struct {
 	Target   string `json:"target,omitempty"`
 
 	IncludeSnapshot bool `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
+
+	args []browser.EvalArg // by check
 }
 
 func evalTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "evaluate_script",
 			Description: "Run a JavaScript function in the page and return its value as JSON (DOM nodes, Map, Set, Date, " +
 				"undefined, NaN… shown readably; ~25k chars max, or savePath). Off unless cdpkit runs with --allow-eval.",
+			// A page in mid-navigation may not answer yet; the value
+			// matters more than the changes.
+			Tab: true, Changes: TryChanges,
+			Verbs: []Verb{{Name: "eval", Args: []string{"function:js"}, Summary: "run JavaScript in the page (daemon needs --allow-eval)", Rank: 8}},
 		}, evaluateScript),
 	}
 }
@@ -45,44 +49,39 @@ type evalData struct {
 // refArg matches an argument that names an element by ref.
 var refArg = regexp.MustCompile(`^@?e[0-9]+$`)
 
-func evaluateScript(ctx context.Context, env *Env, in evalArgs) (*Result, error) {
-	// Refused before any browser work, even starting one.
+// check refuses the call before any browser work, even starting one, when
+// evaluation is off.
+func (in *evalArgs) check(_ context.Context, env *Env) error {
 	if !env.AllowEval {
-		return nil, errorf(EvalDisabled, false, "restart cdpkit with --allow-eval (or CDPKIT_ALLOW_EVAL=1) to allow it",
+		return errorf(EvalDisabled, false, "restart cdpkit with --allow-eval (or CDPKIT_ALLOW_EVAL=1) to allow it",
 			"evaluate_script is disabled: running the agent's JavaScript in pages is off unless cdpkit is started with --allow-eval")
 	}
 	if strings.TrimSpace(in.Function) == "" {
-		return nil, errorf(InvalidArgs, false, "give a function such as () => document.title", "function is empty")
+		return errorf(InvalidArgs, false, "give a function such as () => document.title", "function is empty")
 	}
-	args, err := evalArgList(in.Args)
-	if err != nil {
-		return nil, err
+	var err error
+	if in.args, err = evalArgList(in.Args); err != nil {
+		return err
 	}
 	if in.SavePath != "" {
-		if err := env.Artifacts.Check(in.SavePath); err != nil {
-			return nil, err // before the work whose result it would hold
-		}
+		return env.Artifacts.Check(in.SavePath) // before the work whose result it would hold
 	}
-	b, tab, err := pageTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	o, err := observe(ctx, b, tab)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func evaluateScript(ctx context.Context, env *Env, d *door, in evalArgs) (*Result, error) {
 	lim := browser.EvalInline
 	if in.SavePath != "" {
 		lim = browser.EvalFile
 	}
-	res, err := tab.Evaluate(ctx, in.Function, args, lim)
+	res, err := d.tab.Evaluate(ctx, in.Function, in.args, lim)
 	if err != nil {
 		return nil, err
 	}
-	d := evalData{Truncated: res.Truncated, Navigated: res.Navigated, URL: res.URL}
+	data := evalData{Truncated: res.Truncated, Navigated: res.Navigated, URL: res.URL}
 	switch {
 	case res.Navigated:
-		d.Note = "the page navigated before the function returned, so there is no value"
+		data.Note = "the page navigated before the function returned, so there is no value"
 	case in.SavePath != "":
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, res.Value, "", "  "); err != nil {
@@ -90,19 +89,14 @@ func evaluateScript(ctx context.Context, env *Env, in evalArgs) (*Result, error)
 			buf.Write(res.Value)
 		}
 		buf.WriteByte('\n')
-		if d.Path, err = env.Artifacts.WriteFile(in.SavePath, buf.Bytes()); err != nil {
+		if data.Path, err = env.Artifacts.WriteFile(in.SavePath, buf.Bytes()); err != nil {
 			return nil, err
 		}
-		d.Bytes = buf.Len()
+		data.Bytes = buf.Len()
 	default:
-		d.Value = json.RawMessage(res.Value)
+		data.Value = json.RawMessage(res.Value)
 	}
-	// A page in mid-navigation may not answer yet; the value matters more
-	// than the changes.
-	if d.Changes, err = o.changesSince(ctx, in.IncludeSnapshot); err != nil {
-		env.Log.Debug("evaluate_script: no changes section", "err", err)
-	}
-	return &Result{Data: d}, nil
+	return &Result{Data: data}, nil
 }
 
 // evalArgList turns the tool's arguments into the browser's: refs to
@@ -130,7 +124,7 @@ func evalArgList(in []any) ([]browser.EvalArg, error) {
 		if err != nil {
 			return nil, errorf(InvalidArgs, false, "pass JSON values", "args[%d]: %v", i, err)
 		}
-		out = append(out, browser.EvalArg{Value: jsonv2.Value(raw)})
+		out = append(out, browser.EvalArg{Value: raw})
 	}
 	return out, nil
 }

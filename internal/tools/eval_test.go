@@ -55,11 +55,13 @@ func TestEvalArgList(t *testing.T) {
 }
 
 func TestEvaluateScript(t *testing.T) {
-	env, base := dialogTestEnv(t)
-	mustRun(t, env, "navigate_page", `{"url":"`+base+`/eval-values.html"}`)
+	t.Parallel()
+	base := serveFixtures(t)
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+base+`/eval-values.html"}`)
 
 	t.Run("values", func(t *testing.T) {
-		data := mustRun(t, env, "evaluate_script", `{"function":"() => ({title: document.title, n: NaN, u: undefined, m: new Map([['k', 1]]), s: new Set([2]), big: 10n, d: new Date(0), e: new Error('x'), el: document.querySelector('#save')})"}`)
+		data := h.mustCall(t, "evaluate_script", `{"function":"() => ({title: document.title, n: NaN, u: undefined, m: new Map([['k', 1]]), s: new Set([2]), big: 10n, d: new Date(0), e: new Error('x'), el: document.querySelector('#save')})"}`)
 		got := compactJSON(t, data["value"])
 		want := `{"big":"10n","d":"[Date 1970-01-01T00:00:00.000Z]","e":"[Error: x]","el":"<button#save.primary.big>","m":{"[Map]":{"k":1}},"n":"[NaN]","s":{"[Set]":[2]},"title":"Values","u":"[undefined]"}`
 		if got != want {
@@ -71,15 +73,14 @@ func TestEvaluateScript(t *testing.T) {
 	})
 
 	t.Run("cycle", func(t *testing.T) {
-		data := mustRun(t, env, "evaluate_script", `{"function":"() => { const a = [1]; a.push(a); return a }"}`)
+		data := h.mustCall(t, "evaluate_script", `{"function":"() => { const a = [1]; a.push(a); return a }"}`)
 		if got := compactJSON(t, data["value"]); got != `[1,"[Circular]"]` {
 			t.Errorf("value = %s", got)
 		}
 	})
 
 	t.Run("element args by ref", func(t *testing.T) {
-		b, _ := env.Browsers.Browser(t.Context())
-		tab, _ := b.Resolve(t.Context(), "")
+		tab := h.tab(t, "")
 		snap, err := tab.Snapshot(t.Context(), browser.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -93,14 +94,14 @@ func TestEvaluateScript(t *testing.T) {
 		if !strings.HasPrefix(ref, "e") {
 			t.Fatalf("no ref for the Save button in:\n%s", snap.Text)
 		}
-		data := mustRun(t, env, "evaluate_script", `{"function":"(a, b, n) => [a === b, a.id, n]","args":[{"uid":"`+ref+`"},"`+ref+`",3]}`)
+		data := h.mustCall(t, "evaluate_script", `{"function":"(a, b, n) => [a === b, a.id, n]","args":[{"uid":"`+ref+`"},"`+ref+`",3]}`)
 		if got := compactJSON(t, data["value"]); got != `[true,"save",3]` {
 			t.Errorf("value = %s, want [true,\"save\",3]", got)
 		}
 	})
 
 	t.Run("exception", func(t *testing.T) {
-		_, err := runTool(t, env, "evaluate_script", `{"function":"() => { throw new TypeError('no way') }"}`)
+		_, err := h.call(t, "evaluate_script", `{"function":"() => { throw new TypeError('no way') }"}`)
 		te := wantCode(t, err, EvalError, "TypeError: no way")
 		if strings.Contains(te.Message, " at ") {
 			t.Errorf("message %q has a stack", te.Message)
@@ -108,7 +109,7 @@ func TestEvaluateScript(t *testing.T) {
 	})
 
 	t.Run("savePath", func(t *testing.T) {
-		data := mustRun(t, env, "evaluate_script", `{"function":"() => ({secret: window.secret})","savePath":"eval/secret.json"}`)
+		data := h.mustCall(t, "evaluate_script", `{"function":"() => ({secret: window.secret})","savePath":"eval/secret.json"}`)
 		if _, ok := data["value"]; ok {
 			t.Errorf("the result carries the value: %v", data)
 		}
@@ -121,21 +122,20 @@ func TestEvaluateScript(t *testing.T) {
 		if err != nil {
 			t.Fatalf("reading %q: %v", path, err)
 		}
-		if !strings.HasPrefix(path, env.Artifacts.Dir()) || !strings.HasSuffix(path, "/eval/secret.json") {
+		if !strings.HasPrefix(path, h.env.Artifacts.Dir()) || !strings.HasSuffix(path, "/eval/secret.json") {
 			t.Errorf("path = %s, want eval/secret.json in the artifact dir", path)
 		}
 		var v map[string]string
 		if err := json.Unmarshal(b, &v); err != nil || v["secret"] != "hunter2" || data["bytes"] != float64(len(b)) {
 			t.Errorf("file = %q (%v), bytes = %v; want the secret as JSON and its size", b, err, data["bytes"])
 		}
-		_, err = runTool(t, env, "evaluate_script", `{"function":"() => 1","savePath":"../outside.json"}`)
+		_, err = h.call(t, "evaluate_script", `{"function":"() => 1","savePath":"../outside.json"}`)
 		wantCode(t, err, UnsafePath, "")
 	})
 
 	t.Run("navigation during evaluate", func(t *testing.T) {
-		short := *env
-		short.Timeout = 5 * time.Second
-		data, err := runTool(t, &short, "evaluate_script", `{"function":"() => { location.href = '/eval-other.html'; return new Promise(() => {}) }"}`)
+		short := h.with(func(env *Env) { env.Timeout = 5 * time.Second })
+		data, err := short.call(t, "evaluate_script", `{"function":"() => { location.href = '/eval-other.html'; return new Promise(() => {}) }"}`)
 		if err != nil {
 			if strings.Contains(err.Error(), "context") {
 				t.Fatalf("error = %v, want a clean result or error", err)
@@ -146,7 +146,7 @@ func TestEvaluateScript(t *testing.T) {
 		if data["navigated"] != true || !strings.HasSuffix(data["url"].(string), "/eval-other.html") {
 			t.Errorf("result = %v, want navigated to eval-other.html", data)
 		}
-		mustRun(t, env, "navigate_page", `{"url":"`+base+`/eval-values.html"}`)
+		h.mustCall(t, "navigate_page", `{"url":"`+base+`/eval-values.html"}`)
 	})
 }
 

@@ -18,43 +18,43 @@ type findArgs struct {
 	Regex       bool   `json:"regex,omitempty" jsonschema:"query is RE2"`
 	Interactive bool   `json:"interactive,omitempty" jsonschema:"search only actionable elements"`
 	Limit       int    `json:"limit,omitempty" jsonschema:"max matches (default 20)"`
+
+	match func(string) bool // by check
 }
 
 func findTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name:        "find",
 			Description: "Search the snapshot for text, a role or a name: matching lines with refs and their enclosing element.",
 			ReadOnly:    true,
 			Idempotent:  true,
+			Tab:         true, Core: true,
 		}, find),
 	}
 }
 
-func find(ctx context.Context, env *Env, in findArgs) (*Result, error) {
+func (in *findArgs) check(context.Context, *Env) error {
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, errorf(InvalidArgs, false, "give the text to look for", "query is empty")
+		return errorf(InvalidArgs, false, "give the text to look for", "query is empty")
 	}
-	limit := in.Limit
 	switch {
-	case limit == 0:
-		limit = 20
-	case limit < 0 || limit > maxFindLimit:
-		return nil, errorf(InvalidArgs, false, "use 1-200", "limit %d is out of range", limit)
+	case in.Limit == 0:
+		in.Limit = 20
+	case in.Limit < 0 || in.Limit > maxFindLimit:
+		return errorf(InvalidArgs, false, "use 1-200", "limit %d is out of range", in.Limit)
 	}
-	match, err := matcher(in.Query, in.Regex)
+	var err error
+	in.match, err = matcher(in.Query, in.Regex)
+	return err
+}
+
+func find(ctx context.Context, _ *Env, d *door, in findArgs) (*Result, error) {
+	res, err := d.tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshot.Options{Interactive: in.Interactive}})
 	if err != nil {
 		return nil, err
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	res, err := tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshot.Options{Interactive: in.Interactive}})
-	if err != nil {
-		return nil, err
-	}
-	matches, total := snapshot.Find(res.Lines, match, limit)
+	matches, total := snapshot.Find(res.Lines, in.match, in.Limit)
 	var b strings.Builder
 	for _, m := range matches {
 		b.WriteString(m.Line)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -64,53 +63,49 @@ type uploadFileArgs struct {
 	Paths    []string `json:"paths,omitempty" jsonschema:"local files to give the input, inside the upload roots"`
 	FilePath string   `json:"filePath,omitempty" jsonschema:"one local file, instead of paths"`
 	actionArgs
+
+	files, names []string // checked absolute paths and their base names, by check
 }
 
+// Form tools run while a dialog waits: the browser refuses the input
+// itself, naming the dialog.
 func formTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "fill",
 			Description: "Set a field's value as a user edit would (React/Vue see it): inputs, textareas, " +
 				"contenteditable, selects, checkboxes, radios.",
+			Tab: true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Verbs: []Verb{{Name: "fill", Args: []string{"uid:ref", "value:text"}, Summary: "set a field's value", Rank: 4}},
 		}, fill),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "fill_form",
 			Description: "Fill several fields in order, as fill does; stops at the first that fails.",
+			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
 		}, fillForm),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "type_text",
 			Description: "Type text as key events into the focused element or uid, then press submitKey.",
+			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Verbs: []Verb{{Name: "type", Args: []string{"text"}, Summary: "type text into the focused element", Rank: 5}},
 		}, typeText),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "press_key",
 			Description: "Press a key or combo (Enter, Tab, Control+A) in the focused element or uid.",
+			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Verbs: []Verb{{Name: "press", Args: []string{"key"}, Summary: "press a key or combo such as Enter or Control+A", Rank: 6}},
 		}, pressKey),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "select_option",
 			Description: "Select options of a <select> by value or label. Returns the selected values.",
+			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
 		}, selectOption),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "upload_file",
 			Description: "Give local files to an <input type=file>. Files must be inside the upload roots.",
+			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
 		}, uploadFile),
 	}
-}
-
-// actOn starts a state-changing call: it resolves the tab and notes its
-// state for the changes section.
-func actOn(ctx context.Context, env *Env, target, uid, selector string) (*browser.Tab, *before, error) {
-	if uid != "" && selector != "" {
-		return nil, nil, errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
-	}
-	b, tab, err := useTab(ctx, env, target)
-	if err != nil {
-		return nil, nil, err
-	}
-	o, err := observe(ctx, b, tab)
-	if err != nil {
-		return nil, nil, err
-	}
-	return tab, o, nil
 }
 
 // needElement refuses a call that names no element.
@@ -126,23 +121,19 @@ type fillResult struct {
 	Changes *Changes `json:"changes"`
 }
 
-func fill(ctx context.Context, env *Env, in fillArgs) (*Result, error) {
+func (in *fillArgs) check(context.Context, *Env) error {
 	if err := needElement(in.UID, in.Selector); err != nil {
-		return nil, err
+		return err
 	}
-	tab, o, err := actOn(ctx, env, in.Target, in.UID, in.Selector)
+	return oneElement(in.UID, in.Selector)
+}
+
+func fill(ctx context.Context, _ *Env, d *door, in fillArgs) (*Result, error) {
+	res, err := d.tab.Fill(ctx, in.UID, in.Selector, in.Value)
 	if err != nil {
 		return nil, err
 	}
-	res, err := tab.Fill(ctx, in.UID, in.Selector, in.Value)
-	if err != nil {
-		return nil, err
-	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: fillResult{res, c}}, nil
+	return &Result{Data: fillResult{FillResult: res}}, nil
 }
 
 type filledField struct {
@@ -151,31 +142,31 @@ type filledField struct {
 	*browser.FillResult
 }
 
-func fillForm(ctx context.Context, env *Env, in fillFormArgs) (*Result, error) {
+func (in *fillFormArgs) check(context.Context, *Env) error {
 	switch {
 	case len(in.Elements) == 0:
-		return nil, errorf(InvalidArgs, false, "give at least one {uid, value}", "elements is empty")
+		return errorf(InvalidArgs, false, "give at least one {uid, value}", "elements is empty")
 	case len(in.Elements) > maxFormFields:
-		return nil, errorf(InvalidArgs, false, fmt.Sprintf("fill at most %d per call", maxFormFields), "%d elements is too many", len(in.Elements))
+		return errorf(InvalidArgs, false, fmt.Sprintf("fill at most %d per call", maxFormFields), "%d elements is too many", len(in.Elements))
 	}
 	for i, f := range in.Elements {
 		err := needElement(f.UID, f.Selector)
-		if err == nil && f.UID != "" && f.Selector != "" {
-			err = errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
+		if err == nil {
+			err = oneElement(f.UID, f.Selector)
 		}
 		if err != nil {
 			te := AsError(err)
 			te.Message = fmt.Sprintf("elements[%d]: %s", i, te.Message)
-			return nil, te
+			return te
 		}
 	}
-	tab, o, err := actOn(ctx, env, in.Target, "", "")
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func fillForm(ctx context.Context, _ *Env, d *door, in fillFormArgs) (*Result, error) {
 	filled := make([]filledField, 0, len(in.Elements))
 	for i, f := range in.Elements {
-		res, err := tab.Fill(ctx, f.UID, f.Selector, f.Value)
+		res, err := d.tab.Fill(ctx, f.UID, f.Selector, f.Value)
 		if err != nil {
 			te := AsError(err)
 			done := "nothing was filled"
@@ -187,11 +178,7 @@ func fillForm(ctx context.Context, env *Env, in fillFormArgs) (*Result, error) {
 		}
 		filled = append(filled, filledField{UID: f.UID, Selector: f.Selector, FillResult: res})
 	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: map[string]any{"filled": filled, "changes": c}}, nil
+	return &Result{Data: map[string]any{"filled": filled}}, nil
 }
 
 // fieldName names a field for a message: its uid, or its quoted selector.
@@ -202,84 +189,71 @@ func fieldName(f formField) string {
 	return fmt.Sprintf("%q", f.Selector)
 }
 
-func typeText(ctx context.Context, env *Env, in typeTextArgs) (*Result, error) {
+func (in *typeTextArgs) check(context.Context, *Env) error {
 	n := utf8.RuneCountInString(in.Text)
 	switch {
 	case n == 0:
-		return nil, errorf(InvalidArgs, false, "give the text to type; press_key presses a single key", "text is empty")
+		return errorf(InvalidArgs, false, "give the text to type; press_key presses a single key", "text is empty")
 	case n > maxTypeRunes:
-		return nil, errorf(InvalidArgs, false, "use fill to set long text at once", "text is %d characters, over %d", n, maxTypeRunes)
+		return errorf(InvalidArgs, false, "use fill to set long text at once", "text is %d characters, over %d", n, maxTypeRunes)
 	}
 	if in.SubmitKey != "" {
 		if _, err := input.ParseCombo(in.SubmitKey); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	tab, o, err := actOn(ctx, env, in.Target, in.UID, in.Selector)
-	if err != nil {
+	return oneElement(in.UID, in.Selector)
+}
+
+func typeText(ctx context.Context, _ *Env, d *door, in typeTextArgs) (*Result, error) {
+	if err := d.tab.TypeText(ctx, in.UID, in.Selector, in.Text); err != nil {
 		return nil, err
 	}
-	if err := tab.TypeText(ctx, in.UID, in.Selector, in.Text); err != nil {
-		return nil, err
-	}
-	data := map[string]any{"typed": n}
+	data := map[string]any{"typed": utf8.RuneCountInString(in.Text)}
 	if in.SubmitKey != "" {
-		if err := tab.PressKey(ctx, "", "", in.SubmitKey); err != nil {
+		if err := d.tab.PressKey(ctx, "", "", in.SubmitKey); err != nil {
 			return nil, err
 		}
 		data["submitKey"] = in.SubmitKey
 	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	data["changes"] = c
 	return &Result{Data: data}, nil
 }
 
-func pressKey(ctx context.Context, env *Env, in pressKeyArgs) (*Result, error) {
+func (in *pressKeyArgs) check(context.Context, *Env) error {
 	if _, err := input.ParseCombo(in.Key); err != nil {
-		return nil, err
+		return err
 	}
-	tab, o, err := actOn(ctx, env, in.Target, in.UID, in.Selector)
-	if err != nil {
-		return nil, err
-	}
-	if err := tab.PressKey(ctx, in.UID, in.Selector, in.Key); err != nil {
-		return nil, err
-	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: map[string]any{"key": in.Key, "changes": c}}, nil
+	return oneElement(in.UID, in.Selector)
 }
 
-func selectOption(ctx context.Context, env *Env, in selectOptionArgs) (*Result, error) {
-	if err := needElement(in.UID, in.Selector); err != nil {
+func pressKey(ctx context.Context, _ *Env, d *door, in pressKeyArgs) (*Result, error) {
+	if err := d.tab.PressKey(ctx, in.UID, in.Selector, in.Key); err != nil {
 		return nil, err
+	}
+	return &Result{Data: map[string]any{"key": in.Key}}, nil
+}
+
+func (in *selectOptionArgs) check(context.Context, *Env) error {
+	if err := needElement(in.UID, in.Selector); err != nil {
+		return err
 	}
 	if in.Values == nil {
-		return nil, errorf(InvalidArgs, false, "give the option values or labels to select", "values is missing")
+		return errorf(InvalidArgs, false, "give the option values or labels to select", "values is missing")
 	}
-	tab, o, err := actOn(ctx, env, in.Target, in.UID, in.Selector)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := tab.SelectOptions(ctx, in.UID, in.Selector, in.Values)
-	if err != nil {
-		return nil, err
-	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: map[string]any{"selected": sel, "changes": c}}, nil
+	return oneElement(in.UID, in.Selector)
 }
 
-func uploadFile(ctx context.Context, env *Env, in uploadFileArgs) (*Result, error) {
-	if err := needElement(in.UID, in.Selector); err != nil {
+func selectOption(ctx context.Context, _ *Env, d *door, in selectOptionArgs) (*Result, error) {
+	sel, err := d.tab.SelectOptions(ctx, in.UID, in.Selector, in.Values)
+	if err != nil {
 		return nil, err
+	}
+	return &Result{Data: map[string]any{"selected": sel}}, nil
+}
+
+func (in *uploadFileArgs) check(ctx context.Context, env *Env) error {
+	if err := needElement(in.UID, in.Selector); err != nil {
+		return err
 	}
 	paths := in.Paths
 	if in.FilePath != "" {
@@ -287,53 +261,63 @@ func uploadFile(ctx context.Context, env *Env, in uploadFileArgs) (*Result, erro
 	}
 	switch {
 	case len(paths) == 0:
-		return nil, errorf(InvalidArgs, false, "give the files as paths", "paths is empty")
+		return errorf(InvalidArgs, false, "give the files as paths", "paths is empty")
 	case len(paths) > maxUploads:
-		return nil, errorf(InvalidArgs, false, fmt.Sprintf("give at most %d files", maxUploads), "%d files is too many", len(paths))
+		return errorf(InvalidArgs, false, fmt.Sprintf("give at most %d files", maxUploads), "%d files is too many", len(paths))
 	}
 	// Every path is checked before the page gets any.
-	roots := env.uploadRoots()
-	files := make([]string, len(paths))
-	names := make([]string, len(paths))
+	roots := env.uploadRoots(ctx)
+	in.files = make([]string, len(paths))
+	in.names = make([]string, len(paths))
 	for i, p := range paths {
 		abs, err := roots.Check(p)
 		if err != nil {
 			var pe *policy.PathError
 			if errors.As(err, &pe) {
-				return nil, errorf(UnsafePath, false, "upload files from inside "+roots.String()+"; cdpkit's --upload-root flag sets these directories", "%s", pe.Error())
+				return errorf(UnsafePath, false, "upload files from inside "+roots.String()+"; cdpkit's --upload-root flag sets these directories", "%s", pe.Error())
 			}
-			return nil, err
+			return err
 		}
-		files[i], names[i] = abs, filepath.Base(abs)
+		in.files[i], in.names[i] = abs, filepath.Base(abs)
 	}
-	tab, o, err := actOn(ctx, env, in.Target, in.UID, in.Selector)
-	if err != nil {
-		return nil, err
-	}
-	if err := tab.SetFiles(ctx, in.UID, in.Selector, files); err != nil {
-		return nil, err
-	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: map[string]any{"files": names, "changes": c}}, nil
+	return oneElement(in.UID, in.Selector)
 }
 
-// uploadRoots returns env.UploadRoots, or by default the artifact dir and
-// the working directory.
-func (env *Env) uploadRoots() policy.UploadRoots {
-	if env.UploadRoots != nil {
-		return env.UploadRoots
+func uploadFile(ctx context.Context, _ *Env, d *door, in uploadFileArgs) (*Result, error) {
+	if err := d.tab.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
+		return nil, err
 	}
+	return &Result{Data: map[string]any{"files": in.names}}, nil
+}
+
+// uploadRoots returns the directories upload_file may read: the artifact
+// dir, the --upload-root dirs (env.UploadRoots) and, when env.CallerDirs is
+// set (the CLI's daemon), the directory of the CLI call, if the CLI sent
+// one and it is a safe root (policy.SafeUploadRoot). The process's own
+// working directory is never a root by default: cdpkit started from / or
+// $HOME would hand pages any file.
+func (env *Env) uploadRoots(ctx context.Context) policy.UploadRoots {
 	var roots policy.UploadRoots
 	if env.Artifacts != nil {
 		roots = append(roots, env.Artifacts.Dir())
 	}
-	if wd, err := os.Getwd(); err == nil {
-		roots = append(roots, wd)
+	roots = append(roots, env.UploadRoots...)
+	if dir, ok := ctx.Value(callerDirKey{}).(string); ok && env.CallerDirs && policy.SafeUploadRoot(dir) == nil {
+		roots = append(roots, dir)
 	}
 	return roots
+}
+
+type callerDirKey struct{}
+
+// CallerDirMeta is the _meta key of a tools/call request in which the CLI
+// sends the directory it runs in.
+const CallerDirMeta = "cdpkit/cwd"
+
+// WithCallerDir returns ctx carrying the directory the caller (a CLI call)
+// runs in; see Env.CallerDirs.
+func WithCallerDir(ctx context.Context, dir string) context.Context {
+	return context.WithValue(ctx, callerDirKey{}, dir)
 }
 
 // keyHint lists a few valid key names.

@@ -77,8 +77,8 @@ func TestAsErrorForms(t *testing.T) {
 		code    Code
 		message string
 	}{
-		{fmt.Errorf("x: %w", &browser.NotTypeableError{Ref: "e4", Reason: "is read-only", Hint: "h"}), ElementNotTypeable, "e4 is read-only"},
-		{&browser.NotTypeableError{Reason: "is disabled", Hint: "h"}, ElementNotTypeable, "the element is disabled"},
+		{fmt.Errorf("x: %w", &browser.NotTypeableError{Ref: "e4", Reason: "is read-only", Why: browser.RefusedReadOnly}), ElementNotTypeable, "e4 is read-only"},
+		{&browser.NotTypeableError{Reason: "is disabled", Why: browser.RefusedDisabled}, ElementNotTypeable, "the element is disabled"},
 		{&browser.OptionError{Want: "Mars", Options: []browser.Option{{Value: "e", Label: "Earth"}}, Total: 1}, InvalidArgs, `no option "Mars" in the select; options: "Earth" (e)`},
 		{fmt.Errorf("x: %w", &input.KeyError{Key: "Hyper"}), KeyNotSupported, `key "Hyper" is not supported`},
 	}
@@ -94,64 +94,15 @@ func TestAsErrorForms(t *testing.T) {
 // on the fixture pages.
 func TestFormTools(t *testing.T) {
 	srv := browsertest.Server(t, fixtures.Pages())
-	// Everything cdpkit logs, at debug level, so that secrets can be looked for.
-	log, logs := debugLog()
-	env := browserEnv(t, log)
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.checkChanges = true
 	uploads := t.TempDir()
-	env.UploadRoots = policy.UploadRoots{uploads}
+	h.env.UploadRoots = policy.UploadRoots{uploads}
 
-	tools := map[string]Tool{}
-	for _, tl := range All() {
-		tools[tl.Name] = tl
-	}
-	// call runs a tool and returns its data as JSON-decoded values.
-	call := func(t *testing.T, name, args string) (map[string]any, error) {
-		t.Helper()
-		tool := tools[name]
-		res, err := tool.Call(t.Context(), env, json.RawMessage(args))
-		if err != nil {
-			return nil, err
-		}
-		raw, err := json.Marshal(res.Data)
-		if err != nil {
-			t.Fatalf("%s: encoding the result: %v", name, err)
-		}
-		var data map[string]any
-		if err := json.Unmarshal(raw, &data); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := data["changes"].(map[string]any); !ok {
-			t.Errorf("%s %s: result %s has no changes section", name, args, raw)
-		}
-		return data, nil
-	}
-	mustCall := func(t *testing.T, name, args string) map[string]any {
-		t.Helper()
-		data, err := call(t, name, args)
-		if err != nil {
-			t.Fatalf("%s %s: %v", name, args, err)
-		}
-		return data
-	}
-	wantCode := func(t *testing.T, err error, code Code, mention string) *Error {
-		t.Helper()
-		var te *Error
-		if !errors.As(err, &te) || te.Code != code || !strings.Contains(te.Message, mention) || te.Hint == "" {
-			t.Fatalf("error = %v, want %s mentioning %q, with a hint", err, code, mention)
-		}
-		return te
-	}
 	tab := func(t *testing.T) *browser.Tab {
 		t.Helper()
-		b, err := env.Browsers.Browser(t.Context())
-		if err != nil {
-			t.Fatalf("starting the browser: %v", err)
-		}
-		tab, err := b.Resolve(t.Context(), "")
-		if err != nil {
-			t.Fatalf("Resolve: %v", err)
-		}
-		return tab
+		return h.tab(t, "")
 	}
 	open := func(t *testing.T, page string) {
 		t.Helper()
@@ -178,8 +129,7 @@ func TestFormTools(t *testing.T) {
 	// ref finds the ref of a snapshot line matching re, such as `textbox "Name"`.
 	ref := func(t *testing.T, line string) string {
 		t.Helper()
-		snap := tools["take_snapshot"]
-		res, err := snap.Call(t.Context(), env, json.RawMessage(`{"interactive":true}`))
+		res, err := h.result(t, "take_snapshot", `{"interactive":true}`)
 		if err != nil {
 			t.Fatalf("take_snapshot: %v", err)
 		}
@@ -212,7 +162,7 @@ func TestFormTools(t *testing.T) {
 	t.Run("fill a React-style controlled input by uid", func(t *testing.T) {
 		open(t, "forms-fields.html")
 		uid := ref(t, `textbox "Name"`)
-		data := mustCall(t, "fill", `{"uid":"`+uid+`","value":"Grace Hopper"}`)
+		data := h.mustCall(t, "fill", `{"uid":"`+uid+`","value":"Grace Hopper"}`)
 		if got := eval(t, `document.getElementById('react-state').textContent`); got != "Grace Hopper" {
 			t.Errorf("the component's state is %q, want the filled value", got)
 		}
@@ -226,7 +176,7 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("fill contenteditable", func(t *testing.T) {
 		open(t, "forms-fields.html")
-		mustCall(t, "fill", `{"selector":"#editor","value":"Fresh שלום 👋🏽"}`)
+		h.mustCall(t, "fill", `{"selector":"#editor","value":"Fresh שלום 👋🏽"}`)
 		if got := eval(t, `document.getElementById('editor').textContent`); got != "Fresh שלום 👋🏽" {
 			t.Errorf("the editor holds %q", got)
 		}
@@ -234,19 +184,19 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("select by value and by label", func(t *testing.T) {
 		open(t, "forms-fields.html")
-		mustCall(t, "fill", `{"selector":"#country","value":"France"}`)
+		h.mustCall(t, "fill", `{"selector":"#country","value":"France"}`)
 		if got := eval(t, `document.getElementById('country').value`); got != "fr" {
 			t.Errorf("after fill by label the select has %q, want fr", got)
 		}
-		data := mustCall(t, "select_option", `{"selector":"#country","values":["jp"]}`)
+		data := h.mustCall(t, "select_option", `{"selector":"#country","values":["jp"]}`)
 		if got := eval(t, `document.getElementById('country').value`); got != "jp" || !equalJSON(data["selected"], []string{"jp"}) {
 			t.Errorf("after select_option by value the select has %q, result %v; want jp", got, data["selected"])
 		}
-		data = mustCall(t, "select_option", `{"selector":"#toppings","values":["Ham","egg"]}`)
+		data = h.mustCall(t, "select_option", `{"selector":"#toppings","values":["Ham","egg"]}`)
 		if !equalJSON(data["selected"], []string{"ham", "egg"}) {
 			t.Errorf("multiple select: selected = %v, want [ham egg]", data["selected"])
 		}
-		_, err := call(t, "select_option", `{"selector":"#country","values":["Atlantis"]}`)
+		_, err := h.call(t, "select_option", `{"selector":"#country","values":["Atlantis"]}`)
 		te := wantCode(t, err, InvalidArgs, `no option "Atlantis"`)
 		if !strings.Contains(te.Message, `"Japan" (jp)`) || !strings.Contains(te.Message, "(and 2 more)") {
 			t.Errorf("message %q does not list the options", te.Message)
@@ -255,12 +205,12 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("checkbox and radio", func(t *testing.T) {
 		open(t, "forms-fields.html")
-		mustCall(t, "fill", `{"selector":"#terms","value":"true"}`)
-		mustCall(t, "fill", `{"uid":"`+ref(t, `radio "Pro"`)+`","value":"true"}`)
+		h.mustCall(t, "fill", `{"selector":"#terms","value":"true"}`)
+		h.mustCall(t, "fill", `{"uid":"`+ref(t, `radio "Pro"`)+`","value":"true"}`)
 		if got := eval(t, `Array.from(document.querySelectorAll('input:checked')).map(e => e.id).join(' ')`); got != "terms plan-pro" {
 			t.Errorf("checked = %q, want terms plan-pro", got)
 		}
-		mustCall(t, "fill", `{"selector":"#terms","value":"false"}`)
+		h.mustCall(t, "fill", `{"selector":"#terms","value":"false"}`)
 		if got := eval(t, `document.getElementById('terms').checked`); got != "false" {
 			t.Errorf("the checkbox is still checked")
 		}
@@ -268,16 +218,16 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("not typeable", func(t *testing.T) {
 		open(t, "forms-fields.html")
-		_, err := call(t, "fill", `{"selector":"#readonly","value":"x"}`)
+		_, err := h.call(t, "fill", `{"selector":"#readonly","value":"x"}`)
 		wantCode(t, err, ElementNotTypeable, "is read-only")
-		_, err = call(t, "fill", `{"uid":"`+ref(t, `button "Go"`)+`","value":"x"}`)
+		_, err = h.call(t, "fill", `{"uid":"`+ref(t, `button "Go"`)+`","value":"x"}`)
 		wantCode(t, err, ElementNotTypeable, "is a <button>, not a form field")
 	})
 
 	t.Run("fill_form of four fields", func(t *testing.T) {
 		open(t, "forms-signup.html")
 		email, pw, plan, news := ref(t, `textbox "Email"`), ref(t, `textbox "Password"`), ref(t, `combobox "Plan"`), ref(t, `checkbox "Send me news"`)
-		data := mustCall(t, "fill_form", `{"elements":[{"uid":"`+email+`","value":"ada@example.com"},{"uid":"`+pw+`","value":"correct horse"},`+
+		data := h.mustCall(t, "fill_form", `{"elements":[{"uid":"`+email+`","value":"ada@example.com"},{"uid":"`+pw+`","value":"correct horse"},`+
 			`{"uid":"`+plan+`","value":"Team"},{"uid":"`+news+`","value":"on"}]}`)
 		if got := eval(t, `new URLSearchParams(new FormData(document.forms[0])).toString()`); got != "email=ada%40example.com&password=correct+horse&plan=team&news=on&referral=none" {
 			t.Errorf("the form holds %s", got)
@@ -287,7 +237,7 @@ func TestFormTools(t *testing.T) {
 		}
 		// It stops at the first failure and says what was filled before it.
 		referral := ref(t, `textbox "Referral"`)
-		_, err := call(t, "fill_form", `{"elements":[{"uid":"`+email+`","value":"b@example.com"},{"uid":"`+referral+`","value":"x"},{"uid":"`+pw+`","value":"never"}]}`)
+		_, err := h.call(t, "fill_form", `{"elements":[{"uid":"`+email+`","value":"b@example.com"},{"uid":"`+referral+`","value":"x"},{"uid":"`+pw+`","value":"never"}]}`)
 		te := wantCode(t, err, ElementNotTypeable, "elements[1] ("+referral+"): "+referral+" is read-only; elements[0..0] were filled")
 		_ = te
 		if got := eval(t, `document.getElementById('email').value + ' ' + document.getElementById('password').value`); got != "b@example.com correct horse" {
@@ -300,7 +250,7 @@ func TestFormTools(t *testing.T) {
 		for _, text := range []string{"héllo wörld", "שלום", "👋🏽", "家族 👨‍👩‍👧 ok"} {
 			eval(t, `document.getElementById('alone').value = ''`)
 			args, _ := json.Marshal(map[string]string{"selector": "#alone", "text": text})
-			data := mustCall(t, "type_text", string(args))
+			data := h.mustCall(t, "type_text", string(args))
 			if got := eval(t, `document.getElementById('alone').value`); got != text {
 				t.Errorf("typed %q, the input holds %q", text, got)
 			}
@@ -312,7 +262,7 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("type_text sends key events", func(t *testing.T) {
 		open(t, "forms-keys.html")
-		mustCall(t, "type_text", `{"selector":"#logged","text":"Hi!"}`)
+		h.mustCall(t, "type_text", `{"selector":"#logged","text":"Hi!"}`)
 		want := "keydown:H keypress:H keyup:H keydown:i keypress:i keyup:i keydown:! keypress:! keyup:!"
 		if got := eval(t, `window.keys.join(' ')`); got != want {
 			t.Errorf("the page saw %q, want %q", got, want)
@@ -323,9 +273,9 @@ func TestFormTools(t *testing.T) {
 		open(t, "forms-keys.html")
 		check := noDialog(t)
 		const attack = `'); alert(1); ('`
-		mustCall(t, "type_text", `{"selector":"#alone","text":"`+attack+`"}`)
-		mustCall(t, "fill", `{"selector":"#q","value":"`+attack+`"}`)
-		mustCall(t, "press_key", `{"selector":"#next","key":"'"}`)
+		h.mustCall(t, "type_text", `{"selector":"#alone","text":"`+attack+`"}`)
+		h.mustCall(t, "fill", `{"selector":"#q","value":"`+attack+`"}`)
+		h.mustCall(t, "press_key", `{"selector":"#next","key":"'"}`)
 		check()
 		if got := eval(t, `[alone.value, q.value, next.value].join('|')`); got != attack+"|"+attack+"|'" {
 			t.Errorf("the fields hold %q, want the literal text", got)
@@ -334,14 +284,14 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("Enter submits and navigates", func(t *testing.T) {
 		open(t, "forms-keys.html")
-		data := mustCall(t, "type_text", `{"selector":"#q","text":"kittens","submitKey":"Enter"}`)
+		data := h.mustCall(t, "type_text", `{"selector":"#q","text":"kittens","submitKey":"Enter"}`)
 		c := data["changes"].(map[string]any)
 		if c["navigated"] != true || !strings.Contains(c["url"].(string), "forms-done.html?q=kittens") {
 			t.Errorf("changes = %v, want a navigation to forms-done.html?q=kittens", c)
 		}
 		open(t, "forms-keys.html")
-		mustCall(t, "fill", `{"selector":"#q","value":"puppies"}`)
-		data = mustCall(t, "press_key", `{"key":"Enter"}`)
+		h.mustCall(t, "fill", `{"selector":"#q","value":"puppies"}`)
+		data = h.mustCall(t, "press_key", `{"key":"Enter"}`)
 		if c := data["changes"].(map[string]any); c["navigated"] != true || !strings.Contains(c["url"].(string), "q=puppies") {
 			t.Errorf("changes = %v, want a navigation to forms-done.html?q=puppies", c)
 		}
@@ -349,7 +299,7 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("Tab moves focus", func(t *testing.T) {
 		open(t, "forms-keys.html")
-		mustCall(t, "press_key", `{"selector":"#q","key":"Tab"}`)
+		h.mustCall(t, "press_key", `{"selector":"#q","key":"Tab"}`)
 		if got := eval(t, `document.activeElement.id`); got != "next" {
 			t.Errorf("focus is on %q, want next", got)
 		}
@@ -357,7 +307,7 @@ func TestFormTools(t *testing.T) {
 
 	t.Run("unknown key", func(t *testing.T) {
 		open(t, "forms-keys.html")
-		_, err := call(t, "press_key", `{"key":"Control+Banana"}`)
+		_, err := h.call(t, "press_key", `{"key":"Control+Banana"}`)
 		te := wantCode(t, err, KeyNotSupported, `"Banana"`)
 		if !strings.Contains(te.Hint, "Enter") {
 			t.Errorf("hint %q names no valid key", te.Hint)
@@ -370,7 +320,7 @@ func TestFormTools(t *testing.T) {
 		if err := os.WriteFile(file, []byte("%PDF-1.4"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		data := mustCall(t, "upload_file", `{"selector":"#avatar","paths":["`+file+`"]}`)
+		data := h.mustCall(t, "upload_file", `{"selector":"#avatar","paths":["`+file+`"]}`)
 		if got := eval(t, `document.getElementById('avatar').files[0].name`); got != "résumé.pdf" {
 			t.Errorf("the page sees %q", got)
 		}
@@ -379,27 +329,24 @@ func TestFormTools(t *testing.T) {
 		}
 		open(t, "forms-fields.html")
 		for _, p := range []string{"/etc/passwd", filepath.Join(uploads, "..", "x"), "~/.ssh/id_rsa"} {
-			_, err := call(t, "upload_file", `{"selector":"#avatar","paths":["`+p+`"]}`)
+			_, err := h.call(t, "upload_file", `{"selector":"#avatar","paths":["`+p+`"]}`)
 			wantCode(t, err, UnsafePath, p)
 		}
 		if got := eval(t, `document.getElementById('avatar').files.length`); got != "0" {
 			t.Errorf("after refused uploads the input has %s files", got)
 		}
-		_, err := call(t, "upload_file", `{"selector":"#plain","paths":["`+file+`"]}`)
+		_, err := h.call(t, "upload_file", `{"selector":"#plain","paths":["`+file+`"]}`)
 		wantCode(t, err, ElementNotTypeable, "not a file input")
 	})
 
 	t.Run("typed secrets never reach the log", func(t *testing.T) {
 		open(t, "forms-signup.html")
 		const secret = "s3cr3t-Pa55-⚡"
-		logs.mu.Lock()
-		logs.b.Reset()
-		logs.mu.Unlock()
-		data := mustCall(t, "fill", `{"selector":"#password","value":"`+secret+`"}`)
-		mustCall(t, "type_text", `{"selector":"#email","text":"`+secret+`"}`)
-		_, err := call(t, "fill", `{"selector":"#referral","value":"`+secret+`"}`) // fails: read-only
+		data := h.mustCall(t, "fill", `{"selector":"#password","value":"`+secret+`"}`)
+		h.mustCall(t, "type_text", `{"selector":"#email","text":"`+secret+`"}`)
+		_, err := h.call(t, "fill", `{"selector":"#referral","value":"`+secret+`"}`) // fails: read-only
 		wantCode(t, err, ElementNotTypeable, "read-only")
-		_, err = call(t, "fill", `{"selector":"#plan","value":"`+secret+`"}`) // fails: no such option
+		_, err = h.call(t, "fill", `{"selector":"#plan","value":"`+secret+`"}`) // fails: no such option
 		wantCode(t, err, InvalidArgs, "no option")
 		if got := eval(t, `document.getElementById('password').value`); got != secret {
 			t.Fatalf("the password field holds %q", got)
@@ -407,7 +354,7 @@ func TestFormTools(t *testing.T) {
 		if raw, _ := json.Marshal(data); strings.Contains(string(raw), secret) {
 			t.Errorf("fill's result shows the password: %s", raw)
 		}
-		out := logs.String()
+		out := h.allLogs()
 		if !strings.Contains(out, "tool done") {
 			t.Fatalf("the log recorded no tool call, so the check proves nothing:\n%s", out)
 		}

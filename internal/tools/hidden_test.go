@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -33,13 +34,14 @@ func TestHiddenContentIsNotRead(t *testing.T) {
 	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, hiddenPage)
 	}))
-	env := browserEnv(t, nil)
-	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL))
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL))
 	for _, call := range []struct{ tool, args string }{
 		{"take_snapshot", `{}`},
 		{"get_text", `{}`},
 	} {
-		res := mustCallText(t, env, call.tool, call.args)
+		res := h.mustCallText(t, call.tool, call.args)
 		if !strings.Contains(res, "VISIBLE-TEXT") {
 			t.Fatalf("%s does not show the visible text:\n%s", call.tool, res)
 		}
@@ -57,18 +59,15 @@ func TestHiddenContentIsNotRead(t *testing.T) {
 }
 
 // mustCallText calls a tool and returns its data and text as one string.
-func mustCallText(t *testing.T, env *Env, name, args string) string {
+func (h *harness) mustCallText(t *testing.T, name, args string) string {
 	t.Helper()
-	data := mustRun(t, env, name, args)
-	var tool Tool
-	for _, tl := range All() {
-		if tl.Name == name {
-			tool = tl
-		}
+	res, err := h.result(t, name, args)
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, args, err)
 	}
-	res, err := tool.Call(t.Context(), env, []byte(args))
+	raw, err := json.Marshal(res.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprint(data) + "\n" + res.Text
+	return string(raw) + "\n" + res.Text
 }

@@ -22,6 +22,8 @@ type navigateArgs struct {
 	WaitUntil   string `json:"waitUntil,omitempty" jsonschema:"load (default), domcontentloaded or networkidle"`
 	Timeout     int    `json:"timeout,omitempty" jsonschema:"ms (default: the call's limit)"`
 	actionArgs
+
+	waitUntil browser.WaitUntil // parsed by check
 }
 
 type closePageArgs struct {
@@ -40,27 +42,40 @@ func pageTools() []Tool {
 			Description: "List open tabs with id, index, url, title and which is active.",
 			ReadOnly:    true,
 			Idempotent:  true,
+			Core:        true,
+			Verbs:       []Verb{{Name: "tabs", Summary: "list open tabs", Rank: 9}},
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
 			Description: "Open a new tab, active unless background, and load url if given. Returns its id, final url, title and HTTP status.",
 		}, newPage),
-		define(Tool{
+		defineOn(Tool{
 			Name: "navigate_page",
 			Description: "Load a URL, or go back, forward or reload, and wait for the load (or waitUntil). " +
 				"Returns the final url, title, HTTP status and changes.",
+			// A dialog the old page shows does not stop a navigation
+			// away from it; navigating recovers a crashed tab.
+			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
+			Core: true,
+			Verbs: []Verb{
+				{Name: "open", Args: []string{"url"}, Summary: "go to a URL in the active tab", Rank: 1},
+				{Name: "back", Fixed: map[string]any{"type": "back"}, Summary: "go back in history", Rank: 10},
+				{Name: "reload", Fixed: map[string]any{"type": "reload"}, Summary: "reload the page", Rank: 11},
+			},
 		}, navigatePage),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "select_page",
 			Description: "Make a tab the active one, which tools act on by default.",
 			Idempotent:  true,
 			NoQueue:     true,
+			Tab:         true, Recovers: true, Dialog: DialogPasses,
 		}, selectPage),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "close_page",
 			Description: "Close a tab. Returns the open tabs left and which is active.",
 			Destructive: true,
 			NoQueue:     true,
+			Tab:         true, Recovers: true, Dialog: DialogPasses,
 		}, closePage),
 	}
 }
@@ -130,58 +145,50 @@ type navigateResult struct {
 	Changes *Changes `json:"changes,omitempty"`
 }
 
-func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, error) {
-	kind := in.Type
-	if kind == "" {
-		kind = "url"
+// check refuses bad arguments before any browser work.
+func (in *navigateArgs) check(ctx context.Context, env *Env) error {
+	if in.Type == "" {
+		in.Type = "url"
 	}
-	switch kind {
+	switch in.Type {
 	case "url":
 		if in.URL == "" {
-			return nil, errorf(InvalidArgs, false, "give url, or type back, forward or reload", "url is required to navigate to a url")
+			return errorf(InvalidArgs, false, "give url, or type back, forward or reload", "url is required to navigate to a url")
 		}
 		if err := env.checkURL(ctx, in.URL); err != nil {
-			return nil, err
+			return err
 		}
 	case "back", "forward", "reload":
 		if in.URL != "" {
-			return nil, errorf(InvalidArgs, false, "drop url, or use type url", "url does not go with type %s", kind)
+			return errorf(InvalidArgs, false, "drop url, or use type url", "url does not go with type %s", in.Type)
 		}
 	default:
-		return nil, errorf(InvalidArgs, false, "type is url, back, forward or reload", "unknown type %q", in.Type)
+		return errorf(InvalidArgs, false, "type is url, back, forward or reload", "unknown type %q", in.Type)
 	}
-	if in.IgnoreCache && kind != "reload" {
-		return nil, errorf(InvalidArgs, false, "ignoreCache goes with type reload", "ignoreCache does not go with type %s", kind)
+	if in.IgnoreCache && in.Type != "reload" {
+		return errorf(InvalidArgs, false, "ignoreCache goes with type reload", "ignoreCache does not go with type %s", in.Type)
 	}
 	if in.Timeout < 0 {
-		return nil, errorf(InvalidArgs, false, "give a timeout in ms, or none for the call's limit", "timeout %d is negative", in.Timeout)
+		return errorf(InvalidArgs, false, "give a timeout in ms, or none for the call's limit", "timeout %d is negative", in.Timeout)
 	}
-	wait, err := browser.ParseWaitUntil(in.WaitUntil)
-	if err != nil {
-		return nil, err
-	}
-	b, tab, err := useTab(mayRecover(ctx), env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	// A crashed tab has no page to observe; navigating recovers it.
-	var o *before
-	if tab.CheckCrashed() == nil {
-		if o, err = observe(ctx, b, tab); err != nil {
-			return nil, err
-		}
-	}
+	var err error
+	in.waitUntil, err = browser.ParseWaitUntil(in.WaitUntil)
+	return err
+}
 
+func navigatePage(ctx context.Context, env *Env, d *door, in navigateArgs) (*Result, error) {
+	tab := d.tab
 	navCtx := ctx
 	if in.Timeout > 0 {
 		var cancel context.CancelFunc
 		navCtx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout)*time.Millisecond)
 		defer cancel()
 	}
-	opts := &browser.NavOptions{WaitUntil: wait}
+	opts := &browser.NavOptions{WaitUntil: in.waitUntil}
 	progress(ctx, "loading")
 	var nav *browser.NavResult
-	switch kind {
+	var err error
+	switch in.Type {
 	case "url":
 		nav, err = tab.NavigateWith(navCtx, in.URL, opts)
 	case "back":
@@ -198,36 +205,27 @@ func navigatePage(ctx context.Context, env *Env, in navigateArgs) (*Result, erro
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return nil, errorf(Timeout, true, "the page may still be usable: take a snapshot, or retry with waitUntil domcontentloaded or a larger timeout",
-			"the page did not reach %s in time", wait)
+			"the page did not reach %s in time", in.waitUntil)
 	}
 	if err != nil {
 		return nil, err
 	}
+	// The registry reads the changes next; the navigation happened even
+	// if the page cannot be read now, and the result says so.
 	progress(ctx, "loaded; reading the changes")
-	var c *Changes
-	if o != nil {
-		c, err = o.changesSince(ctx, in.IncludeSnapshot)
-	}
-	if o == nil || err != nil {
-		// The navigation happened; say so even if the page cannot be
-		// read now.
-		env.Log.Debug("navigate_page: reading the changes", "err", err)
-		c = nil
-	} else {
-		// The result says where the tab is now; say it once.
-		c.URL, c.Title, c.Navigated = "", "", false
-	}
-	return &Result{Data: navigateResult{NavResult: nav, Changes: c}}, nil
+	return &Result{Data: navigateResult{NavResult: nav}}, nil
 }
 
-func selectPage(ctx context.Context, env *Env, in selectPageArgs) (*Result, error) {
+func (in *selectPageArgs) check(context.Context, *Env) error {
 	if in.Target == "" {
-		return nil, errorf(InvalidArgs, false, "call list_pages to see the tabs", "target is required")
+		return errorf(InvalidArgs, false, "call list_pages to see the tabs", "target is required")
 	}
-	b, tab, err := useTab(mayRecover(ctx), env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func selectPage(ctx context.Context, env *Env, d *door, in selectPageArgs) (*Result, error) {
+	b, tab := d.b, d.tab
+	var err error
 	if in.BringToFront {
 		err = b.Activate(ctx, tab)
 	} else {
@@ -254,14 +252,15 @@ type closeResult struct {
 	Note   string         `json:"note,omitempty"`
 }
 
-func closePage(ctx context.Context, env *Env, in closePageArgs) (*Result, error) {
+func (in *closePageArgs) check(context.Context, *Env) error {
 	if in.Target == "" {
-		return nil, errorf(InvalidArgs, false, "use target active to close the active tab", "target is required")
+		return errorf(InvalidArgs, false, "use target active to close the active tab", "target is required")
 	}
-	b, tab, err := useTab(mayRecover(ctx), env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Result, error) {
+	b, tab := d.b, d.tab
 	if err := b.CloseTab(ctx, tab); err != nil {
 		return nil, err
 	}

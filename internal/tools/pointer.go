@@ -16,6 +16,8 @@ type clickArgs struct {
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
 	Force     bool     `json:"force,omitempty" jsonschema:"if covered or hidden, click via the DOM"`
 	actionArgs
+
+	mods int64 // parsed by check
 }
 
 type hoverArgs struct {
@@ -43,23 +45,28 @@ type scrollArgs struct {
 
 func pointerTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "click",
 			Description: "Click an element with real mouse events at an uncovered point. " +
 				"If covered: ELEMENT_NOT_CLICKABLE names the cover; force:true clicks via the DOM.",
+			Tab: true, Changes: ReportChanges, Core: true,
+			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
 		}, click),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "hover",
 			Description: "Move the mouse over an element, as click aims. Returns hovered (whether it matches :hover).",
+			Tab:         true, Changes: ReportChanges,
 		}, hover),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "drag",
 			Description: "Drag an element onto another with the mouse (HTML5 drag and drop too).",
+			Tab:         true, Changes: ReportChanges,
 		}, dragTool),
-		define(Tool{
+		defineOn(Tool{
 			Name: "scroll",
 			Description: "Scroll by direction (80% of the viewport, or pixels), to an element (reports inViewport, fullyInViewport) " +
 				"or to x/y. Returns scrollX, scrollY and the page and viewport sizes.",
+			Tab: true, Changes: ReportChanges,
 		}, scroll),
 	}
 }
@@ -94,93 +101,73 @@ type pointerData struct {
 	Changes   *Changes `json:"changes"`
 }
 
-// startPointer starts a pointer tool's call: it checks that uid and
-// selector are not both given, resolves the tab for page work (see
-// pageTab) and notes its state for the changes section.
-func startPointer(ctx context.Context, env *Env, target, uid, selector string) (*browser.Tab, *before, error) {
+// oneElement refuses uid and selector together.
+func oneElement(uid, selector string) error {
 	if uid != "" && selector != "" {
-		return nil, nil, errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
+		return errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
 	}
-	b, tab, err := pageTab(ctx, env, target)
-	if err != nil {
-		return nil, nil, err
-	}
-	o, err := observe(ctx, b, tab)
-	if err != nil {
-		return nil, nil, err
-	}
-	return tab, o, nil
+	return nil
 }
 
-// finish adds the changes section to d.
-func finish(ctx context.Context, o *before, full bool, d *pointerData) (*Result, error) {
-	c, err := o.changesSince(ctx, full)
-	if err != nil {
-		return nil, err
-	}
-	d.Changes = c
-	return &Result{Data: d}, nil
-}
-
-func click(ctx context.Context, env *Env, in clickArgs) (*Result, error) {
+func (in *clickArgs) check(context.Context, *Env) error {
 	if err := needElement(in.UID, in.Selector); err != nil {
-		return nil, err
+		return err
 	}
 	switch in.Button {
 	case "", "left", "right", "middle":
 	default:
-		return nil, errorf(InvalidArgs, false, "use left, right or middle", "button %q is not a mouse button", in.Button)
+		return errorf(InvalidArgs, false, "use left, right or middle", "button %q is not a mouse button", in.Button)
 	}
-	mods, err := parseModifiers(in.Modifiers)
-	if err != nil {
-		return nil, err
+	var err error
+	if in.mods, err = parseModifiers(in.Modifiers); err != nil {
+		return err
 	}
-	tab, o, err := startPointer(ctx, env, in.Target, in.UID, in.Selector)
-	if err != nil {
-		return nil, err
-	}
-	res, err := tab.Click(ctx, browser.ClickOptions{
-		Ref: in.UID, Selector: in.Selector, Button: in.Button, Double: in.DblClick, Modifiers: mods, Force: in.Force,
+	return oneElement(in.UID, in.Selector)
+}
+
+func click(ctx context.Context, _ *Env, d *door, in clickArgs) (*Result, error) {
+	res, err := d.tab.Click(ctx, browser.ClickOptions{
+		Ref: in.UID, Selector: in.Selector, Button: in.Button, Double: in.DblClick, Modifiers: in.mods, Force: in.Force,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return finish(ctx, o, in.IncludeSnapshot, &pointerData{Forced: res.Forced})
+	return &Result{Data: &pointerData{Forced: res.Forced}}, nil
 }
 
-func hover(ctx context.Context, env *Env, in hoverArgs) (*Result, error) {
+func (in *hoverArgs) check(context.Context, *Env) error {
 	if err := needElement(in.UID, in.Selector); err != nil {
-		return nil, err
+		return err
 	}
-	tab, o, err := startPointer(ctx, env, in.Target, in.UID, in.Selector)
-	if err != nil {
-		return nil, err
-	}
-	res, err := tab.Hover(ctx, in.UID, in.Selector)
-	if err != nil {
-		return nil, err
-	}
-	return finish(ctx, o, in.IncludeSnapshot, &pointerData{Hovered: &res.Hovered})
+	return oneElement(in.UID, in.Selector)
 }
 
-func dragTool(ctx context.Context, env *Env, in dragArgs) (*Result, error) {
+func hover(ctx context.Context, _ *Env, d *door, in hoverArgs) (*Result, error) {
+	res, err := d.tab.Hover(ctx, in.UID, in.Selector)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Data: &pointerData{Hovered: &res.Hovered}}, nil
+}
+
+func (in *dragArgs) check(context.Context, *Env) error {
 	for _, e := range []struct{ name, uid, selector string }{{"from", in.FromUID, in.FromSelector}, {"to", in.ToUID, in.ToSelector}} {
 		switch {
 		case e.uid == "" && e.selector == "":
-			return nil, errorf(InvalidArgs, false, "take a snapshot and pass refs as from_uid and to_uid", "give %s_uid or %s_selector", e.name, e.name)
+			return errorf(InvalidArgs, false, "take a snapshot and pass refs as from_uid and to_uid", "give %s_uid or %s_selector", e.name, e.name)
 		case e.uid != "" && e.selector != "":
-			return nil, errorf(InvalidArgs, false, "give a uid or a selector, not both", "%s_uid and %s_selector do not go together", e.name, e.name)
+			return errorf(InvalidArgs, false, "give a uid or a selector, not both", "%s_uid and %s_selector do not go together", e.name, e.name)
 		}
 	}
-	tab, o, err := startPointer(ctx, env, in.Target, "", "")
+	return nil
+}
+
+func dragTool(ctx context.Context, _ *Env, d *door, in dragArgs) (*Result, error) {
+	res, err := d.tab.Drag(ctx, browser.DragOptions{FromRef: in.FromUID, FromSelector: in.FromSelector, ToRef: in.ToUID, ToSelector: in.ToSelector})
 	if err != nil {
 		return nil, err
 	}
-	res, err := tab.Drag(ctx, browser.DragOptions{FromRef: in.FromUID, FromSelector: in.FromSelector, ToRef: in.ToUID, ToSelector: in.ToSelector})
-	if err != nil {
-		return nil, err
-	}
-	return finish(ctx, o, in.IncludeSnapshot, &pointerData{HTML5Drag: res.HTML5})
+	return &Result{Data: &pointerData{HTML5Drag: res.HTML5}}, nil
 }
 
 type scrollData struct {
@@ -188,7 +175,7 @@ type scrollData struct {
 	Changes *Changes `json:"changes"`
 }
 
-func scroll(ctx context.Context, env *Env, in scrollArgs) (*Result, error) {
+func (in *scrollArgs) check(context.Context, *Env) error {
 	modes := 0
 	for _, set := range []bool{in.Direction != "", in.UID != "" || in.Selector != "", in.X != nil || in.Y != nil} {
 		if set {
@@ -197,33 +184,29 @@ func scroll(ctx context.Context, env *Env, in scrollArgs) (*Result, error) {
 	}
 	switch {
 	case modes != 1:
-		return nil, errorf(InvalidArgs, false, "give direction, uid (or selector), or x and/or y",
+		return errorf(InvalidArgs, false, "give direction, uid (or selector), or x and/or y",
 			"give exactly one of direction, an element, or a position")
 	case in.Direction != "" && in.Direction != "up" && in.Direction != "down" && in.Direction != "left" && in.Direction != "right":
-		return nil, errorf(InvalidArgs, false, "use up, down, left or right", "direction %q is not a direction", in.Direction)
+		return errorf(InvalidArgs, false, "use up, down, left or right", "direction %q is not a direction", in.Direction)
 	case in.Pixels != 0 && in.Direction == "":
-		return nil, errorf(InvalidArgs, false, "pixels goes with direction", "pixels needs a direction")
+		return errorf(InvalidArgs, false, "pixels goes with direction", "pixels needs a direction")
 	case in.Pixels < 0 || math.IsInf(in.Pixels, 0):
-		return nil, errorf(InvalidArgs, false, "give a positive distance and a direction", "pixels %v is not positive", in.Pixels)
+		return errorf(InvalidArgs, false, "give a positive distance and a direction", "pixels %v is not positive", in.Pixels)
 	}
 	for _, v := range []*float64{in.X, in.Y} {
 		if v != nil && (*v < 0 || math.IsInf(*v, 0)) {
-			return nil, errorf(InvalidArgs, false, "positions start at 0", "position %v is out of range", *v)
+			return errorf(InvalidArgs, false, "positions start at 0", "position %v is out of range", *v)
 		}
 	}
-	tab, o, err := startPointer(ctx, env, in.Target, in.UID, in.Selector)
-	if err != nil {
-		return nil, err
-	}
-	res, err := tab.Scroll(ctx, browser.ScrollOptions{
+	return oneElement(in.UID, in.Selector)
+}
+
+func scroll(ctx context.Context, _ *Env, d *door, in scrollArgs) (*Result, error) {
+	res, err := d.tab.Scroll(ctx, browser.ScrollOptions{
 		Direction: in.Direction, Pixels: in.Pixels, Ref: in.UID, Selector: in.Selector, X: in.X, Y: in.Y,
 	})
 	if err != nil {
 		return nil, err
 	}
-	c, err := o.changesSince(ctx, in.IncludeSnapshot)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Data: scrollData{res, c}}, nil
+	return &Result{Data: scrollData{ScrollResult: res}}, nil
 }

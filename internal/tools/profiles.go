@@ -6,15 +6,18 @@ import (
 	"strings"
 )
 
-// coreTools are what an agent needs for the open → look → act → verify
-// loop. Every tool schema costs context on every turn, so the default
-// profile offers only these.
-var coreTools = []string{
-	"navigate_page", "list_pages",
-	"take_snapshot", "find", "take_screenshot", "get_text",
-	"click", "fill", "type_text", "press_key",
-	"wait_for", "handle_dialog",
-}
+// coreTools are the tools declared Core: what an agent needs for the
+// open → look → act → verify loop. Every tool schema costs context on
+// every turn, so the default profile offers only these.
+var coreTools = func() []string {
+	var names []string
+	for _, t := range All() {
+		if t.Core {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}()
 
 // Select returns the tools a --tools value names: "core" (the default
 // when empty), "full" (every tool), or a comma-separated list of names. An

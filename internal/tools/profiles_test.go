@@ -2,6 +2,8 @@ package tools
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -32,8 +34,15 @@ func TestProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Select(core): %v (every core tool must exist)", err)
 	}
-	if len(core) != len(coreTools) {
-		t.Errorf("core has %d tools, want %d", len(core), len(coreTools))
+	var names []string
+	for _, tool := range core {
+		names = append(names, tool.Name)
+	}
+	// What the open → look → act → verify loop needs, declared Core.
+	want := []string{"click", "fill", "find", "get_text", "handle_dialog", "list_pages", "navigate_page",
+		"press_key", "take_screenshot", "take_snapshot", "type_text", "wait_for"}
+	if !slices.Equal(names, want) {
+		t.Errorf("core = %v, want %v", names, want)
 	}
 	// The core profile's tools/list must stay under 8,000 characters of
 	// JSON (about 2,000 tokens).
@@ -52,5 +61,26 @@ func TestProfiles(t *testing.T) {
 	}
 	if _, err := Select("take_snapshot,nope"); err == nil {
 		t.Error("Select with an unknown name succeeded")
+	}
+}
+
+// TestDeclarations checks what the registry relies on: a tool that reports
+// changes works on a tab, and a verb fills arguments its tool has.
+func TestDeclarations(t *testing.T) {
+	for _, tool := range All() {
+		if tool.Changes != NoChanges && !tool.Tab {
+			t.Errorf("%s reports changes but needs no tab", tool.Name)
+		}
+		if tool.Tab && tool.InputSchema.Properties["target"] == nil {
+			t.Errorf("%s works on a tab but takes no target", tool.Name)
+		}
+		for _, v := range tool.Verbs {
+			for _, a := range v.Args {
+				name, _, _ := strings.Cut(strings.TrimSuffix(a, "?"), ":")
+				if tool.InputSchema.Properties[name] == nil && !(v.Name == "screenshot" && name == "path") {
+					t.Errorf("verb %s fills %q, which %s does not take", v.Name, name, tool.Name)
+				}
+			}
+		}
 	}
 }

@@ -26,6 +26,8 @@ type listConsoleArgs struct {
 	PageIdx  int      `json:"pageIdx,omitempty" jsonschema:"page to return, 0 = oldest messages (default 0)"`
 	Clear    bool     `json:"clear,omitempty" jsonschema:"forget the tab's messages after reading"`
 	Preserve *bool    `json:"preserve,omitempty" jsonschema:"from now on keep messages across navigations (true) or clear them on each (false, the default)"`
+
+	levels []string // by check
 }
 
 type getConsoleArgs struct {
@@ -46,29 +48,33 @@ type getTextArgs struct {
 
 func readTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "list_console_messages",
 			Description: "A tab's console messages, uncaught exceptions and browser errors, oldest first, one per line: " +
 				"`#12 error app.js:3 text`. Keeps the last 500; cleared when the page navigates unless preserve is on.",
 			ReadOnly: true,
+			Tab:      true,
 		}, listConsoleMessages),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "get_console_message",
 			Description: "One console message by id, whole (up to 20000 chars), with its location and stack.",
 			ReadOnly:    true,
 			Idempotent:  true,
+			Tab:         true,
 		}, getConsoleMessage),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "get_url",
 			Description: "A tab's current url, title and document.readyState.",
 			ReadOnly:    true,
 			Idempotent:  true,
+			Tab:         true,
 		}, getURL),
-		define(Tool{
+		defineOn(Tool{
 			Name:        "get_text",
 			Description: "Visible text of the page or of one element (uid); a field gives its value, never a password's.",
 			ReadOnly:    true,
 			Idempotent:  true,
+			Tab:         true, Core: true,
 		}, getText),
 	}
 }
@@ -85,29 +91,29 @@ type consoleHeader struct {
 // levelAliases maps the names accepted in types to levels.
 var levelAliases = map[string]string{"warning": browser.LevelWarn, "verbose": browser.LevelDebug}
 
-func listConsoleMessages(ctx context.Context, env *Env, in listConsoleArgs) (*Result, error) {
+func (in *listConsoleArgs) check(context.Context, *Env) error {
 	if in.PageSize < 0 || in.PageSize > maxPageSize || in.PageIdx < 0 {
-		return nil, errorf(InvalidArgs, false, fmt.Sprintf("pageSize is 1 to %d, pageIdx 0 or more", maxPageSize),
+		return errorf(InvalidArgs, false, fmt.Sprintf("pageSize is 1 to %d, pageIdx 0 or more", maxPageSize),
 			"pageSize %d or pageIdx %d is out of range", in.PageSize, in.PageIdx)
 	}
-	size := in.PageSize
-	if size == 0 {
-		size = defaultPageSize
-	}
-	var levels []string
 	for _, t := range in.Types {
 		l := strings.ToLower(strings.TrimSpace(t))
 		if a, ok := levelAliases[l]; ok {
 			l = a
 		}
 		if !slices.Contains(browser.ConsoleLevels, l) {
-			return nil, errorf(InvalidArgs, false, "types are "+strings.Join(browser.ConsoleLevels, ", "), "unknown message type %q", t)
+			return errorf(InvalidArgs, false, "types are "+strings.Join(browser.ConsoleLevels, ", "), "unknown message type %q", t)
 		}
-		levels = append(levels, l)
+		in.levels = append(in.levels, l)
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
+	return nil
+}
+
+func listConsoleMessages(ctx context.Context, _ *Env, d *door, in listConsoleArgs) (*Result, error) {
+	tab, levels := d.tab, in.levels
+	size := in.PageSize
+	if size == 0 {
+		size = defaultPageSize
 	}
 	if in.Preserve != nil {
 		tab.SetConsolePreserve(*in.Preserve)
@@ -190,15 +196,15 @@ type consoleMessageHeader struct {
 	Stack     []string `json:"stack,omitempty"`
 }
 
-func getConsoleMessage(ctx context.Context, env *Env, in getConsoleArgs) (*Result, error) {
+func (in *getConsoleArgs) check(context.Context, *Env) error {
 	if in.MsgID <= 0 {
-		return nil, errorf(InvalidArgs, false, "use an id from list_console_messages", "msgid must be 1 or more")
+		return errorf(InvalidArgs, false, "use an id from list_console_messages", "msgid must be 1 or more")
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	m, err := tab.ConsoleMessage(ctx, in.MsgID)
+	return nil
+}
+
+func getConsoleMessage(ctx context.Context, _ *Env, d *door, in getConsoleArgs) (*Result, error) {
+	m, err := d.tab.ConsoleMessage(ctx, in.MsgID)
 	var ce *browser.ConsoleMessageError
 	switch {
 	case errors.As(err, &ce) && ce.Gone:
@@ -216,12 +222,8 @@ func getConsoleMessage(ctx context.Context, env *Env, in getConsoleArgs) (*Resul
 	return &Result{Data: h, Text: m.Text}, nil
 }
 
-func getURL(ctx context.Context, env *Env, in getURLArgs) (*Result, error) {
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	st, err := tab.DocumentState(ctx)
+func getURL(ctx context.Context, _ *Env, d *door, in getURLArgs) (*Result, error) {
+	st, err := d.tab.DocumentState(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -235,18 +237,18 @@ type textHeader struct {
 	Note      string `json:"note,omitempty"`
 }
 
-func getText(ctx context.Context, env *Env, in getTextArgs) (*Result, error) {
-	if in.UID != "" && in.Selector != "" {
-		return nil, errorf(InvalidArgs, false, "give uid or selector, not both", "uid and selector do not go together")
+func (in *getTextArgs) check(context.Context, *Env) error {
+	if err := oneElement(in.UID, in.Selector); err != nil {
+		return err
 	}
 	if in.MaxChars < 0 {
-		return nil, errorf(InvalidArgs, false, "use 0 or more", "maxChars must not be negative")
+		return errorf(InvalidArgs, false, "use 0 or more", "maxChars must not be negative")
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	res, err := tab.Text(ctx, browser.TextOptions{Ref: in.UID, Selector: in.Selector, MaxChars: ceilChars(in.MaxChars)})
+	return nil
+}
+
+func getText(ctx context.Context, _ *Env, d *door, in getTextArgs) (*Result, error) {
+	res, err := d.tab.Text(ctx, browser.TextOptions{Ref: in.UID, Selector: in.Selector, MaxChars: ceilChars(in.MaxChars)})
 	if err != nil {
 		return nil, err
 	}

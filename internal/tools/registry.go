@@ -19,7 +19,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -53,9 +52,13 @@ type Env struct {
 	// and browser.DefaultMaxImageBytes.
 	MaxScreenshotPixels int
 	MaxImageBytes       int
-	// UploadRoots are the directories upload_file may read files from;
-	// nil means the artifact dir and the working directory.
+	// UploadRoots are directories upload_file may read files from, besides
+	// the artifact dir (always a root).
 	UploadRoots policy.UploadRoots
+	// CallerDirs lets a call's directory (WithCallerDir, sent by the CLI)
+	// be an upload root for that call when it is a safe root. Only the
+	// CLI's daemon, on its private socket, sets it.
+	CallerDirs bool
 	// AllowEval enables evaluate_script, which runs the agent's JavaScript
 	// in the page; it is off by default.
 	AllowEval bool
@@ -88,7 +91,11 @@ type Image struct {
 	MIMEType string
 }
 
-// Tool is one declared tool.
+// Tool is one declared tool: what it is and does, and what it needs from
+// the registry before its handler runs. The registry, not the handler,
+// resolves the target, applies the session's scope, queues, checks crashes
+// and dialogs, and builds the changes section, from these declarations;
+// profiles and CLI verbs are read from them too.
 type Tool struct {
 	Name        string
 	Description string
@@ -97,17 +104,115 @@ type Tool struct {
 	Idempotent  bool // repeating it has no further effect
 	// NoQueue says the tool never waits behind other calls on its tab,
 	// though it changes state: it must work while a call there is stuck
-	// (answering the dialog that blocks it, closing the tab).
+	// (answering the dialog that blocks it, closing the tab). Otherwise a
+	// state-changing tool takes the tab's slot (FIFO) and a read-only one
+	// waits only for a navigation in flight.
 	NoQueue bool
+	// Tab says the tool works on the tab its target argument names: the
+	// registry starts the browser, resolves the target within the call's
+	// scope, applies the dialog policy, checks that the renderer lives and
+	// queues the call before the handler gets the tab.
+	Tab bool
+	// Recovers says the tool works on a crashed tab (navigating it
+	// recovers it; selecting or closing it needs no renderer).
+	Recovers bool
+	// Dialog says what a JavaScript dialog waiting for an answer does to
+	// the call.
+	Dialog DialogRule
+	// Changes says whether the result reports what the call changed; the
+	// registry notes the tab's state before the handler and adds the
+	// changes section to the result's Data after it.
+	Changes ChangeReport
+	// SaysWhere says the result already gives the tab's URL and title,
+	// so its changes section leaves them out.
+	SaysWhere bool
+	// Core puts the tool in the core profile, the default --tools.
+	Core bool
+	// Verbs are the tool's short CLI commands.
+	Verbs []Verb
 	// InputSchema is inferred from the handler's argument type.
 	InputSchema *jsonschema.Schema
 
 	call func(ctx context.Context, env *Env, args json.RawMessage) (*Result, error)
 }
 
-// define declares a tool whose arguments decode into In. Field docs come
-// from `jsonschema:"…"` tags; fields without `omitempty` are required.
+// DialogRule is what an open JavaScript dialog means for a tool's call.
+type DialogRule int
+
+const (
+	// DialogBlocks fails the call with DIALOG_OPEN while a dialog waits:
+	// the page can do nothing until it is answered.
+	DialogBlocks DialogRule = iota
+	// DialogPasses lets the call run while a dialog waits (it reports the
+	// dialog itself, or needs no page).
+	DialogPasses
+	// DialogClears needs a dialog to answer: NO_DIALOG when none waits.
+	DialogClears
+)
+
+// ChangeReport is whether a tool's result reports what changed.
+type ChangeReport int
+
+const (
+	// NoChanges: the result has no changes section.
+	NoChanges ChangeReport = iota
+	// ReportChanges: the result has one; failing to read it fails the call.
+	ReportChanges
+	// TryChanges: the result has one if the page can be read after the
+	// action; the action's own result matters more (a navigation, a
+	// script's value).
+	TryChanges
+)
+
+// Verb is a short CLI command for a call of its tool, such as
+// `cdpkit click e12`.
+type Verb struct {
+	Name string
+	// Args names the tool arguments the words after the verb fill, in
+	// order. "uid:ref" fills uid and shows it as <ref> in usage lines; a
+	// trailing "?" marks one optional.
+	Args []string
+	// Fixed are arguments always sent.
+	Fixed   map[string]any
+	Summary string
+	// Rank orders the verbs in help, lowest first.
+	Rank int
+}
+
+// checker is implemented by arguments that check themselves before the
+// registry opens the door to a tab: a bad argument is refused before any
+// browser work (and before waiting in a tab's queue). check may fill
+// unexported fields with what it parsed.
+type checker interface {
+	check(ctx context.Context, env *Env) error
+}
+
+// tabless is implemented by the arguments of a Tab tool for calls that
+// need no tab after all (wait_for with only a time).
+type tabless interface {
+	noTab() bool
+}
+
+// define declares a tool that needs no tab, whose arguments decode into In.
+// Field docs come from `jsonschema:"…"` tags; fields without `omitempty`
+// are required.
 func define[In any](t Tool, h func(ctx context.Context, env *Env, in In) (*Result, error)) Tool {
+	if t.Tab || t.Changes != NoChanges {
+		panic(fmt.Sprintf("tools: %s: a tool on a tab is declared with defineOn", t.Name))
+	}
+	return declare(t, func(ctx context.Context, env *Env, _ *door, in In) (*Result, error) { return h(ctx, env, in) })
+}
+
+// defineOn declares a tool that works on a tab: the handler gets the door
+// the registry opened for the call, with the browser and the ready tab.
+func defineOn[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
+	if !t.Tab {
+		panic(fmt.Sprintf("tools: %s: defineOn needs Tab", t.Name))
+	}
+	return declare(t, h)
+}
+
+func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: inferring schema: %v", t.Name, err))
@@ -121,40 +226,59 @@ func define[In any](t Tool, h func(ctx context.Context, env *Env, in In) (*Resul
 	}
 	t.InputSchema = schema
 	t.call = func(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
-		in, err := decodeArgs[In](raw, resolved)
+		in, common, err := decodeArgs[In](raw, resolved)
 		if err != nil {
 			return nil, err
 		}
-		return h(ctx, env, in)
+		if c, ok := any(&in).(checker); ok {
+			if err := c.check(ctx, env); err != nil {
+				return nil, err
+			}
+		}
+		if n, ok := any(&in).(tabless); !t.Tab || ok && n.noTab() {
+			return h(ctx, env, nil, in)
+		}
+		return t.through(ctx, env, common, func(ctx context.Context, d *door) (*Result, error) { return h(ctx, env, d, in) })
 	}
 	return t
 }
 
-// decodeArgs validates raw against the schema and decodes it strictly.
-func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+// commonArgs are the arguments the registry itself reads.
+type commonArgs struct {
+	Target          string
+	IncludeSnapshot bool
+}
+
+// decodeArgs validates raw against the schema and decodes it strictly; it
+// also returns the common arguments (target, includeSnapshot).
+func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, commonArgs, error) {
 	var in In
+	var common commonArgs
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = json.RawMessage("{}")
 	}
 	var generic map[string]any
 	if err := json.Unmarshal(raw, &generic); err != nil {
-		return in, errorf(InvalidArgs, false, "arguments are a JSON object", "arguments are not a JSON object: %v", err)
+		return in, common, errorf(InvalidArgs, false, "arguments are a JSON object", "arguments are not a JSON object: %v", err)
 	}
 	if err := schema.Validate(generic); err != nil {
-		return in, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
+		return in, common, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
+		return in, common, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
 	}
-	return in, nil
+	// The schema checked their types, where the tool has them.
+	common.Target, _ = generic["target"].(string)
+	common.IncludeSnapshot, _ = generic["includeSnapshot"].(bool)
+	return in, common, nil
 }
 
 // Call runs the tool with JSON arguments under the env's timeout, or the
 // timeout_ms argument, which any tool accepts (0 < timeout_ms ≤
 // MaxTimeout). State-changing calls on one tab wait for each other (see
-// useTab); Call releases the tab when the handler returns. It never
+// Tool.through); Call releases the tab when the handler returns. It never
 // panics: a panic in a handler becomes an Internal error. The error, if
 // any, is always an *Error; a TIMEOUT names the step that was slow.
 func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *Result, err error) {
@@ -235,7 +359,7 @@ func isTimeout(err error) bool {
 	if errors.As(err, &te) || errors.As(err, &wte) {
 		return false
 	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, cdp.ErrTimeout)
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout)
 }
 
 // stepTimeout is a call that ran out of time, with the step it was in.
@@ -259,7 +383,7 @@ func (e *stepTimeout) message() string {
 	return msg
 }
 
-// call is one tool call's state, carried in its context for useTab.
+// call is one tool call's state, carried in its context for the door.
 type call struct {
 	tool *Tool
 
@@ -318,4 +442,20 @@ func All() []Tool {
 		return 0
 	})
 	return all
+}
+
+// Scoped returns a copy of env whose calls see, resolve and open only
+// their own tabs, such as one MCP session's (a tab of another scope
+// matches nothing), and the function that closes those tabs (and, with
+// isolate, their own browser context: cookies, storage and cache apart
+// from other scopes') when the scope ends. Close's ctx bounds the closing;
+// it does nothing when no browser runs.
+func (env *Env) Scoped(isolate bool) (scoped *Env, close func(ctx context.Context)) {
+	e := *env
+	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
+	return &e, func(ctx context.Context) {
+		if b := env.Browsers.Current(); b != nil {
+			b.CloseScope(ctx, e.Scope)
+		}
+	}
 }

@@ -34,15 +34,19 @@ type screenshotArgs struct {
 	Format   string `json:"format,omitempty" jsonschema:"png (default), jpeg or webp"`
 	Quality  int    `json:"quality,omitempty" jsonschema:"jpeg/webp quality 1-100"`
 	FilePath string `json:"filePath,omitempty" jsonschema:"file name in the artifact dir"`
+
+	format string // by check, from Format or FilePath
 }
 
 func screenshotTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "take_screenshot",
 			Description: "Screenshot of the viewport, whole page (fullPage) or an element (uid). Saved in the artifact dir (path); " +
 				"returned inline, downscaled if large, never cropped.",
 			ReadOnly: true,
+			Tab:      true, Core: true,
+			Verbs: []Verb{{Name: "screenshot", Args: []string{"path?"}, Summary: "save a screenshot (to path, else the artifact dir)", Rank: 7}},
 		}, takeScreenshot),
 	}
 }
@@ -68,42 +72,42 @@ type inlineInfo struct {
 // extFormats maps file extensions to formats, for a filePath without format.
 var extFormats = map[string]string{".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
 
-func takeScreenshot(ctx context.Context, env *Env, in screenshotArgs) (*Result, error) {
+func (in *screenshotArgs) check(_ context.Context, env *Env) error {
 	format := in.Format
 	if f, ok := extFormats[strings.ToLower(filepath.Ext(in.FilePath))]; ok {
 		if format == "" {
 			format = f
 		} else if format != f {
-			return nil, errorf(InvalidArgs, false, "give a filePath ending in ."+format+", or omit format",
+			return errorf(InvalidArgs, false, "give a filePath ending in ."+format+", or omit format",
 				"format %s does not match filePath %q", format, in.FilePath)
 		}
 	}
 	switch format {
 	case "", "png", "jpeg", "webp":
 	default:
-		return nil, errorf(InvalidArgs, false, "use png, jpeg or webp", "format %q is not supported", in.Format)
+		return errorf(InvalidArgs, false, "use png, jpeg or webp", "format %q is not supported", in.Format)
 	}
 	if in.Quality != 0 && (format == "" || format == "png") {
-		return nil, errorf(InvalidArgs, false, "quality is for jpeg and webp; omit it for png", "quality does not apply to png")
+		return errorf(InvalidArgs, false, "quality is for jpeg and webp; omit it for png", "quality does not apply to png")
 	}
 	if in.Quality < 0 || in.Quality > 100 {
-		return nil, errorf(InvalidArgs, false, "use 1-100", "quality %d is out of range", in.Quality)
+		return errorf(InvalidArgs, false, "use 1-100", "quality %d is out of range", in.Quality)
 	}
 	if in.UID != "" && in.Selector != "" {
-		return nil, errorf(InvalidArgs, false, "give uid or selector", "uid and selector do not go together")
+		return errorf(InvalidArgs, false, "give uid or selector", "uid and selector do not go together")
 	}
 	if in.FullPage && (in.UID != "" || in.Selector != "") {
-		return nil, errorf(InvalidArgs, false, "omit fullPage to capture one element", "fullPage does not go with uid or selector")
+		return errorf(InvalidArgs, false, "omit fullPage to capture one element", "fullPage does not go with uid or selector")
 	}
+	in.format = format
 	if in.FilePath != "" {
-		if err := env.Artifacts.Check(in.FilePath); err != nil {
-			return nil, err // before the work whose result it would hold
-		}
+		return env.Artifacts.Check(in.FilePath) // before the work whose result it would hold
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (*Result, error) {
+	tab, format := d.tab, in.format
 	progress(ctx, "capturing")
 	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{
 		Format: format, Quality: in.Quality, FullPage: in.FullPage, Ref: in.UID, Selector: in.Selector,

@@ -20,7 +20,9 @@ import (
 // package's only one) on the browser package's screenshot fixtures.
 func TestTakeScreenshot(t *testing.T) {
 	srv := browsertest.Server(t, os.DirFS("../browser/testdata/screenshot"))
-	env := browserEnv(t, nil)
+	t.Parallel()
+	h := newHarness(t, nil)
+	env := h.env
 
 	var tool Tool
 	for _, tl := range All() {
@@ -30,15 +32,7 @@ func TestTakeScreenshot(t *testing.T) {
 	}
 	open := func(t *testing.T, page string) {
 		t.Helper()
-		b, err := env.Browsers.Browser(t.Context())
-		if err != nil {
-			t.Fatalf("starting the browser: %v", err)
-		}
-		tab, err := b.Resolve(t.Context(), "")
-		if err != nil {
-			t.Fatalf("Resolve: %v", err)
-		}
-		if _, err := tab.Navigate(t.Context(), srv.URL+"/"+page); err != nil {
+		if _, err := h.tab(t, "").Navigate(t.Context(), srv.URL+"/"+page); err != nil {
 			t.Fatalf("Navigate: %v", err)
 		}
 	}

@@ -21,11 +21,13 @@ type snapshotArgs struct {
 
 func snapshotTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "take_snapshot",
 			Description: "The page as compact lines with refs: `e12 button \"Save\" disabled`. " +
 				"Refs stay valid while the document lives.",
 			ReadOnly: true,
+			Tab:      true, Core: true,
+			Verbs: []Verb{{Name: "snapshot", Summary: "print the page with refs (-i: interactive elements only)", Rank: 2}},
 		}, takeSnapshot),
 	}
 }
@@ -43,22 +45,21 @@ type snapshotHeader struct {
 	Changed   *int   `json:"changed,omitempty"`
 }
 
-func takeSnapshot(ctx context.Context, env *Env, in snapshotArgs) (*Result, error) {
+func (in *snapshotArgs) check(_ context.Context, env *Env) error {
 	if in.Depth < 0 || in.MaxChars < 0 {
-		return nil, errorf(InvalidArgs, false, "use 0 or more", "depth and maxChars must not be negative")
+		return errorf(InvalidArgs, false, "use 0 or more", "depth and maxChars must not be negative")
 	}
 	if in.FilePath != "" && in.Diff {
-		return nil, errorf(InvalidArgs, false, "use one of them", "filePath and diff do not go together")
+		return errorf(InvalidArgs, false, "use one of them", "filePath and diff do not go together")
 	}
 	if in.FilePath != "" {
-		if err := env.Artifacts.Check(in.FilePath); err != nil {
-			return nil, err // before the work whose result it would hold
-		}
+		return env.Artifacts.Check(in.FilePath) // before the work whose result it would hold
 	}
-	tab, err := resolveTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Result, error) {
+	tab := d.tab
 	o := browser.SnapshotOptions{
 		Options: snapshot.Options{Interactive: in.Interactive, URLs: in.URLs, Depth: in.Depth, MaxChars: ceilChars(in.MaxChars)},
 		Scope:   in.Scope,

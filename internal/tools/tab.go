@@ -2,31 +2,80 @@ package tools
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 )
 
-// useTab starts the browser if needed and resolves a tab selector. It is the
-// one door from a tool to a tab: ownership, queueing and crash checks
-// belong here. It applies env's dialog policy to the tab but does not
-// refuse while a dialog is open; see [pageTab].
-func useTab(ctx context.Context, env *Env, target string) (*browser.Browser, *browser.Tab, error) {
+// door is what the registry opened for a call of a Tab tool before its
+// handler runs: the running browser and the tab the call's target names,
+// in the call's scope, with its turn in the tab's queue taken.
+type door struct {
+	b   *browser.Browser
+	tab *browser.Tab
+}
+
+// through is the one door from a tool to a tab. Driven by the tool's
+// declaration, it starts the browser if needed, resolves target within
+// env's scope, applies env's dialog policy, refuses a crashed tab unless
+// the tool recovers it, waits the call's turn on the tab (see enterTab),
+// applies the tool's dialog rule, notes the tab's state when the tool
+// reports changes, runs the handler, and adds the changes section to its
+// result.
+func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run func(ctx context.Context, d *door) (*Result, error)) (*Result, error) {
 	b, err := env.Browsers.Browser(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t, err := b.ResolveIn(ctx, env.Scope, target)
+	tab, err := b.ResolveIn(ctx, env.Scope, common.Target)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t.SetDialogPolicy(env.DialogPolicy)
-	if err := t.CheckCrashed(); err != nil && !recovering(ctx) {
-		return nil, nil, err
+	tab.SetDialogPolicy(env.DialogPolicy)
+	if err := tab.CheckCrashed(); err != nil && !t.Recovers {
+		return nil, err
 	}
-	if err := enterTab(ctx, env, t); err != nil {
-		return nil, nil, err
+	if err := enterTab(ctx, env, tab); err != nil {
+		return nil, err
 	}
-	return b, t, nil
+	switch t.Dialog {
+	case DialogBlocks:
+		if err := tab.CheckDialog(); err != nil {
+			return nil, err
+		}
+	case DialogClears:
+		if tab.CheckDialog() == nil {
+			return nil, browser.ErrNoDialog
+		}
+	}
+	// A crashed tab has no page to observe; a tool that recovers it
+	// reports no changes.
+	var o *before
+	if t.Changes != NoChanges && tab.CheckCrashed() == nil {
+		if o, err = observe(ctx, b, tab); err != nil {
+			return nil, err
+		}
+	}
+	res, err := run(ctx, &door{b: b, tab: tab})
+	if err != nil || o == nil || res == nil {
+		return res, err
+	}
+	c, err := o.changesSince(ctx, common.IncludeSnapshot)
+	if err != nil {
+		if t.Changes == ReportChanges {
+			return nil, err
+		}
+		env.Log.Debug("no changes section", "tool", t.Name, "err", err)
+		return res, nil
+	}
+	if t.SaysWhere {
+		c.URL, c.Title, c.Navigated = "", "", false
+	}
+	if res.Data, err = withChanges(res.Data, c); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // enterTab makes a call wait its turn on tab: a state-changing call takes
@@ -48,31 +97,33 @@ func enterTab(ctx context.Context, env *Env, tab *browser.Tab) error {
 	return nil
 }
 
-type recoveringKey struct{}
+var changesType = reflect.TypeFor[*Changes]()
 
-// mayRecover marks ctx as a call that works on a crashed tab: navigating
-// it recovers it, and selecting or closing it needs no renderer.
-func mayRecover(ctx context.Context) context.Context {
-	return context.WithValue(ctx, recoveringKey{}, true)
-}
-
-func recovering(ctx context.Context) bool { return ctx.Value(recoveringKey{}) != nil }
-
-// pageTab resolves target for page work, and fails with DIALOG_OPEN while
-// a dialog waits for an answer, since the page can do nothing until then.
-func pageTab(ctx context.Context, env *Env, target string) (*browser.Browser, *browser.Tab, error) {
-	b, t, err := useTab(ctx, env, target)
-	if err != nil {
-		return nil, nil, err
+// withChanges puts c in a result's data: the "changes" key of a map, or
+// the Changes field of a struct (or pointer to one). A tool that reports
+// changes and returns data with no place for them is a cdpkit bug.
+func withChanges(data any, c *Changes) (any, error) {
+	if m, ok := data.(map[string]any); ok {
+		m["changes"] = c
+		return m, nil
 	}
-	if err := t.CheckDialog(); err != nil {
-		return nil, nil, err
+	v := reflect.ValueOf(data)
+	isPtr := v.Kind() == reflect.Pointer && !v.IsNil()
+	if isPtr {
+		v = v.Elem()
+	} else if v.IsValid() {
+		cp := reflect.New(v.Type()).Elem()
+		cp.Set(v)
+		v = cp
 	}
-	return b, t, nil
-}
-
-// resolveTab is [pageTab] for callers that need only the tab.
-func resolveTab(ctx context.Context, env *Env, target string) (*browser.Tab, error) {
-	_, t, err := pageTab(ctx, env, target)
-	return t, err
+	if v.Kind() == reflect.Struct {
+		if f := v.FieldByName("Changes"); f.IsValid() && f.Type() == changesType && f.CanSet() {
+			f.Set(reflect.ValueOf(c))
+			if isPtr {
+				return data, nil
+			}
+			return v.Interface(), nil
+		}
+	}
+	return nil, fmt.Errorf("tools: result %T has no place for changes", data)
 }

@@ -29,11 +29,14 @@ type waitForArgs struct {
 
 func waitTools() []Tool {
 	return []Tool{
-		define(Tool{
+		defineOn(Tool{
 			Name: "wait_for",
 			Description: "Wait until any condition holds (text, textGone, selector state, url) or time ms passes. " +
 				"Returns what matched.",
 			ReadOnly: true,
+			// A dialog blocks the page it waits on; a time alone needs
+			// no tab (noTab).
+			Tab: true, Core: true,
 		}, waitFor),
 	}
 }
@@ -43,18 +46,25 @@ type waitForData struct {
 	Dialog *browser.Dialog `json:"dialog,omitempty"`
 }
 
-func waitFor(ctx context.Context, env *Env, in waitForArgs) (*Result, error) {
+func (in *waitForArgs) check(context.Context, *Env) error {
 	hasCondition := len(in.Text) > 0 || in.TextGone != "" || in.Selector != "" || in.URL != ""
 	switch {
 	case in.Time < 0 || in.Timeout < 0:
-		return nil, errorf(InvalidArgs, false, "use 0 or more", "time and timeout must not be negative")
+		return errorf(InvalidArgs, false, "use 0 or more", "time and timeout must not be negative")
 	case in.State != "" && in.Selector == "":
-		return nil, errorf(InvalidArgs, false, "give the selector whose state to wait for", "state needs a selector")
+		return errorf(InvalidArgs, false, "give the selector whose state to wait for", "state needs a selector")
 	case in.Time > 0 && (hasCondition || in.Timeout > 0):
-		return nil, errorf(InvalidArgs, false, "give time alone, or conditions with a timeout", "time does not go with conditions or timeout")
+		return errorf(InvalidArgs, false, "give time alone, or conditions with a timeout", "time does not go with conditions or timeout")
 	case in.Time == 0 && !hasCondition:
-		return nil, errorf(InvalidArgs, false, "give text, textGone, selector, url or time", "nothing to wait for")
+		return errorf(InvalidArgs, false, "give text, textGone, selector, url or time", "nothing to wait for")
 	}
+	return nil
+}
+
+// noTab says a wait for a time alone needs no tab.
+func (in *waitForArgs) noTab() bool { return in.Time > 0 }
+
+func waitFor(ctx context.Context, _ *Env, d *door, in waitForArgs) (*Result, error) {
 	if in.Time > 0 {
 		d := time.Duration(in.Time) * time.Millisecond
 		if budget := waitBudget(ctx); d > budget {
@@ -70,10 +80,7 @@ func waitFor(ctx context.Context, env *Env, in waitForArgs) (*Result, error) {
 		}
 		return &Result{Data: map[string]int64{"elapsedMs": time.Since(start).Milliseconds()}}, nil
 	}
-	_, tab, err := pageTab(ctx, env, in.Target)
-	if err != nil {
-		return nil, err
-	}
+	tab := d.tab
 	timeout := defaultWaitTimeout
 	if in.Timeout > 0 {
 		timeout = time.Duration(in.Timeout) * time.Millisecond

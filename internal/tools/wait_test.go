@@ -32,10 +32,15 @@ func TestWaitForRejectArgs(t *testing.T) {
 }
 
 func TestWaitForTool(t *testing.T) {
-	env, base := dialogTestEnv(t)
-	open := func(t *testing.T, page string) {
+	t.Parallel()
+	base := serveFixtures(t)
+	// Each case runs in a tab (and browser context) of its own.
+	open := func(t *testing.T, page string) *harness {
 		t.Helper()
-		mustRun(t, env, "navigate_page", `{"url":"`+base+"/"+page+`"}`)
+		t.Parallel()
+		h := newHarness(t, nil)
+		h.mustCall(t, "navigate_page", `{"url":"`+base+"/"+page+`"}`)
+		return h
 	}
 	tests := []struct {
 		name  string
@@ -50,8 +55,8 @@ func TestWaitForTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			open(t, "wait-delayed.html")
-			data := mustRun(t, env, "wait_for", tt.args)
+			h := open(t, "wait-delayed.html")
+			data := h.mustCall(t, "wait_for", tt.args)
 			got, _ := json.Marshal(data["matched"])
 			if want := strings.ReplaceAll(tt.match, "BASE", base); string(got) != want {
 				t.Errorf("matched = %s, want %s", got, want)
@@ -63,41 +68,37 @@ func TestWaitForTool(t *testing.T) {
 	}
 
 	t.Run("time", func(t *testing.T) {
+		h := open(t, "wait-delayed.html")
 		start := time.Now()
-		data := mustRun(t, env, "wait_for", `{"time":300}`)
+		data := h.mustCall(t, "wait_for", `{"time":300}`)
 		if ms, _ := data["elapsedMs"].(float64); ms < 300 || time.Since(start) < 300*time.Millisecond {
 			t.Errorf("elapsedMs = %v after %v, want at least 300", data["elapsedMs"], time.Since(start))
 		}
 	})
 
 	t.Run("timeout", func(t *testing.T) {
-		open(t, "wait-delayed.html?delay=60000")
-		start := time.Now()
-		_, err := runTool(t, env, "wait_for", `{"text":["Saved!"],"selector":"#temp","state":"detached","timeout":800}`)
+		h := open(t, "wait-delayed.html?delay=60000")
+		// The wait's own TIMEOUT, naming what it waited for; the call's
+		// deadline (toolTimeout) would say "timed out after".
+		_, err := h.call(t, "wait_for", `{"text":["Saved!"],"selector":"#temp","state":"detached","timeout":800}`)
 		te := wantCode(t, err, Timeout, `none of the texts ["Saved!"] appeared; "#temp" is not detached (it is visible)`)
 		if !te.Recoverable {
 			t.Errorf("TIMEOUT is not recoverable")
 		}
-		if d := time.Since(start); d > 800*time.Millisecond+time.Second {
-			t.Errorf("TIMEOUT came after %v, want within 1.8s", d)
-		}
 	})
 
 	t.Run("timeout capped by the call's deadline", func(t *testing.T) {
-		open(t, "wait-delayed.html?delay=60000")
-		short := *env
-		short.Timeout = 2 * time.Second
-		start := time.Now()
-		_, err := runTool(t, &short, "wait_for", `{"text":["Saved!"],"timeout":60000}`)
+		h := open(t, "wait-delayed.html?delay=60000")
+		// Within the test's own deadline: the wait ends with the call's
+		// 2 s, not its own 60 s.
+		short := h.with(func(env *Env) { env.Timeout = 2 * time.Second })
+		_, err := short.call(t, "wait_for", `{"text":["Saved!"],"timeout":60000}`)
 		wantCode(t, err, Timeout, "Saved!")
-		if d := time.Since(start); d > 2*time.Second+time.Second {
-			t.Errorf("TIMEOUT came after %v, want within the 2s deadline", d)
-		}
 	})
 
 	t.Run("bad selector", func(t *testing.T) {
-		open(t, "wait-delayed.html")
-		_, err := runTool(t, env, "wait_for", `{"selector":"div[","state":"attached"}`)
+		h := open(t, "wait-delayed.html")
+		_, err := h.call(t, "wait_for", `{"selector":"div[","state":"attached"}`)
 		wantCode(t, err, InvalidArgs, "does not parse")
 	})
 }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+)
+
+// TestMCPPipedStdin runs `printf '…initialize…\n…tools/list…\n…tools/call…\n'
+// | cdpkit mcp`: stdin closes right after the requests, and every one of
+// them must still be answered before cdpkit exits (issue #13 item 7).
+func TestMCPPipedStdin(t *testing.T) {
+	exe := browsertest.ExecPath(t)
+	tmp := t.TempDir()
+	site := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<title>piped</title>"))
+	}))
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"navigate_page","arguments":{"url":"` + site.URL + `/"}}}`,
+	}, "\n") + "\n"
+	cmd := exec.CommandContext(t.Context(), binary, "mcp")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
+	cmd.Stdin = strings.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cdpkit mcp: %v\nstderr:\n%s", err, stderr.String())
+	}
+	got := map[float64]map[string]any{}
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 8<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("stdout line %q: %v", sc.Text(), err)
+		}
+		if id, ok := m["id"].(float64); ok {
+			got[id] = m
+		}
+	}
+	for _, id := range []float64{1, 2, 3} {
+		if got[id] == nil || got[id]["result"] == nil {
+			t.Errorf("request %v: answer %v, want a result", id, got[id])
+		}
+	}
+	if r, ok := got[3]["result"].(map[string]any); ok && r["isError"] == true {
+		t.Errorf("navigate_page failed: %v", r)
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", stderr.String())
+	}
+	browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
+}

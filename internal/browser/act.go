@@ -1,0 +1,170 @@
+package browser
+
+import (
+	"context"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// act is perform for callers that need not know about a dialog.
+func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) error {
+	_, err := t.perform(ctx, ps, es, fn)
+	return err
+}
+
+// perform runs fn, which sends input to the page, and waits for what it set
+// off. A JavaScript dialog that waits for an answer (see
+// [Tab.RunUntilDialog]; or any dialog of es, the session of an element in
+// an out-of-process frame) ends the call at once and sets dialog: the page
+// runs nothing more until it is answered. A navigation of the tab is
+// waited for until its new document loads, at most actionNavWait or half
+// the time left. Otherwise act returns after one animation frame, by which
+// time a navigation the input requested has started.
+func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) (dialog bool, err error) {
+	events, stop := ps.SubscribeEvents(actionEvents...)
+	defer stop()
+	Step(ctx, "sending the input")
+	frameDialog := false
+	dl, err := t.RunUntilDialog(ctx, func(ctx context.Context) error {
+		if es != ps {
+			var err error
+			frameDialog, err = untilFrameDialog(ctx, es, fn)
+			if err != nil || frameDialog {
+				return err
+			}
+		} else if err := fn(ctx); err != nil {
+			return err
+		}
+		return t.awaitNavigation(ctx, ps, events)
+	})
+	return dl != nil || frameDialog, err
+}
+
+// untilFrameDialog runs fn until it returns or a dialog opens in the
+// frame session es, which the tab's dialog tracking does not follow.
+func untilFrameDialog(ctx context.Context, es *cdp.Session, fn func(ctx context.Context) error) (dialog bool, err error) {
+	dialogs, stop := es.SubscribeEvents("Page.javascriptDialogOpening")
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- fn(ctx) }()
+	select {
+	case err := <-done:
+		return false, err
+	case <-dialogs:
+		cancel()
+		<-done
+		return true, nil
+	}
+}
+
+// eventsQuiet is how long awaitNavigation waits for one more event before
+// deciding that the input set off no navigation.
+const eventsQuiet = 5 * time.Millisecond
+
+// awaitNavigation waits for a navigation that input set off, seen in
+// events (actionEvents on ps), to load.
+func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, events <-chan cdp.Event) error {
+	w := &navWatch{main: cdpapi.FrameID(t.id)}
+	// Let the page run what the input queued, such as a form submission.
+	awaitFrame(ctx, ps)
+	// Events that came before the frame's reply may still be on their way
+	// through the subscription's goroutine: read until a short quiet spell.
+	quiet := time.NewTimer(eventsQuiet)
+	defer quiet.Stop()
+	for drained := false; !drained; {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			w.observe(ev)
+			quiet.Reset(eventsQuiet)
+		case <-quiet.C:
+			drained = true
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	if !w.started || w.done() {
+		return nil
+	}
+	wait := actionNavWait
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)/2)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for !w.done() {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			w.observe(ev)
+		case <-timer.C:
+			return nil // still loading: the caller reports what it sees
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// actionEvents are the events act watches on the page's session.
+var actionEvents = []string{
+	"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameNavigated",
+	"Page.lifecycleEvent", "Page.frameStoppedLoading",
+}
+
+// navWatch follows the events of the main frame after some input: whether
+// a navigation started, and whether it is over.
+type navWatch struct {
+	main    cdpapi.FrameID // the main frame's id, which is the tab's target id
+	started bool
+	loader  cdpapi.LoaderID // the committed document's, once committed
+	loaded  bool
+	stopped bool
+}
+
+func (w *navWatch) observe(ev cdp.Event) {
+	switch ev.Method {
+	case "Page.frameRequestedNavigation":
+		var e page.EventFrameRequestedNavigation
+		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == w.main && e.Disposition == page.ClientNavigationDispositionCurrentTab {
+			w.started = true
+		}
+	case "Page.frameStartedNavigating":
+		var e page.EventFrameStartedNavigating
+		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == w.main &&
+			e.NavigationType != page.FrameStartedNavigatingNavigationTypeSameDocument &&
+			e.NavigationType != page.FrameStartedNavigatingNavigationTypeHistorySameDocument {
+			w.started = true
+		}
+	case "Page.frameNavigated":
+		var e page.EventFrameNavigated
+		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.Frame != nil && e.Frame.ID == w.main && w.started {
+			w.loader, w.loaded = e.Frame.LoaderID, false
+		}
+	case "Page.lifecycleEvent":
+		var e page.EventLifecycleEvent
+		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == w.main && e.Name == "load" && w.loader != "" && e.LoaderID == w.loader {
+			w.loaded = true
+		}
+	case "Page.frameStoppedLoading":
+		var e page.EventFrameStoppedLoading
+		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == w.main && w.started {
+			w.stopped = true
+		}
+	}
+}
+
+// done reports whether the navigation is over: its document loaded, or the
+// frame stopped loading (a download, a 204, an error page).
+func (w *navWatch) done() bool { return w.loaded || w.stopped }

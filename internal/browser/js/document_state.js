@@ -1,0 +1,1 @@
+() => ({url: location.href, title: document.title, readyState: document.readyState})

@@ -1,0 +1,2 @@
+() => ({innerWidth, innerHeight, devicePixelRatio,
+	scrollWidth: document.documentElement ? document.documentElement.scrollWidth : 0})

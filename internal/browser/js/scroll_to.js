@@ -1,0 +1,4 @@
+(x, y) => {
+	scrollTo({left: x ?? scrollX, top: y ?? scrollY, behavior: 'instant'});
+	return scrollReport(null);
+}

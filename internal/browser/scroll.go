@@ -1,0 +1,139 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
+)
+
+// ScrollOptions say where to scroll: by Direction, to an element (Ref or
+// Selector), or to X and Y; exactly one of the three.
+type ScrollOptions struct {
+	// Direction is "up", "down", "left" or "right": the page, or when it
+	// cannot scroll that way the scrollable element in the middle of the
+	// viewport, moves by Pixels, or 80% of its visible size when Pixels is
+	// zero.
+	Direction string
+	Pixels    float64
+	// Ref or Selector names an element to scroll into view (see
+	// [Tab.Element]).
+	Ref      string
+	Selector string
+	// X and Y scroll the page to a position; a nil one keeps its axis.
+	X, Y *float64
+}
+
+// ScrollResult is where a scroll ended.
+type ScrollResult struct {
+	ScrollX        float64 `json:"scrollX"`
+	ScrollY        float64 `json:"scrollY"`
+	PageWidth      float64 `json:"pageWidth"`
+	PageHeight     float64 `json:"pageHeight"`
+	ViewportWidth  float64 `json:"viewportWidth"`
+	ViewportHeight float64 `json:"viewportHeight"`
+	// Container names the element scrolled when it was not the page; the
+	// numbers above are then its own.
+	Container string `json:"container,omitempty"`
+	// InViewport and FullyInViewport say, for a scroll to an element,
+	// whether any of it shows, and all of it.
+	InViewport      *bool `json:"inViewport,omitempty"`
+	FullyInViewport *bool `json:"fullyInViewport,omitempty"`
+}
+
+// Scroll scrolls the page instantly, without smooth scrolling, and returns
+// where it ended. Scrolling to an element that is not rendered is an
+// *ElementError wrapping ErrElementNotVisible.
+func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error) {
+	modes := 0
+	for _, set := range []bool{o.Direction != "", o.Ref != "" || o.Selector != "", o.X != nil || o.Y != nil} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", ErrInvalidArgument)
+	}
+	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
+		return nil, fmt.Errorf("%w: pixels must be positive", ErrInvalidArgument)
+	}
+	ps, err := t.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case o.Direction != "":
+		ux, uy, err := scrollAxis(o.Direction)
+		if err != nil {
+			return nil, err
+		}
+		return scrollPage(ctx, ps, scrollByJS, ux, uy, o.Pixels)
+	case o.X != nil || o.Y != nil:
+		return scrollPage(ctx, ps, scrollToJS, o.X, o.Y)
+	}
+	el, err := t.Element(ctx, o.Ref, o.Selector)
+	if err != nil {
+		return nil, err
+	}
+	defer el.Release(ctx)
+	hidden := &ElementError{Ref: el.Ref, Selector: o.Selector, Err: ErrElementNotVisible}
+	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
+		if cdp.IsProtocolError(err) {
+			return nil, hidden
+		}
+		return nil, fmt.Errorf("browser: scrolling the element into view: %w", err)
+	}
+	quads, off, err := t.settledQuads(ctx, ps, el)
+	if errors.Is(err, ErrElementNotVisible) || (err == nil && !hasArea(quads)) {
+		return nil, hidden
+	}
+	if err != nil {
+		return nil, err
+	}
+	lv, err := layoutViewport(ctx, ps)
+	if err != nil {
+		return nil, err
+	}
+	r, _ := quadsBounds(quads)
+	r.X, r.Y = r.X+off.X, r.Y+off.Y
+	in, fully := viewportOverlap(r, float64(lv.ClientWidth), float64(lv.ClientHeight))
+	res, err := scrollPage(ctx, ps, scrollToJS, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	res.InViewport, res.FullyInViewport = &in, &fully
+	return res, nil
+}
+
+// scrollPage runs a scroll script and decodes the position it reports.
+func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ...any) (*ScrollResult, error) {
+	var r struct {
+		X, Y, W, H, VW, VH float64
+		Container          *nodeInfo
+	}
+	if err := callJS(ctx, ps, jsCall{}, script, &r, args...); err != nil {
+		return nil, fmt.Errorf("browser: scrolling: %w", err)
+	}
+	res := &ScrollResult{ScrollX: r.X, ScrollY: r.Y, PageWidth: r.W, PageHeight: r.H, ViewportWidth: r.VW, ViewportHeight: r.VH}
+	if r.Container != nil {
+		res.Container = r.Container.describe()
+	}
+	return res, nil
+}
+
+// scrollReportJS reports the scroll position of el, or of the page when el
+// is null.
+var scrollReportJS = loadScript("scroll_report")
+
+// scrollByJS scrolls by (ux, uy) × amount, where amount is pixels or 80%
+// of the visible size: the page when it can move that way, else the
+// innermost element under the middle of the viewport that can.
+var scrollByJS = loadScript("scroll_by", "scroll_report")
+
+// scrollToJS scrolls the page to (x, y); null keeps an axis.
+var scrollToJS = loadScript("scroll_to", "scroll_report")

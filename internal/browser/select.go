@@ -1,0 +1,106 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Option is one option of a <select>.
+type Option struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+// OptionError names the option asked for and lists the first options of
+// the <select> (up to maxListedOptions), with how many there are.
+type OptionError struct {
+	Ref     string
+	Want    string
+	Options []Option
+	Total   int
+}
+
+// maxListedOptions bounds the options an OptionError lists.
+const maxListedOptions = 10
+
+// Error leaves out Want, which may be typed text that must not be logged.
+func (e *OptionError) Error() string { return "browser: no such option in the select" }
+func (e *OptionError) Unwrap() error { return ErrOptionNotFound }
+
+// List formats the options for a message: `"Japan" (jp), "Peru"`, and
+// "(and N more)" past the first ones.
+func (e *OptionError) List() string {
+	var b strings.Builder
+	for i, o := range e.Options {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", o.Label)
+		if o.Value != o.Label {
+			fmt.Fprintf(&b, " (%s)", o.Value)
+		}
+	}
+	if n := e.Total - len(e.Options); n > 0 {
+		fmt.Fprintf(&b, " (and %d more)", n)
+	}
+	if e.Total == 0 {
+		b.WriteString("none")
+	}
+	return b.String()
+}
+
+// SelectOptions selects the options of a <select> — named by ref, or when
+// ref is empty by CSS selector — whose value, else visible label (exactly,
+// then ignoring case), is each of values, and deselects the others; a
+// single select takes one value. It fires input and change events and
+// returns the selected values. An unknown value is an *OptionError;
+// navigations and dialogs are handled as by Fill.
+func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error) {
+	var sel []string
+	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *Element) error {
+		f, err := el.field(ctx)
+		if err != nil {
+			return err
+		}
+		if f.Kind != "select" {
+			return el.refuse("is "+f.describe()+", not a <select>", RefusedNotSelect)
+		}
+		if err := el.usable(f); err != nil {
+			return err
+		}
+		if !f.Multiple && len(values) != 1 {
+			return fmt.Errorf("%w: the select takes one value, not %d", ErrInvalidArgument, len(values))
+		}
+		sel, err = el.selectOptions(ctx, values)
+		return err
+	})
+	return sel, err
+}
+
+// selectOptionsJS selects the options named by values (see SelectOptions).
+var selectOptionsJS = loadScript("select_options")
+
+func (e *Element) selectOptions(ctx context.Context, values []string) ([]string, error) {
+	var r struct {
+		Missing  *string  `json:"missing"`
+		Total    int      `json:"total"`
+		Options  []Option `json:"options"`
+		Selected []string `json:"selected"`
+	}
+	if err := e.callJS(ctx, &r, selectOptionsJS, values, maxListedOptions); err != nil {
+		return nil, err
+	}
+	if r.Missing != nil {
+		return nil, &OptionError{Ref: e.Ref, Want: *r.Missing, Options: r.Options, Total: r.Total}
+	}
+	if r.Selected == nil {
+		r.Selected = []string{}
+	}
+	return r.Selected, nil
+}
+
+// SetFiles gives a file input — named by ref, or when ref is empty by CSS
+// selector — the files at paths, which the caller has checked
+// (policy.UploadRoots); the page sees input and change events. Anything
+// but an enabled <input type=file> is a *NotTypeableError; more than one

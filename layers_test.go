@@ -1,0 +1,197 @@
+package cdpkit_test
+
+import (
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cdpkit/cdpkit"
+
+// isCDP reports whether an import path is the protocol layer: cdpkit's
+// own CDP connection or the generated cdproto types.
+func isCDP(path string) bool {
+	return path == module+"/internal/cdp" || strings.HasPrefix(path, "github.com/chromedp/cdproto")
+}
+
+// layerRules say which packages may not import which: the tools layer
+// and the front-ends know nothing of CDP, and the MCP server and CLI
+// nothing of the browser (ARCHITECTURE.md, "The CDP layer knows nothing
+// of MCP; the MCP layer knows nothing of CDP").
+var layerRules = []struct {
+	dir    string
+	forbid func(path string) bool
+	why    string
+}{
+	{".", isCDP, "the public API has no CDP types"},
+	{"internal/tools", isCDP, "tools speak to internal/browser, never to CDP"},
+	{"internal/mcpserver", isCDP, "the MCP layer knows nothing of CDP"},
+	{"internal/cli", isCDP, "the CLI knows nothing of CDP"},
+	{"internal/mcpserver", func(p string) bool { return p == module+"/internal/browser" }, "the MCP server goes through the tools registry"},
+	{"internal/cli", func(p string) bool { return p == module+"/internal/browser" }, "the CLI goes through the tools registry"},
+}
+
+// imports returns the packages dir's non-test files import, for this
+// platform's build.
+func imports(t *testing.T, dir string) []string {
+	t.Helper()
+	pkg, err := build.ImportDir(dir, 0)
+	if err != nil {
+		t.Fatalf("reading %s: %v", dir, err)
+	}
+	return pkg.Imports
+}
+
+// TestLayers fails when an import that the architecture forbids comes
+// back.
+func TestLayers(t *testing.T) {
+	for _, r := range layerRules {
+		for _, p := range imports(t, r.dir) {
+			if r.forbid(p) {
+				t.Errorf("%s imports %s: %s", r.dir, p, r.why)
+			}
+		}
+	}
+}
+
+// sealedExceptions are the exported names of internal/browser that still
+// carry a CDP type, to be sealed; the list may only shrink. A new exported
+// name with a CDP type fails TestBrowserSealed.
+var sealedExceptions = []string{
+	"Browser.Conn",                                         // cmd/bench's raw-CDP baseline and browser tests
+	"Element.Backend", "Element.Object", "Element.Session", // element handles for in-package use
+	"Page.ID", "Tab.ID", // target.ID, a string type: to become string
+	"Tab.Session", // tests that inject CDP calls into a tab
+}
+
+// TestBrowserSealed fails when an exported function, method, field or
+// variable of internal/browser has a CDP type in its signature or type:
+// the browser core hands no CDP handle upward.
+func TestBrowserSealed(t *testing.T) {
+	found := cdpInExported(t, "internal/browser")
+	for _, name := range found {
+		if !slices.Contains(sealedExceptions, name) {
+			t.Errorf("internal/browser exports %s with a CDP type", name)
+		}
+	}
+	for _, name := range sealedExceptions {
+		if !slices.Contains(found, name) {
+			t.Errorf("%s is sealed now: remove it from sealedExceptions", name)
+		}
+	}
+}
+
+// cdpInExported lists the exported names of the package in dir whose type
+// or signature mentions a CDP package.
+func cdpInExported(t *testing.T, dir string) []string {
+	t.Helper()
+	pkg, err := build.ImportDir(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, name := range pkg.GoFiles {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cdpNames := map[string]bool{}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if !isCDP(path) {
+				continue
+			}
+			local := filepath.Base(path)
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			cdpNames[local] = true
+		}
+		if len(cdpNames) == 0 {
+			continue
+		}
+		mentions := func(n ast.Node) bool {
+			hit := false
+			ast.Inspect(n, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && cdpNames[id.Name] {
+						hit = true
+					}
+				}
+				return !hit
+			})
+			return hit
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				name := d.Name.Name
+				if d.Recv != nil {
+					recv := receiverName(d.Recv.List[0].Type)
+					if !ast.IsExported(recv) {
+						continue
+					}
+					name = recv + "." + name
+				}
+				if mentions(d.Type) {
+					found = append(found, name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						st, ok := s.Type.(*ast.StructType)
+						if !ok {
+							if mentions(s.Type) {
+								found = append(found, s.Name.Name)
+							}
+							continue
+						}
+						for _, f := range st.Fields.List {
+							for _, n := range f.Names {
+								if n.IsExported() && mentions(f.Type) {
+									found = append(found, s.Name.Name+"."+n.Name)
+								}
+							}
+							if len(f.Names) == 0 && mentions(f.Type) { // embedded
+								found = append(found, s.Name.Name+".(embedded)")
+							}
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() && s.Type != nil && mentions(s.Type) {
+								found = append(found, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(found)
+	return found
+}
+
+func receiverName(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return receiverName(x.X)
+	case *ast.Ident:
+		return x.Name
+	case *ast.IndexExpr:
+		return receiverName(x.X)
+	}
+	return ""
+}
