@@ -35,8 +35,8 @@ test: browser lint cross
 demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)
 
-# Both bench targets write bench/results/ and regenerate the README's
-# Performance section from it.
+# Both bench targets write bench/results/ and regenerate docs/performance.md
+# (linked from the README's Performance section) from it.
 bench: browser build
 	$(GO) run ./cmd/bench -cdpkit $(BIN)
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
