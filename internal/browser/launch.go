@@ -31,7 +31,17 @@ var quietFlags = []string{
 	"--disable-breakpad",
 	"--disable-client-side-phishing-detection",
 	"--disable-domain-reliability",
-	"--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions",
+	// Chromium reads only the last --disable-features, so this is the one.
+	"--disable-features=Translate,OptimizationHints,OptimizationGuideModelDownloading,MediaRouter," +
+		"InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater," +
+		"DialMediaRouteProvider,CalculateNativeWinOcclusion",
+	// No field-trial (variations) config or seed fetch, no pings, no
+	// component extensions that wake up on their own: an idle browser
+	// makes no lookup of update.googleapis.com or clients2.google.com.
+	"--disable-field-trial-config",
+	"--variations-server-url=http://127.0.0.1:9/",
+	"--no-pings",
+	"--disable-component-extensions-with-background-pages",
 	"--disable-background-timer-throttling",
 	"--disable-backgrounding-occluded-windows",
 	"--disable-renderer-backgrounding",
@@ -59,6 +69,10 @@ type process struct {
 	stderr  *sysproc.Tail
 
 	egress *egress // nil when the policy has no address rule to enforce
+	// tmp is the browser's TMPDIR, an owned dir removed on close and swept
+	// after a kill -9, so Chromium's org.chromium.Chromium.* scratch dirs
+	// never pile up in the system temp dir (issue #25 item 18).
+	tmp string
 
 	closing   atomic.Bool // close has begun: the pipe breaking is no crash
 	closeOnce sync.Once
@@ -147,10 +161,21 @@ func (o *Options) usePipe() bool { return runtime.GOOS != "windows" && !o.portTr
 // process dies with it and, however cdpkit dies, with cdpkit.
 func (p *process) startCmd(exe string, args []string, extra []*os.File) error {
 	cmd := exec.Command(exe, args...)
+	if browserTempDirFits(os.TempDir()) {
+		tmp, err := sysproc.MkdirOwned(tmpPrefix)
+		if err != nil {
+			return &NoBrowserError{Reason: "creating a temporary directory: " + err.Error(), Hint: "check that TMPDIR is writable"}
+		}
+		p.tmp = tmp
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	}
 	cmd.ExtraFiles = extra
 	cmd.Stderr = p.stderr
 	p.cmd, p.tree = cmd, sysproc.NewTree(cmd)
 	if err := p.tree.Start(); err != nil {
+		if p.tmp != "" {
+			sysproc.RemoveAll(p.tmp)
+		}
 		return &NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
 	}
 	go func() {
@@ -158,6 +183,16 @@ func (p *process) startCmd(exe string, args []string, extra []*os.File) error {
 		close(p.exited)
 	}()
 	return nil
+}
+
+// browserTempDirFits reports whether to give the browser a TMPDIR of its
+// own under base: on Linux (elsewhere Chromium's scratch dirs live in
+// per-user places the OS cleans), and only when Chromium's singleton socket,
+// base/cdpkit-tmp-N/org.chromium.Chromium.XXXXXX/SingletonSocket, stays
+// within the unix socket path limit; otherwise the browser cannot start.
+func browserTempDirFits(base string) bool {
+	const suffix = "/" + tmpPrefix + "4294967295/org.chromium.Chromium.XXXXXX/SingletonSocket"
+	return runtime.GOOS == "linux" && len(base)+len(suffix) <= 107
 }
 
 // startPipe starts the browser with CDP on a pair of pipes: it reads
@@ -296,6 +331,9 @@ func (p *process) close(conn *cdp.Conn) error {
 		}
 		if p.egress != nil {
 			p.egress.close()
+		}
+		if p.tmp != "" {
+			sysproc.RemoveAll(p.tmp)
 		}
 		if p.own {
 			if rerr := removeProfile(p.profile); rerr != nil && err == nil {
