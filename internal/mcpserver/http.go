@@ -70,7 +70,7 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 		sum := sha256.Sum256([]byte(got))
 		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cdpkit"`)
-			http.Error(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			http.Error(w, "unauthorized: send the token as the header \"Authorization: Bearer <token>\" (cdpkit serve prints it on stderr at start, or keeps it in --token-file; cdpkit serve --print-config claude|cursor|codex prints a ready registration)", http.StatusUnauthorized)
 			return
 		}
 		if r.Method == http.MethodPost {
