@@ -5,7 +5,7 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build browser lint test demo bench bench-peers soak clean
+.PHONY: build browser lint cross test demo bench bench-peers soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
@@ -24,6 +24,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
+# cross builds ./... for every supported GOOS/GOARCH; one failure fails it.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@set -e; for p in $(PLATFORMS); do echo "go build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; done
+
 # test runs both tiers. CDPKIT_REQUIRE_BROWSER=1 turns a missing Chromium into
 # a failure instead of a skip. The race detector runs only on internal/cdp, the
 # concurrency core (where it runs instead of the plain run, not besides it);
@@ -31,7 +36,7 @@ lint:
 # package's, not the sum. The biggest packages are listed first so they start
 # first. Each package's closing line (ok/FAIL) is printed as go test gives it.
 SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit
-test: browser lint
+test: browser lint cross
 	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m $(SLOW_PKGS) \
 		$$($(GO) list ./... | grep -v -e '/internal/cdp$$' -e '/internal/cdp/' $(foreach p,$(SLOW_PKGS),-e '$(patsubst ./%,/%,$(p))$$')); rest=$$?; \
@@ -42,8 +47,8 @@ test: browser lint
 demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)
 
-# Both bench targets write bench/results/ and regenerate the README's
-# Performance section from it.
+# Both bench targets write bench/results/ and regenerate docs/performance.md
+# (linked from the README's Performance section) from it.
 bench: browser build
 	$(GO) run ./cmd/bench -cdpkit $(BIN)
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update

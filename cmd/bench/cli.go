@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/sysproc"
@@ -57,7 +56,9 @@ func benchCLI(ctx context.Context, log *slog.Logger, cfg *config, scratch string
 		}
 		if pid > 0 && running(pid) {
 			log.Warn("the CLI daemon outlived close; killing it", "pid", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
 		}
 		if left := waitGone(dir, 10*time.Second); len(left) > 0 {
 			log.Warn("the CLI daemon left browser processes running; killing them", "pids", left)

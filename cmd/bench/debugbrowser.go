@@ -42,11 +42,9 @@ func startDebugBrowser(ctx context.Context, exe, dir string, extra ...string) (*
 		"--no-first-run", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-default-apps")
 	cmd.Args = append(append(cmd.Args, extra...), "about:blank")
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid: true, // so Close reaches renderers and helpers too
-		// If the bench dies without closing, take the browser with it.
-		Pdeathsig: syscall.SIGKILL,
-	}
+	// Its own group, so Close reaches renderers and helpers too; if the
+	// bench dies without closing, take the browser with it.
+	sysproc.SetGroup(cmd, syscall.SIGKILL)
 	d := &debugBrowser{cmd: cmd, dir: dir, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 2 << 10}}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
@@ -91,7 +89,7 @@ func (d *debugBrowser) Close() {
 	d.closeOnce.Do(func() {
 		// The group outlives its leader while renderers remain, so kill
 		// it even when the leader has gone.
-		syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+		sysproc.KillGroup(d.cmd.Process.Pid)
 		select {
 		case <-d.exited:
 		case <-time.After(5 * time.Second):

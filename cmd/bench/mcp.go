@@ -155,14 +155,10 @@ type child struct {
 func startChild(ctx context.Context, log *slog.Logger, cfg *config, tmp string, profile string) (*child, error) {
 	cmd := exec.Command(cfg.cdpkit, "mcp", "--tools", profile)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+cfg.chromium)
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// Keep a terminal's Ctrl-C to the bench, which then shuts cdpkit
-		// down the way a client should: by closing its stdin.
-		Setpgid: true,
-		// If the bench dies without closing, stop cdpkit politely; it
-		// then stops its browser.
-		Pdeathsig: syscall.SIGTERM,
-	}
+	// Keep a terminal's Ctrl-C to the bench, which then shuts cdpkit down
+	// the way a client should: by closing its stdin. If the bench dies
+	// without closing, stop cdpkit politely; it then stops its browser.
+	sysproc.SetGroup(cmd, syscall.SIGTERM)
 	c := &child{cmd: cmd, tmp: tmp, stderr: &sysproc.Tail{Max: 8 << 10}, log: log}
 	cmd.Stderr = c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-bench", Version: "0"}, nil)

@@ -171,7 +171,7 @@ func startServer(ctx context.Context, log *slog.Logger, l launcher, tmp string) 
 	if err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	sysproc.SetGroup(cmd, syscall.SIGTERM)
 	s := &server{name: l.name, cmd: cmd, tmp: tmp, stderr: &sysproc.Tail{Max: 8 << 10}, log: log}
 	cmd.Stderr = s.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-bench", Version: "0"}, nil)
@@ -200,7 +200,7 @@ func (s *server) Close() {
 // scratch directory (its browser) that outlives it.
 func (s *server) reap() {
 	if s.cmd.Process != nil {
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		sysproc.KillGroup(s.cmd.Process.Pid)
 	}
 	if left := waitGone(s.tmp, 10*time.Second); len(left) > 0 {
 		s.log.Warn("server left processes running; killing them", "server", s.name, "pids", left)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/sysproc"
@@ -32,7 +31,9 @@ func waitGone(substr string, within time.Duration) []int {
 // started, found by a directory unique to this run.
 func killPIDs(pids []int) {
 	for _, pid := range pids {
-		syscall.Kill(pid, syscall.SIGKILL)
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
 	}
 }
 

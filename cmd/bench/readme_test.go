@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's Performance section from bench/results")
+var update = flag.Bool("update", false, "rewrite docs/performance.md from bench/results")
 
-// TestREADMEPerformance fails when the README's Performance section differs
-// from what the committed results files say, so the README cannot claim
-// what no results file backs.
+// TestREADMEPerformance fails when docs/performance.md (linked from the
+// README's Performance section) differs from what the committed results
+// files say, so the docs cannot claim what no results file backs.
 func TestREADMEPerformance(t *testing.T) {
-	const path = "../../README.md"
+	const path = "../../docs/performance.md"
 	alone, peers, err := loadResults("../../bench/results/latest.json", "../../bench/results/peers-latest.json")
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +25,7 @@ func TestREADMEPerformance(t *testing.T) {
 	before, rest, ok := strings.Cut(string(readme), perfBegin)
 	got, after, ok2 := strings.Cut(rest, perfEnd)
 	if !ok || !ok2 {
-		t.Fatalf("README.md lacks the markers %q … %q", perfBegin, perfEnd)
+		t.Fatalf("docs/performance.md lacks the markers %q … %q", perfBegin, perfEnd)
 	}
 	want := performanceSection(alone, peers)
 	if *update {
@@ -35,7 +35,7 @@ func TestREADMEPerformance(t *testing.T) {
 		return
 	}
 	if got != want {
-		t.Errorf("README.md's Performance section is out of date; run go test ./cmd/bench -run TestREADMEPerformance -update\n--- README\n%s--- results\n%s", got, want)
+		t.Errorf("docs/performance.md is out of date; run go test ./cmd/bench -run TestREADMEPerformance -update\n--- README\n%s--- results\n%s", got, want)
 	}
 }
 

@@ -179,7 +179,7 @@ func runTrace(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer) e
 	defer relay.srv.Close()
 
 	cmd := exec.Command(cfg.cdpkit, "mcp", "--tools", "full", "--ws-endpoint", relay.url())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	sysproc.SetGroup(cmd, syscall.SIGTERM)
 	tail := &sysproc.Tail{Max: 8 << 10}
 	cmd.Stderr = tail
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-bench-trace", Version: "0"}, nil)

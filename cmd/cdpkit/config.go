@@ -28,6 +28,8 @@ type config struct {
 	// serve only
 	listen      string
 	token       string
+	tokenFile   string
+	printConfig string
 	allowRemote bool
 	isolate     bool          // --isolate-sessions: a browser context per session
 	sessionIdle time.Duration // --session-timeout: an idle session ends and its tabs close
@@ -85,6 +87,8 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if name == "serve" {
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
 		fs.StringVar(&c.token, "token", os.Getenv("CDPKIT_TOKEN"), "bearer token clients must send (default: CDPKIT_TOKEN, else a random one printed once)")
+		fs.StringVar(&c.tokenFile, "token-file", os.Getenv("CDPKIT_TOKEN_FILE"), "read the bearer token from this `file`, creating it (mode 0600, random token) on first start, so host configs survive restarts")
+		fs.StringVar(&c.printConfig, "print-config", "", "print a ready registration for `host` (claude, cursor or codex) with the URL and token, then exit")
 		fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (needs a token; anyone who has it drives the browser)")
 		fs.BoolVar(&c.isolate, "isolate-sessions", false, "give each MCP session its own browser context (separate cookies and storage), not only its own tabs")
 		fs.DurationVar(&c.sessionIdle, "session-timeout", 30*time.Minute, "end an MCP session, closing its tabs, after this long without a request (0: never)")

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -32,6 +33,14 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fmt.Fprintf(stdout, "cdpkit %s\n", buildVersion())
 
 	if cfg.browser.BrowserURL == "" && cfg.browser.WSEndpoint == "" && cfg.browser.AutoConnect == "" {
+		if cfg.browser.ExecPath != "" {
+			fmt.Fprintf(stdout, "      looked at          %s (--executable-path or CHROMIUM_PATH)\n", cfg.browser.ExecPath)
+		} else {
+			fmt.Fprintf(stdout, "      looked for, in order:\n")
+			for _, c := range browser.SearchList(runtime.GOOS, os.Getenv) {
+				fmt.Fprintf(stdout, "        %s\n", c)
+			}
+		}
 		exe, err := browser.FindExecutable(cfg.browser.ExecPath)
 		if !d.check("browser executable", exe, err) {
 			return 1

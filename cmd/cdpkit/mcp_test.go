@@ -290,6 +290,17 @@ func TestSweepAfterKill(t *testing.T) {
 	if len(profiles(t, first.tmp)) != 1 {
 		t.Fatalf("want the killed cdpkit's profile left behind, got %v", profiles(t, first.tmp))
 	}
+	leftovers := func() []string {
+		var names []string
+		for _, pat := range []string{"cdpkit-profile-*", "cdpkit-tmp-*", "org.chromium.*"} {
+			m, _ := filepath.Glob(filepath.Join(first.tmp, pat))
+			names = append(names, m...)
+		}
+		return names
+	}
+	if m, _ := filepath.Glob(filepath.Join(first.tmp, "org.chromium.*")); len(m) > 0 {
+		t.Errorf("Chromium scratch dirs outside cdpkit's own temp dir: %v", m)
+	}
 
 	cmd := exec.Command(binary, "mcp")
 	cmd.Env = append(os.Environ(), "TMPDIR="+first.tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t))
@@ -297,6 +308,10 @@ func TestSweepAfterKill(t *testing.T) {
 	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The sweep happens at start, before any call needs a browser.
+	if got := leftovers(); len(got) != 0 {
+		t.Errorf("left by the killed cdpkit after the next one started = %v, want none", got)
 	}
 	if _, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_pages"}); err != nil {
 		t.Fatal(err)
@@ -306,7 +321,7 @@ func TestSweepAfterKill(t *testing.T) {
 	}
 	session.Close()
 	browsertest.WaitNoProcesses(t, first.tmp, browsertest.ProcWait)
-	if got := profiles(t, first.tmp); len(got) != 0 {
-		t.Errorf("profiles after both exited = %v, want none", got)
+	if got := leftovers(); len(got) != 0 {
+		t.Errorf("left after both exited = %v, want none", got)
 	}
 }

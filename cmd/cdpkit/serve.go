@@ -18,7 +18,7 @@ import (
 // runServe serves the tools over streamable HTTP until a signal arrives.
 // It binds loopback unless --allow-remote, and every request needs the
 // bearer token.
-func runServe(ctx context.Context, args []string, stderr io.Writer) int {
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg, err := parseConfig("serve", args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -41,6 +41,25 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cdpkit serve: a non-loopback --listen needs --token or CDPKIT_TOKEN")
 		return 2
 	}
+	if cfg.token == "" && cfg.tokenFile != "" {
+		if cfg.token, err = loadTokenFile(cfg.tokenFile); err != nil {
+			fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+			return 2
+		}
+	}
+	if cfg.printConfig != "" {
+		if cfg.token == "" {
+			fmt.Fprintln(stderr, "cdpkit serve: --print-config needs a token that survives restarts: add --token-file PATH (or --token)")
+			return 2
+		}
+		out, err := registration(cfg.printConfig, "http://"+cfg.listen+"/mcp", cfg.token)
+		if err != nil {
+			fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+			return 2
+		}
+		fmt.Fprint(stdout, out)
+		return 0
+	}
 	a, err := newApp(cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
@@ -51,7 +70,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 		b := make([]byte, 16) // 128 bits
 		rand.Read(b)
 		cfg.token = hex.EncodeToString(b)
-		fmt.Fprintf(stderr, "cdpkit serve: token %s (send it as Authorization: Bearer; set CDPKIT_TOKEN to choose one)\n", cfg.token)
+		fmt.Fprintf(stderr, "cdpkit serve: token %s (send it as Authorization: Bearer; --token-file keeps one across restarts)\n", cfg.token)
 	}
 	var hosts []string
 	if !loopback {
@@ -79,7 +98,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) int {
 	// Slow or idle clients cannot hold every file descriptor.
 	ln = mcpserver.LimitListener(ln, mcpserver.DefaultMaxConnsPerAddr, mcpserver.DefaultMaxConns)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/", "version", buildVersion())
+	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/mcp", "version", buildVersion())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

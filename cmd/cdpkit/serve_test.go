@@ -94,6 +94,12 @@ func TestServe(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a request without the token got %d, want 401", resp.StatusCode)
 	}
+	if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
+		t.Errorf("401 WWW-Authenticate = %q, want Bearer", got)
+	}
+	if !strings.HasSuffix(url, "/mcp") {
+		t.Errorf("serve logged url %q, want the /mcp endpoint", url)
+	}
 
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
@@ -30,7 +31,17 @@ var quietFlags = []string{
 	"--disable-breakpad",
 	"--disable-client-side-phishing-detection",
 	"--disable-domain-reliability",
-	"--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions",
+	// Chromium reads only the last --disable-features, so this is the one.
+	"--disable-features=Translate,OptimizationHints,OptimizationGuideModelDownloading,MediaRouter," +
+		"InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater," +
+		"DialMediaRouteProvider,CalculateNativeWinOcclusion",
+	// No field-trial (variations) config or seed fetch, no pings, no
+	// component extensions that wake up on their own: an idle browser
+	// makes no lookup of update.googleapis.com or clients2.google.com.
+	"--disable-field-trial-config",
+	"--variations-server-url=http://127.0.0.1:9/",
+	"--no-pings",
+	"--disable-component-extensions-with-background-pages",
 	"--disable-background-timer-throttling",
 	"--disable-backgrounding-occluded-windows",
 	"--disable-renderer-backgrounding",
@@ -51,12 +62,17 @@ var quietFlags = []string{
 // CDP, and a temporary profile removed on close.
 type process struct {
 	cmd     *exec.Cmd
+	tree    *sysproc.Tree
 	profile string // removed on close when ownProfile
 	own     bool
 	exited  chan struct{} // closed when the process has been reaped
 	stderr  *sysproc.Tail
 
 	egress *egress // nil when the policy has no address rule to enforce
+	// tmp is the browser's TMPDIR, an owned dir removed on close and swept
+	// after a kill -9, so Chromium's org.chromium.Chromium.* scratch dirs
+	// never pile up in the system temp dir (issue #25 item 18).
+	tmp string
 
 	closing   atomic.Bool // close has begun: the pipe breaking is no crash
 	closeOnce sync.Once
@@ -90,63 +106,34 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		}
 	}
 
-	// The browser reads commands on fd 3 and writes replies on fd 4.
-	cmdR, cmdW, err := os.Pipe()
-	if err != nil {
-		dropProfile(profile)
-		return nil, nil, fmt.Errorf("browser: pipe: %w", err)
-	}
-	resR, resW, err := os.Pipe()
-	if err != nil {
-		cmdR.Close()
-		cmdW.Close()
-		dropProfile(profile)
-		return nil, nil, fmt.Errorf("browser: pipe: %w", err)
-	}
-
 	// Every connection of the browser goes through the egress proxy,
 	// which judges the address it connects to (egress.go).
 	var eg *egress
 	if !o.noGuard && needsEgress(o.urlPolicy()) {
 		if eg, err = startEgress(o.urlPolicy(), o.logger()); err != nil {
-			cmdR.Close()
-			cmdW.Close()
-			resR.Close()
-			resW.Close()
 			dropProfile(profile)
 			return nil, nil, err
 		}
 	}
-	args := launchArgs(profile, o, eg)
-	cmd := exec.Command(exe, args...)
-	cmd.ExtraFiles = []*os.File{cmdR, resW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid: true, // so close can kill renderers and helpers too
-		// A backstop for when cdpkit dies without closing: the pipe closing
-		// already makes Chromium exit.
-		Pdeathsig: syscall.SIGKILL,
+	p := &process{profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}, egress: eg}
+	var t cdp.Transport
+	if o.usePipe() {
+		t, err = p.startPipe(exe, launchArgs(profile, "--remote-debugging-pipe", o, eg))
+	} else {
+		t, err = p.startPort(ctx, exe, launchArgs(profile, "--remote-debugging-port=0", o, eg))
 	}
-	p := &process{cmd: cmd, profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}, egress: eg}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		cmdR.Close()
-		cmdW.Close()
-		resR.Close()
-		resW.Close()
-		dropProfile(profile)
-		if eg != nil {
-			eg.close()
+	if err != nil {
+		if p.cmd == nil || p.cmd.Process == nil {
+			// Never started: startPort's own failures went through close.
+			if eg != nil {
+				eg.close()
+			}
+			dropProfile(profile)
 		}
-		return nil, nil, &NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
+		return nil, nil, err
 	}
-	cmdR.Close()
-	resW.Close()
-	go func() {
-		cmd.Wait()
-		close(p.exited)
-	}()
 
-	conn := cdp.NewConn(&processTransport{cdp.NewPipeTransport(resR, cmdW), p}, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
+	conn := cdp.NewConn(&processTransport{t, p}, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
 	go func() {
 		// A browser that exits on its own closes the pipe, but make sure.
 		<-p.exited
@@ -155,7 +142,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	if _, err := browserVersion(ctx, conn); err != nil {
 		conn.Close()
 		p.close(nil)
-		reason := fmt.Sprintf("%s did not answer on the DevTools pipe: %v", exe, err)
+		reason := fmt.Sprintf("%s did not answer on the DevTools connection: %v", exe, err)
 		if tail := lastLine(p.stderr); tail != "" {
 			reason += "; last stderr line: " + tail
 		}
@@ -164,8 +151,128 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	return p, conn, nil
 }
 
-func launchArgs(profile string, o *Options, eg *egress) []string {
-	args := []string{"--remote-debugging-pipe", "--user-data-dir=" + profile}
+// usePipe reports whether to speak CDP over the --remote-debugging-pipe
+// file descriptors 3 and 4. Windows cannot hand a child extra descriptors
+// from Go (os/exec's ExtraFiles), so there the browser listens on a port
+// of its choosing on 127.0.0.1 and cdpkit connects over a websocket.
+func (o *Options) usePipe() bool { return runtime.GOOS != "windows" && !o.portTransport }
+
+// startCmd starts the browser as a [sysproc.Tree], so that every helper
+// process dies with it and, however cdpkit dies, with cdpkit.
+func (p *process) startCmd(exe string, args []string, extra []*os.File) error {
+	cmd := exec.Command(exe, args...)
+	if browserTempDirFits(os.TempDir()) {
+		tmp, err := sysproc.MkdirOwned(tmpPrefix)
+		if err != nil {
+			return &NoBrowserError{Reason: "creating a temporary directory: " + err.Error(), Hint: "check that TMPDIR is writable"}
+		}
+		p.tmp = tmp
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	}
+	cmd.ExtraFiles = extra
+	cmd.Stderr = p.stderr
+	p.cmd, p.tree = cmd, sysproc.NewTree(cmd)
+	if err := p.tree.Start(); err != nil {
+		if p.tmp != "" {
+			sysproc.RemoveAll(p.tmp)
+		}
+		return &NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
+	}
+	go func() {
+		cmd.Wait()
+		close(p.exited)
+	}()
+	return nil
+}
+
+// browserTempDirFits reports whether to give the browser a TMPDIR of its
+// own under base: on Linux (elsewhere Chromium's scratch dirs live in
+// per-user places the OS cleans), and only when Chromium's singleton socket,
+// base/cdpkit-tmp-N/org.chromium.Chromium.XXXXXX/SingletonSocket, stays
+// within the unix socket path limit; otherwise the browser cannot start.
+func browserTempDirFits(base string) bool {
+	const suffix = "/" + tmpPrefix + "4294967295/org.chromium.Chromium.XXXXXX/SingletonSocket"
+	return runtime.GOOS == "linux" && len(base)+len(suffix) <= 107
+}
+
+// startPipe starts the browser with CDP on a pair of pipes: it reads
+// commands on fd 3 and writes replies on fd 4. When cdpkit dies the pipes
+// close and Chromium exits on its own.
+func (p *process) startPipe(exe string, args []string) (cdp.Transport, error) {
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("browser: pipe: %w", err)
+	}
+	resR, resW, err := os.Pipe()
+	if err != nil {
+		cmdR.Close()
+		cmdW.Close()
+		return nil, fmt.Errorf("browser: pipe: %w", err)
+	}
+	err = p.startCmd(exe, args, []*os.File{cmdR, resW})
+	cmdR.Close()
+	resW.Close()
+	if err != nil {
+		cmdW.Close()
+		resR.Close()
+		return nil, err
+	}
+	return cdp.NewPipeTransport(resR, cmdW), nil
+}
+
+// startPort starts the browser listening for CDP on a free loopback port,
+// which it writes to DevToolsActivePort in its profile, and connects to it.
+// The context bounds the wait.
+func (p *process) startPort(ctx context.Context, exe string, args []string) (cdp.Transport, error) {
+	portFile := filepath.Join(p.profile, "DevToolsActivePort")
+	os.Remove(portFile) // a previous browser's, on a kept profile
+	if err := p.startCmd(exe, args, nil); err != nil {
+		return nil, err
+	}
+	fail := func(reason string) (cdp.Transport, error) {
+		p.close(nil)
+		if tail := lastLine(p.stderr); tail != "" {
+			reason += "; last stderr line: " + tail
+		}
+		return nil, &NoBrowserError{Reason: reason, Hint: "run `cdpkit doctor` to diagnose"}
+	}
+	endpoint, err := pollUntil(ctx, 20*time.Millisecond, p.exited, func() (string, bool) {
+		ep, err := activePortEndpoint(p.profile)
+		return ep, err == nil
+	})
+	if err != nil {
+		return fail(fmt.Sprintf("%s wrote no DevToolsActivePort: %v", exe, err))
+	}
+	t, err := cdp.DialWebSocket(ctx, endpoint, nil)
+	if err != nil {
+		return fail(fmt.Sprintf("connecting to %s at %s: %v", exe, endpoint, err))
+	}
+	return t, nil
+}
+
+// pollUntil calls f every interval until it reports done, ctx ends, or stop
+// closes.
+func pollUntil[T any](ctx context.Context, interval time.Duration, stop <-chan struct{}, f func() (T, bool)) (T, error) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		if v, ok := f(); ok {
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			var zero T
+			return zero, ctx.Err()
+		case <-stop:
+			var zero T
+			return zero, errors.New("the browser exited")
+		case <-tick.C:
+		}
+	}
+}
+
+func launchArgs(profile, debugging string, o *Options, eg *egress) []string {
+	args := []string{debugging, "--user-data-dir=" + profile}
 	if !o.Headful {
 		args = append(args, "--headless")
 	}
@@ -181,8 +288,11 @@ func launchArgs(profile string, o *Options, eg *egress) []string {
 }
 
 // needsNoSandbox reports whether Chromium's sandbox cannot work here: as
-// root, or inside a container.
+// root, or inside a container (Linux only; elsewhere the sandbox works).
 func needsNoSandbox() bool {
+	if runtime.GOOS != "linux" {
+		return false
+	}
 	if os.Geteuid() == 0 {
 		return true
 	}
@@ -210,16 +320,20 @@ func (p *process) close(conn *cdp.Conn) error {
 			case <-time.After(3 * time.Second):
 			}
 		}
-		// Kill the group even when the leader is gone: renderers and
-		// helpers share it.
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		// Kill the tree even when the leader is gone: renderers and
+		// helpers may not be.
+		p.tree.Kill()
 		select {
 		case <-p.exited:
+			p.tree.Release()
 		case <-time.After(5 * time.Second):
 			err = errors.New("browser: process did not exit after SIGKILL")
 		}
 		if p.egress != nil {
 			p.egress.close()
+		}
+		if p.tmp != "" {
+			sysproc.RemoveAll(p.tmp)
 		}
 		if p.own {
 			if rerr := removeProfile(p.profile); rerr != nil && err == nil {

@@ -71,6 +71,11 @@ func NewManager(o *Options) *Manager {
 	if o != nil {
 		m.opts = *o
 	}
+	if !m.opts.attaching() {
+		// At every start, not only at the first launch: what a killed
+		// cdpkit or a failed launch left goes at once (issue #25 item 18).
+		m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
+	}
 	return m
 }
 

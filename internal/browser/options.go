@@ -58,7 +58,10 @@ type Options struct {
 	noNetLog bool
 	// noGuard turns the guard off, for tests that measure its cost.
 	noGuard bool
-	profile string // set by a Manager: the user-data-dir it keeps across relaunches
+	// portTransport launches with --remote-debugging-port=0 as on
+	// Windows, so tests exercise that path on Linux.
+	portTransport bool
+	profile       string // set by a Manager: the user-data-dir it keeps across relaunches
 }
 
 func (o *Options) attaching() bool {

@@ -38,6 +38,8 @@ func TestSweepProfiles(t *testing.T) {
 		{name: profilePrefix + "noowner-new", wantKept: true},
 		{name: profilePrefix + "noowner-old", modTime: old, wantKept: false},
 		{name: "other-dead", owner: &deadPID, wantKept: true},
+		{name: tmpPrefix + "dead", owner: &deadPID, wantKept: false},
+		{name: tmpPrefix + "self", owner: &self, wantKept: true},
 	}
 	for _, tt := range tests {
 		dir := filepath.Join(tmp, tt.name)

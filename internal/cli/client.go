@@ -8,10 +8,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // startBudget bounds starting a daemon: waiting for the lock, the process
@@ -121,7 +122,7 @@ func (s *session) start(ctx context.Context, deadline time.Time) (net.Conn, erro
 	args := append([]string{"daemon", "--session", s.name}, s.daemonArgs...)
 	cmd := exec.Command(s.exe, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	sysproc.Detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}

@@ -8,10 +8,11 @@ import (
 	"net"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // DefaultIdleTimeout is how long a daemon waits without calls before it
@@ -69,9 +70,9 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		return err
 	}
 	defer os.Remove(p.state)
-	old := syscall.Umask(0o077)
+	old := sysproc.Umask(0o077)
 	ln, err := net.Listen("unix", p.socket)
-	syscall.Umask(old)
+	sysproc.Umask(old)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // DefaultSession is the session a call uses without --session or
@@ -28,17 +30,15 @@ func CheckSession(name string) error {
 }
 
 // StateDir returns the directory sockets, state files, locks and logs live
-// in: $CDPKIT_STATE_DIR, else $XDG_RUNTIME_DIR/cdpkit, else
-// /tmp/cdpkit-<uid>. It creates it 0700 and refuses one that another user
-// owns or that others may read or write, since its sockets drive a browser.
+// in: $CDPKIT_STATE_DIR, else $XDG_RUNTIME_DIR/cdpkit, else on Linux
+// /tmp/cdpkit-<uid>, else the user's cache dir (os.UserCacheDir: macOS
+// ~/Library/Caches/cdpkit, Windows %LocalAppData%\cdpkit). It creates it
+// 0700 and refuses one that another user owns or that others may read or
+// write, since its sockets drive a browser.
 func StateDir() (string, error) {
-	dir := os.Getenv("CDPKIT_STATE_DIR")
-	if dir == "" {
-		if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" {
-			dir = filepath.Join(rt, "cdpkit")
-		} else {
-			dir = filepath.Join(os.TempDir(), fmt.Sprintf("cdpkit-%d", os.Getuid()))
-		}
+	dir, err := defaultStateDir(runtime.GOOS, os.Getenv, os.UserCacheDir)
+	if err != nil {
+		return "", fmt.Errorf("state dir: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("state dir: %w", err)
@@ -47,17 +47,28 @@ func StateDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("state dir: %w", err)
 	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("state dir %s is not a directory (a symlink is refused)", dir)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if ok && int(st.Uid) != os.Getuid() {
-		return "", fmt.Errorf("state dir %s belongs to uid %d, not to you (uid %d)", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("state dir %s has mode %04o; want 0700 (chmod 700 it)", dir, fi.Mode().Perm())
+	if err := sysproc.CheckPrivateDir(dir, fi); err != nil {
+		return "", fmt.Errorf("state %w", err)
 	}
 	return dir, nil
+}
+
+// defaultStateDir picks the state dir for goos from the environment.
+func defaultStateDir(goos string, getenv func(string) string, cacheDir func() (string, error)) (string, error) {
+	if dir := getenv("CDPKIT_STATE_DIR"); dir != "" {
+		return dir, nil
+	}
+	if rt := getenv("XDG_RUNTIME_DIR"); rt != "" {
+		return filepath.Join(rt, "cdpkit"), nil
+	}
+	if goos == "linux" {
+		return filepath.Join(os.TempDir(), fmt.Sprintf("cdpkit-%d", os.Getuid())), nil
+	}
+	dir, err := cacheDir()
+	if err != nil {
+		return "", fmt.Errorf("%w (set CDPKIT_STATE_DIR)", err)
+	}
+	return filepath.Join(dir, "cdpkit"), nil
 }
 
 // paths are a session's files in the state dir.
@@ -70,9 +81,18 @@ func sessionPaths(dir, session string) paths {
 	return paths{dir: dir, socket: p + ".sock", state: p + ".json", lock: p + ".lock", log: p + ".log"}
 }
 
-// maxSocketPath is the longest unix socket path Linux accepts (sun_path
-// less its terminating NUL).
-const maxSocketPath = 107
+// maxSocketPath is the longest unix socket path this OS accepts (sun_path
+// less its terminating NUL): 108-1 on Linux and Windows 10+, 104-1 on
+// macOS and the BSDs.
+var maxSocketPath = maxSocketPathFor(runtime.GOOS)
+
+func maxSocketPathFor(goos string) int {
+	switch goos {
+	case "darwin", "ios", "freebsd", "netbsd", "openbsd", "dragonfly":
+		return 103
+	}
+	return 107
+}
 
 // State is what a daemon records about itself for `cdpkit sessions`.
 type State struct {
@@ -117,7 +137,7 @@ func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !sysproc.Alive(pid) {
 		return false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -140,11 +160,11 @@ func lockFile(path string, deadline time.Time) (func(), error) {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := sysproc.TryLock(f)
 		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+			return func() { sysproc.Unlock(f); f.Close() }, nil
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		if !errors.Is(err, sysproc.ErrLocked) {
 			f.Close()
 			return nil, fmt.Errorf("lock: %w", err)
 		}

@@ -121,7 +121,7 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 		sum := sha256.Sum256([]byte(got))
 		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cdpkit"`)
-			refuse(w, "unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			refuse(w, "unauthorized: send the token as the header \"Authorization: Bearer <token>\" (cdpkit serve prints it on stderr at start, or keeps it in --token-file; cdpkit serve --print-config claude|cursor|codex prints a ready registration)", http.StatusUnauthorized)
 			return
 		}
 		if wait := rates.take(string(sum[:])); wait > 0 {

@@ -1,18 +1,19 @@
-// Package sysproc reads Linux's /proc and manages temporary directories
+// Package sysproc holds cdpkit's operating-system specific process code:
+// process trees that die together (tree_*.go), process groups and detached
+// daemons, file locks, liveness, Linux's /proc, and temporary directories
 // owned by a process, so that whoever runs next can clean up after a
-// process that was killed. It is shared by the browser launcher, the
-// benchmark driver and the tests.
+// process that was killed. It is shared by the browser launcher, the CLI
+// daemon, the benchmark driver and the tests. It builds for Linux, macOS
+// (and the BSDs) and Windows; what only Linux has is documented as such.
 package sysproc
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Matching returns, in ascending order, the pids of live processes whose
@@ -66,10 +67,4 @@ func State(stat string) byte {
 		return 0
 	}
 	return stat[i+2]
-}
-
-// Alive reports whether a process with this pid exists.
-func Alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package sysproc
+
+import "syscall"
+
+func setDeathSignal(*syscall.SysProcAttr, syscall.Signal) {}
