@@ -22,7 +22,8 @@ lint:
 	@out="$$($(GOFMT) -l .)"; \
 	if [ -n "$$out" ]; then echo "gofmt -l: these files need formatting:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
+	@# a second try only for a module-proxy hiccup while fetching the tool
+	$(GO) run $(STATICCHECK) ./... || $(GO) run $(STATICCHECK) ./...
 
 # cross builds ./... for every supported GOOS/GOARCH; one failure fails it.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
