@@ -12,7 +12,8 @@ import (
 )
 
 func TestViewportPresets(t *testing.T) {
-	t.Parallel()
+	// Not parallel: what it checks needs the tab to render as the visible
+	// one, and parallel tests keep taking other tabs to the front.
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	page := "/emulate-viewport.html"
@@ -117,7 +118,8 @@ func TestSetViewportRejects(t *testing.T) {
 // TestRestoreEmulation detaches the tab's session, which drops its
 // overrides, and applies them again to the new one.
 func TestRestoreEmulation(t *testing.T) {
-	t.Parallel()
+	// Not parallel: what it checks needs the tab to render as the visible
+	// one, and parallel tests keep taking other tabs to the front.
 	srv := serveNav(t)
 	b, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/emulate-viewport.html", nil)
@@ -237,28 +239,6 @@ func TestEmulate(t *testing.T) {
 		}
 	})
 
-	t.Run("geolocation", func(t *testing.T) {
-		const where = `new Promise(r => navigator.geolocation.getCurrentPosition(
-			p => r(p.coords.latitude + "," + p.coords.longitude),
-			e => r("error " + e.code), {timeout: 5000}))`
-		got, err := tab.Emulate(t.Context(), EmulationChange{Geolocation: &Geolocation{Latitude: 35.6762, Longitude: 139.6503, Accuracy: 20}})
-		if err != nil {
-			t.Fatalf("Emulate: %v", err)
-		}
-		if got.Geolocation == nil || got.Geolocation.Latitude != 35.6762 {
-			t.Errorf("Emulate = %+v, want the geolocation in effect", got)
-		}
-		if pos := navString(t, tab, where); pos != "35.6762,139.6503" {
-			t.Errorf("the page's position = %q, want 35.6762,139.6503", pos)
-		}
-		if _, err := tab.Emulate(t.Context(), EmulationChange{ClearGeolocation: true}); err != nil {
-			t.Fatalf("Emulate(clear): %v", err)
-		}
-		if pos := navString(t, tab, where); !strings.HasPrefix(pos, "error") {
-			t.Errorf("after clearing, the page's position = %q, want an error", pos)
-		}
-	})
-
 	t.Run("cpu and network", func(t *testing.T) {
 		got, err := tab.Emulate(t.Context(), EmulationChange{CPUThrottling: num(4), Network: str("slow3g")})
 		if err != nil {
@@ -285,6 +265,37 @@ func TestEmulate(t *testing.T) {
 			t.Errorf("Navigate after the network is back: %v", err)
 		}
 	})
+}
+
+// TestEmulateGeolocation runs alone, not in parallel: Chromium answers
+// geolocation only to a visible page, and a headless browser shows one tab
+// at a time, which parallel tests would keep taking to the front.
+func TestEmulateGeolocation(t *testing.T) {
+	srv := serveNav(t)
+	_, tab := newTab(t)
+	mustNav(t, tab, srv.URL+"/echo", nil)
+	if err := tab.MakeActive(t.Context(), true); err != nil {
+		t.Fatalf("MakeActive: %v", err)
+	}
+	const where = `new Promise(r => navigator.geolocation.getCurrentPosition(
+		p => r(p.coords.latitude + "," + p.coords.longitude),
+		e => r("error " + e.code), {timeout: 5000}))`
+	got, err := tab.Emulate(t.Context(), EmulationChange{Geolocation: &Geolocation{Latitude: 35.6762, Longitude: 139.6503, Accuracy: 20}})
+	if err != nil {
+		t.Fatalf("Emulate: %v", err)
+	}
+	if got.Geolocation == nil || got.Geolocation.Latitude != 35.6762 {
+		t.Errorf("Emulate = %+v, want the geolocation in effect", got)
+	}
+	if pos := navString(t, tab, where); pos != "35.6762,139.6503" {
+		t.Errorf("the page's position = %q, want 35.6762,139.6503", pos)
+	}
+	if _, err := tab.Emulate(t.Context(), EmulationChange{ClearGeolocation: true}); err != nil {
+		t.Fatalf("Emulate(clear): %v", err)
+	}
+	if pos := navString(t, tab, where); !strings.HasPrefix(pos, "error") {
+		t.Errorf("after clearing, the page's position = %q, want an error", pos)
+	}
 }
 
 func TestEmulationChangeValidate(t *testing.T) {

@@ -276,7 +276,8 @@ func TestScreenshotFullPageFixedAndVH(t *testing.T) {
 }
 
 func TestScreenshotLazyContent(t *testing.T) {
-	t.Parallel()
+	// Not parallel: what it checks needs the tab to render as the visible
+	// one, and parallel tests keep taking other tabs to the front.
 	tab := openShotPage(t, "/screenshot/lazy.html")
 	shot, img := takeShot(t, tab, ScreenshotOptions{FullPage: true})
 	// #late turns green only once it has been scrolled into view.
