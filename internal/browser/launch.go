@@ -135,9 +135,10 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 
 	conn := cdp.NewConn(&processTransport{t, p}, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
 	go func() {
-		// A browser that exits on its own closes the pipe, but make sure.
+		// A browser that exits on its own closes the pipe, but make sure,
+		// and say it crashed: the exit may be seen before the pipe breaks.
 		<-p.exited
-		conn.Close()
+		conn.CloseWith(p.crashed(errors.New("connection closed")))
 	}()
 	if _, err := browserVersion(ctx, conn); err != nil {
 		conn.Close()

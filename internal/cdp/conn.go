@@ -124,6 +124,12 @@ func (c *Conn) Close() error {
 	return nil
 }
 
+// CloseWith closes the connection like Close, with cause as the reason that
+// pending and later calls report (a [DisconnectedError] unwrapping to it).
+func (c *Conn) CloseWith(cause error) {
+	c.fail(cause)
+}
+
 // fail closes the connection once, with cause as the reason.
 func (c *Conn) fail(cause error) {
 	c.mu.Lock()

@@ -980,3 +980,23 @@ func TestWatchSeesEventsBeforeLaterReplies(t *testing.T) {
 		t.Errorf("after stop the watcher saw %v, want nothing more", seen[len(want):])
 	}
 }
+
+// TestCloseWithGivesTheCause is a regression test: a launched browser whose
+// exit is seen before its pipe breaks closes the Conn with the crash as the
+// cause, and the call in flight reports that cause, not "connection closed".
+func TestCloseWithGivesTheCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, f := newTestConn(t, nil)
+		pending := goCall(t.Context(), c.Browser(), "Runtime.evaluate", nil)
+		f.next(t)
+		cause := errors.New("the browser crashed")
+		c.CloseWith(cause)
+		r := await(t, pending)
+		if !errors.Is(r.err, ErrDisconnected) || !errors.Is(r.err, cause) {
+			t.Errorf("pending call after CloseWith = %v, want ErrDisconnected wrapping %v", r.err, cause)
+		}
+		if !errors.Is(c.Err(), cause) {
+			t.Errorf("Conn.Err() = %v, want %v", c.Err(), cause)
+		}
+	})
+}
