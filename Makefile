@@ -5,14 +5,15 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build browser lint cross test demo bench bench-peers soak clean
+.PHONY: build deps lint cross test demo bench bench-peers soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
 
-# browser installs Chromium if none is present; it is a no-op otherwise.
-browser:
-	bash scripts/install-browser.sh
+# deps installs Chromium and the programs tests use (scripts/install-deps.sh)
+# when missing; it is a no-op otherwise.
+deps:
+	bash scripts/install-deps.sh
 
 # STATICCHECK is pinned; go run fetches it through the module proxy once and
 # caches it. staticcheck.conf says which checks run.
@@ -37,7 +38,7 @@ cross:
 # package's, not the sum. The biggest packages are listed first so they start
 # first. Each package's closing line (ok/FAIL) is printed as go test gives it.
 SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit
-test: browser lint cross
+test: deps lint cross
 	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m $(SLOW_PKGS) \
 		$$($(GO) list ./... | grep -v -e '/internal/cdp$$' -e '/internal/cdp/' $(foreach p,$(SLOW_PKGS),-e '$(patsubst ./%,/%,$(p))$$')); rest=$$?; \
@@ -45,19 +46,19 @@ test: browser lint cross
 	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
 	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
-demo: browser build
+demo: deps build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)
 
 # Both bench targets write bench/results/ and regenerate docs/performance.md
 # (linked from the README's Performance section) from it.
-bench: browser build
+bench: deps build
 	$(GO) run ./cmd/bench -cdpkit $(BIN)
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
 # bench-peers compares cdpkit with @playwright/mcp and chrome-devtools-mcp,
 # pinned in scripts/install-peers.sh and installed with npm into PEERS_DIR.
 PEERS_DIR ?= $(HOME)/.cache/cdpkit-bench/peers
-bench-peers: browser build
+bench-peers: deps build
 	bash scripts/install-peers.sh $(PEERS_DIR)
 	$(GO) run ./cmd/bench -cdpkit $(BIN) -peers $(PEERS_DIR)
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
@@ -65,7 +66,7 @@ bench-peers: browser build
 # soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports the
 # memory drift of cdpkit and of Chromium, then the launch/close leak test at
 # 50 cycles (make test runs 5). Not part of test.
-soak: browser build
+soak: deps build
 	$(GO) run ./cmd/soak -cdpkit $(BIN)
 	CDPKIT_SOAK=1 CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestLaunchCloseNoLeaks' -v -timeout 20m ./internal/browser/
 
