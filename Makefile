@@ -95,7 +95,7 @@ release:
 # (docs/decisions/2026-12-03-npm-packages.md). npm-pack alone does the same
 # from archives already in dist/, such as those GoReleaser made for a tag.
 npm: release
-	$(MAKE) npm-pack
+	$(MAKE) npm-pack VERSION=$(VERSION)
 npm-pack:
 	$(GO) run ./scripts/release npm -version $(VERSION) -dist $(DIST)
 	cd $(DIST)/npm && npm pack --silent $$(for d in */; do printf './%s ' "$$d"; done)

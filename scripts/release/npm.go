@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -171,12 +172,17 @@ func (n npmPackages) writePlatform(p platform, archive string) error {
 	})
 }
 
+// writeManifest writes m as dir/package.json, without Go's HTML escaping
+// (">=18", not "\u003e=18").
 func writeManifest(dir string, m any) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "package.json"), append(data, '\n'), 0o644)
+	return writeFile(filepath.Join(dir, "package.json"), buf.Bytes(), 0o644)
 }
 
 // writeFile writes data to path, making its directory, with mode exactly.
