@@ -99,23 +99,26 @@ func benchWedge(ctx context.Context, log *slog.Logger, cfg *config, scratch stri
 	if pid == 0 {
 		return nil, fmt.Errorf("no browser process under cdpkit (pid %d)", c.cmd.Process.Pid)
 	}
-	pending := make(chan struct{})
-	var killed time.Time
+	pending := make(chan time.Time, 1)
 	go func() {
-		defer close(pending)
 		r, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: "wait_for", Arguments: map[string]any{
-			"target": other, "text": "never on this page", "timeout_ms": 30000}})
-		res.crash = time.Since(killed)
+			"target": other, "text": []string{"never on this page"}, "timeout": 30000, "timeout_ms": 35000}})
 		res.crashCode = codeOf(r, err)
+		pending <- time.Now()
 	}()
 	// Give the call time to reach the browser: a bench, not a test, so a
 	// plain pause is fine here.
 	time.Sleep(500 * time.Millisecond)
-	killed = time.Now()
+	select {
+	case <-pending:
+		return nil, fmt.Errorf("the pending wait_for returned before the kill: %s", res.crashCode)
+	default:
+	}
+	killed := time.Now()
 	if p, err := os.FindProcess(pid); err != nil || p.Kill() != nil {
 		return nil, fmt.Errorf("killing the browser (pid %d) failed", pid)
 	}
-	<-pending
+	res.crash = (<-pending).Sub(killed)
 	start = time.Now()
 	if _, err := c.callAny(ctx, "list_pages", nil); err != nil {
 		return nil, c.withStderr(err)
