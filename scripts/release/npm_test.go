@@ -76,14 +76,21 @@ func TestNPMInstall(t *testing.T) {
 	tmp := t.TempDir()
 	env := npmEnv(filepath.Join(tmp, "npm-cache"))
 
+	start := time.Now()
+	step := func(what string) {
+		t.Logf("%s: %v", what, time.Since(start).Round(time.Millisecond))
+		start = time.Now()
+	}
+
 	// One build. No -trimpath, unlike make release: this way it reuses the
 	// package objects `make cross` compiled, and only links.
 	bin := filepath.Join(tmp, "build", host.exe())
-	build := exec.CommandContext(t.Context(), "go", "build", "-ldflags", "-X main.version="+testVersion, "-o", bin, "../../cmd/cdpkit")
+	build := exec.CommandContext(t.Context(), "go", "build", "-ldflags", "-s -w -X main.version="+testVersion, "-o", bin, "../../cmd/cdpkit")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	step("go build")
 	rel := release{version: testVersion, dist: tmp, readme: "../../README.md", mtime: time.Unix(0, 0)}
 	archive, err := rel.writeArchive(host, bin)
 	if err != nil {
@@ -99,6 +106,7 @@ func TestNPMInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	target, _ := host.npmTarget()
+	step("archive and npm packages")
 
 	pack := exec.CommandContext(t.Context(), "npm", "pack", "--pack-destination", tmp, "./cdpkit", "./cdpkit-"+target)
 	pack.Dir, pack.Env = pkgs.out, env
@@ -106,6 +114,7 @@ func TestNPMInstall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("npm pack: %v\n%s%s", err, out, stderrOf(err))
 	}
+	step("npm pack")
 	var tarballs []string
 	for _, name := range strings.Fields(string(out)) {
 		tarballs = append(tarballs, filepath.Join(tmp, name))
@@ -122,6 +131,7 @@ func TestNPMInstall(t *testing.T) {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("npm install --offline of the tarballs: %v\n%s", err, out)
 	}
+	step("npm install")
 	installed := filepath.Join(prefix, "node_modules", "@cdpkit", target, "bin", host.exe())
 	if fi, err := os.Stat(installed); err != nil || fi.Mode().Perm()&0o111 == 0 {
 		t.Fatalf("the installed binary %s: %v, want an executable file", installed, fi)
