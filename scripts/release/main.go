@@ -35,7 +35,7 @@ func main() {
 
 func run(args []string, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "archives" && args[0] != "npm") {
-		return fmt.Errorf("usage: release archives|npm -version V [-dist DIR] [-mtime UNIX] [-src DIR]")
+		return fmt.Errorf("usage: release archives|npm -version V [-dist DIR] [-mtime UNIX] [-readme FILE] [-src DIR]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -43,6 +43,7 @@ func run(args []string, stderr io.Writer) error {
 	dist := fs.String("dist", "dist", "the release directory")
 	mtime := fs.String("mtime", "0", "modification time of archived files, in Unix seconds (the commit's, for reproducible archives)")
 	src := fs.String("src", "npm", "the directory holding the launcher package's files")
+	readme := fs.String("readme", "README.md", "the README every archive holds")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -55,7 +56,7 @@ func run(args []string, stderr io.Writer) error {
 	}
 	switch args[0] {
 	case "archives":
-		rel := release{version: *version, dist: *dist, readme: "README.md", mtime: time.Unix(secs, 0).UTC()}
+		rel := release{version: *version, dist: *dist, readme: *readme, mtime: time.Unix(secs, 0).UTC()}
 		for _, p := range platforms {
 			name, err := rel.writeArchive(p, filepath.Join(*dist, "build", p.GOOS+"_"+p.GOARCH, p.exe()))
 			if err != nil {

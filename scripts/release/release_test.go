@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -303,4 +304,63 @@ func yamlList(text, key string) []string {
 		}
 	}
 	return items
+}
+
+// TestRun runs the two commands as make does, over stand-in binaries, and
+// checks that npm makes the launcher and one package per platform from the
+// archives.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	dist := t.TempDir()
+	for _, p := range platforms {
+		bin := filepath.Join(dist, "build", p.GOOS+"_"+p.GOARCH, p.exe())
+		if err := writeFile(bin, []byte("binary for "+p.GOOS+"/"+p.GOARCH), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	if err := run([]string{"archives", "-version", "v1.2.3", "-dist", dist, "-readme", "../../README.md", "-mtime", "1700000000"}, &log); err != nil {
+		t.Fatalf("archives: %v\n%s", err, log.String())
+	}
+	if err := run([]string{"npm", "-version", "v1.2.3", "-dist", dist, "-src", "../../npm"}, &log); err != nil {
+		t.Fatalf("npm: %v\n%s", err, log.String())
+	}
+	got := map[string]string{}
+	dirs, err := os.ReadDir(filepath.Join(dist, "npm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		var m struct {
+			Name, Version string
+			OS, CPU       []string
+		}
+		data, err := os.ReadFile(filepath.Join(dist, "npm", d.Name(), "package.json"))
+		if err == nil {
+			err = json.Unmarshal(data, &m)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", d.Name(), err)
+		}
+		got[m.Name] = m.Version + " " + strings.Join(m.OS, ",") + " " + strings.Join(m.CPU, ",")
+	}
+	want := map[string]string{
+		"cdpkit":               "1.2.3  ",
+		"@cdpkit/linux-x64":    "1.2.3 linux x64",
+		"@cdpkit/linux-arm64":  "1.2.3 linux arm64",
+		"@cdpkit/darwin-x64":   "1.2.3 darwin x64",
+		"@cdpkit/darwin-arm64": "1.2.3 darwin arm64",
+		"@cdpkit/win32-x64":    "1.2.3 win32 x64",
+		"@cdpkit/win32-arm64":  "1.2.3 win32 arm64",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("npm packages (-want +got):\n%s", diff)
+	}
+	bin, err := os.ReadFile(filepath.Join(dist, "npm", "cdpkit-win32-arm64", "bin", "cdpkit.exe"))
+	if string(bin) != "binary for windows/arm64" {
+		t.Errorf("@cdpkit/win32-arm64 holds %q, %v; want the windows/arm64 binary", bin, err)
+	}
+	if err := run([]string{"npm", "-dist", dist}, &log); err == nil {
+		t.Error("npm without -version succeeded")
+	}
 }
