@@ -10,6 +10,8 @@ bash ./install-browser.sh
 # Each entry is "command:debian-package". Add a line when a test starts
 # using a new program.
 deps=(
+	node:nodejs
+	npm:npm
 )
 
 missing=()

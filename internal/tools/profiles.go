@@ -33,8 +33,9 @@ var devtoolsTools = append(slices.Clone(coreTools),
 
 // Select returns the tools a --tools value names: "core" (the default
 // when empty), "devtools" (core plus console, network, mocks, cookies,
-// storage state and downloads), "full" (every tool), or a comma-separated
-// list of names. An unknown name is an error that lists the valid ones.
+// storage state, downloads, heap snapshots and Lighthouse), "full" (every
+// tool), or a comma-separated list of names. An unknown name is an error
+// that lists the valid ones.
 func Select(spec string) ([]Tool, error) {
 	all := All()
 	var names []string
