@@ -128,55 +128,78 @@ func (s *scanner) skipString() error {
 	}
 }
 
-// integer reads a JSON integer.
-func (s *scanner) integer() (int64, error) {
-	if _, err := s.peek(); err != nil {
-		return 0, err
-	}
-	var n int64
-	neg, digits := false, 0
-	for {
-		c, err := s.r.ReadByte()
-		if err == io.EOF && digits > 0 {
-			break
-		}
-		if err != nil {
-			return 0, s.errorf("unexpected end of file in a number")
-		}
-		s.off++
-		switch {
-		case c == '-' && digits == 0 && !neg:
-			neg = true
-			continue
-		case c >= '0' && c <= '9':
-			n = n*10 + int64(c-'0')
-			digits++
-			continue
-		}
-		s.r.UnreadByte()
-		s.off--
-		break
-	}
-	if digits == 0 {
-		c, _ := s.peek()
-		return 0, s.errorf("got %q, want an integer", c)
-	}
-	if neg {
-		n = -n
-	}
-	return n, nil
-}
-
-// ints reads an array of integers, calling f with each in order.
+// ints reads an array of integers, calling f with each in order. It
+// parses straight from the reader's buffer: the node and edge arrays are
+// nearly all of a snapshot's bytes.
 func (s *scanner) ints(f func(int64)) error {
-	return s.array(func() error {
-		n, err := s.integer()
-		if err != nil {
-			return err
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	const (
+		start      = iota // after '[': a number or ']'
+		inNumber          // reading digits
+		afterNum          // after a number and space: ',' or ']'
+		afterComma        // a number
+	)
+	state, n, digits, neg := start, int64(0), 0, false
+	emit := func() error {
+		if digits == 0 {
+			return s.errorf("a '-' without digits")
+		}
+		if neg {
+			n = -n
 		}
 		f(n)
+		n, digits, neg = 0, 0, false
 		return nil
-	})
+	}
+	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return s.errorf("unexpected end of file in an array")
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		for i, c := range buf {
+			switch {
+			case c >= '0' && c <= '9':
+				if state == afterNum {
+					return s.errorf("two numbers without a comma")
+				}
+				state = inNumber
+				n = n*10 + int64(c-'0')
+				digits++
+			case c == '-' && (state == start || state == afterComma):
+				neg, state = true, inNumber
+			case c == ' ' || c == '\n' || c == '\r' || c == '\t':
+				if state == inNumber {
+					if err := emit(); err != nil {
+						return err
+					}
+					state = afterNum
+				}
+			case c == ',' && (state == inNumber || state == afterNum):
+				if state == inNumber {
+					if err := emit(); err != nil {
+						return err
+					}
+				}
+				state = afterComma
+			case c == ']' && state != afterComma:
+				if state == inNumber {
+					if err := emit(); err != nil {
+						return err
+					}
+				}
+				s.r.Discard(i + 1)
+				s.off += int64(i + 1)
+				return nil
+			default:
+				s.off += int64(i)
+				return s.errorf("got %q in an array of integers", c)
+			}
+		}
+		s.r.Discard(len(buf))
+		s.off += int64(len(buf))
+	}
 }
 
 // array reads an array, calling elem to read each element.
