@@ -142,8 +142,10 @@ func statusLine(line string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	rest = strings.TrimSpace(rest)
-	return "lighthouse: " + rest, rest != ""
+	if rest = strings.TrimSpace(rest); rest == "" {
+		return "", false
+	}
+	return "lighthouse: " + rest, true
 }
 
 // lastLines returns the last n non-empty lines of out, joined by " / ".
