@@ -16,9 +16,9 @@ import (
 // AuditBrowser is a Chromium of its own that an outside tool (Lighthouse)
 // drives for one audit, through a debugging port on 127.0.0.1. cdpkit's
 // own browser never opens a port; this one lives only as long as the
-// audit, in a temporary profile, and reaches the network through an
-// egress proxy of its own that judges every address with the same URL
-// policy as cdpkit's browser. See
+// audit, in a temporary profile, and is held to the same URL policy as
+// cdpkit's browser: the URL guard judges every document request, and an
+// egress proxy of its own judges every address. See
 // docs/decisions/2026-12-03-lighthouse-audit-browser.md.
 type AuditBrowser struct {
 	p    *process
@@ -43,6 +43,14 @@ func (m *Manager) StartAuditBrowser(ctx context.Context, cookies []Cookie) (*Aud
 		return nil, err
 	}
 	a := &AuditBrowser{p: p, conn: conn}
+	// The guard judges documents (origin lists, schemes) as in cdpkit's
+	// browser; the egress proxy, started by launch, judges every address.
+	if !o.noGuard {
+		if _, err := startGuard(ctx, conn, o.urlPolicy(), o.logger()); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	ep, err := activePortEndpoint(p.profile)
 	if err == nil {
 		var u *url.URL

@@ -37,16 +37,20 @@ func needNode(t *testing.T) {
 // TestLighthouseAudit audits a fixture page. The test's browser has a URL
 // policy that resolves every name to loopback and blocks loopback except
 // for ok.test, the page's origin; the page embeds an image from
-// evil.test: the result has the four category
+// evil.test and a frame from frame.test, an origin the policy blocks: the result has the four category
 // scores and both reports in the artifact dir, the audit browser sent the
-// cookie set in the tab, and evil.test was never reached — the audit
-// browser goes through the egress proxy like cdpkit's own. The first run
+// cookie set in the tab, and neither evil.test nor frame.test was reached:
+// the audit browser has the URL guard and the egress proxy of cdpkit's own. The first run
 // installs Lighthouse into the user cache dir (once; later runs reuse it).
 func TestLighthouseAudit(t *testing.T) {
 	needNode(t)
-	var sawCookie, evilHits atomic.Int32
+	var sawCookie, evilHits, frameHits atomic.Int32
 	evil := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		evilHits.Add(1)
+		if strings.HasPrefix(r.Host, "frame.test") {
+			frameHits.Add(1)
+		} else {
+			evilHits.Add(1)
+		}
 	}))
 	_, evilPort, _ := net.SplitHostPort(strings.TrimPrefix(evil.URL, "http://"))
 	site := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -58,16 +62,19 @@ func TestLighthouseAudit(t *testing.T) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="description" content="A page for auditing.">
 <title>Audit fixture</title></head><body><main><h1>Audit fixture</h1>
-<p>Some text to read.</p><img src="http://evil.test:%s/pixel.png" alt="pixel" width="10" height="10">
+<p>Some text to read.</p><img src="http://evil.test:%[1]s/pixel.png" alt="pixel" width="10" height="10">
+<iframe src="http://frame.test:%[1]s/" title="blocked frame"></iframe>
 </main></body></html>`, evilPort)
 	}))
 	_, sitePort, _ := net.SplitHostPort(strings.TrimPrefix(site.URL, "http://"))
-	// Loopback is blocked except for ok.test, so evil.test (loopback too)
-	// is an address the policy refuses for every request, not only
-	// documents.
+	// Loopback is blocked except for ok.test and frame.test, so evil.test
+	// (loopback too) is an address the policy refuses for every request;
+	// frame.test is an origin it refuses for documents only, which the
+	// egress proxy lets through and the URL guard must refuse.
 	pol := &policy.Policy{
 		BlockLoopback:  true,
-		AllowedOrigins: []string{"ok.test"},
+		AllowedOrigins: []string{"ok.test", "frame.test"},
+		BlockedOrigins: []string{"frame.test"},
 		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 		},
@@ -78,6 +85,7 @@ func TestLighthouseAudit(t *testing.T) {
 	h.mustCall(t, "set_cookie", fmt.Sprintf(`{"name":"audit_session","value":"s3cret","url":%q}`, page))
 	sawCookie.Store(0)
 	evilHits.Store(0)
+	frameHits.Store(0)
 
 	var stages []string
 	res, err := toolNamed(t, "lighthouse_audit").Call(WithProgress(t.Context(), func(msg string) { stages = append(stages, msg) }),
@@ -111,7 +119,10 @@ func TestLighthouseAudit(t *testing.T) {
 		t.Error("the audit browser never sent the tab's cookie")
 	}
 	if n := evilHits.Load(); n != 0 {
-		t.Errorf("the blocked origin evil.test was reached %d times during the audit", n)
+		t.Errorf("the blocked address of evil.test was reached %d times during the audit", n)
+	}
+	if n := frameHits.Load(); n != 0 {
+		t.Errorf("the blocked origin frame.test was loaded as a frame %d times during the audit", n)
 	}
 	if !strings.Contains(strings.Join(stages, "\n"), "lighthouse: ") {
 		t.Errorf("progress %q has no lighthouse stage", stages)
