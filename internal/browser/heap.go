@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -32,8 +33,23 @@ func (t *Tab) HeapSnapshot(ctx context.Context, w io.Writer, progress func(done,
 	if err != nil {
 		return 0, err
 	}
+	// One snapshot at a time per tab, including the tail of one whose
+	// call gave up: its chunks keep coming and must not land in the next.
+	lock := heapLock(s)
+	select {
+	case lock <- struct{}{}:
+	case <-ctx.Done():
+		return 0, fmt.Errorf("browser: waiting for the tab's previous heap snapshot: %w", ctx.Err())
+	}
+	release := false // whether to free lock on return; else drainHeapSnapshot does
+	defer func() {
+		if release {
+			<-lock
+		}
+	}()
 	Step(ctx, "enabling the heap profiler")
 	if _, err := cdpapi.Call(ctx, s, heapprofiler.Enable, cdpapi.Empty{}); err != nil {
+		release = true
 		return 0, fmt.Errorf("browser: enabling the heap profiler: %w", err)
 	}
 	var (
@@ -82,10 +98,39 @@ func (t *Tab) HeapSnapshot(ctx context.Context, w io.Writer, progress func(done,
 	defer mu.Unlock()
 	stopped = true
 	if err != nil {
+		go drainHeapSnapshot(s, lock)
 		return n, fmt.Errorf("browser: taking a heap snapshot: %w", err)
 	}
+	release = true
 	if werr != nil {
 		return n, fmt.Errorf("browser: writing the heap snapshot: %w", werr)
 	}
 	return n, nil
+}
+
+// heapDrainTimeout bounds the wait for an abandoned snapshot to finish.
+const heapDrainTimeout = 2 * time.Minute
+
+// heapLocks holds a 1-slot semaphore per tab session, for HeapSnapshot.
+var heapLocks sync.Map // *cdp.Session → chan struct{}
+
+func heapLock(s *cdp.Session) chan struct{} {
+	v, loaded := heapLocks.LoadOrStore(s, make(chan struct{}, 1))
+	if !loaded {
+		go func() {
+			<-s.Done()
+			heapLocks.Delete(s)
+		}()
+	}
+	return v.(chan struct{})
+}
+
+// drainHeapSnapshot releases lock once the browser has finished a snapshot
+// whose call gave up: the browser answers a session's commands in order,
+// so the reply to one sent now comes after the last chunk.
+func drainHeapSnapshot(s *cdp.Session, lock chan struct{}) {
+	defer func() { <-lock }()
+	ctx, cancel := context.WithTimeout(context.Background(), heapDrainTimeout)
+	defer cancel()
+	cdpapi.Call(ctx, s, heapprofiler.Enable, cdpapi.Empty{})
 }
