@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
@@ -44,6 +45,14 @@ func needNode(t *testing.T) {
 // installs Lighthouse into the user cache dir (once; later runs reuse it).
 func TestLighthouseAudit(t *testing.T) {
 	needNode(t)
+	t.Parallel()
+	// The first run installs Lighthouse (~200 MB) before the call, so that
+	// the install does not eat the call's deadline.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	if _, _, err := defaultLighthouse.Ensure(ctx, func(s string) { t.Logf("%s into %s", s, lighthouse.DefaultCacheDir()) }); err != nil {
+		t.Fatalf("installing lighthouse: %v", err)
+	}
 	var sawCookie, evilHits, frameHits atomic.Int32
 	evil := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.Host, "frame.test") {
