@@ -61,6 +61,12 @@ type TabDriver interface {
 
 	Click(ctx context.Context, o ClickOptions) (*ClickResult, error)
 	Hover(ctx context.Context, ref, selector string) (*HoverResult, error)
+	ClickAt(ctx context.Context, o PointOptions) (*PointResult, error)
+	MoveMouseTo(ctx context.Context, x, y float64) (*PointResult, error)
+	DragAt(ctx context.Context, from, to PointOptions) (*PointResult, error)
+	ScrollAt(ctx context.Context, x, y, dx, dy float64) (*PointResult, error)
+	SetImageScale(s float64)
+	ImageScale() float64
 	Drag(ctx context.Context, o DragOptions) (*DragResult, error)
 	Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error)
 	Fill(ctx context.Context, ref, selector, value string) (*FillResult, error)

@@ -35,6 +35,8 @@ type Tab struct {
 
 	chooser chooserNote // the last file chooser the page opened (filechooser.go)
 
+	imgScale imageScale // of the last viewport screenshot shown (pointer_at.go)
+
 	emu emulator // viewport and emulation overrides, kept to apply again on a new session
 
 	queue opQueue // state-changing calls run one at a time; see queue.go

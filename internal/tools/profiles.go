@@ -31,6 +31,10 @@ var devtoolsTools = append(slices.Clone(coreTools),
 	"take_heapsnapshot", "lighthouse_audit",
 )
 
+// visionProfile is the core loop plus the tools that act at screenshot
+// coordinates, for models that look at the page.
+var visionProfile = append(slices.Clone(coreTools), "click_at", "move_mouse", "drag_at", "scroll_at")
+
 // Select returns the tools a --tools value names: "core" (the default
 // when empty), "devtools" (core plus console, network, mocks, cookies,
 // storage state, downloads, heap snapshots and Lighthouse), "full" (every
@@ -44,6 +48,8 @@ func Select(spec string) ([]Tool, error) {
 		names = coreTools
 	case "devtools":
 		names = devtoolsTools
+	case "vision":
+		names = visionProfile
 	case "full":
 		return all, nil
 	default:
@@ -61,7 +67,7 @@ func Select(spec string) ([]Tool, error) {
 			for _, t := range all {
 				valid = append(valid, t.Name)
 			}
-			return nil, fmt.Errorf("--tools: unknown tool %q; use core, devtools, full or names from: %s", n, strings.Join(valid, ", "))
+			return nil, fmt.Errorf("--tools: unknown tool %q; use core, devtools, vision, full or names from: %s", n, strings.Join(valid, ", "))
 		}
 		if !slices.ContainsFunc(out, func(t Tool) bool { return t.Name == n }) {
 			out = append(out, all[i])
