@@ -224,6 +224,10 @@ func defineOn[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in 
 	return declare(t, h)
 }
 
+// targetDescription describes the tab selector of every tool that acts on
+// a tab and says nothing more specific.
+const targetDescription = "tab: id, index:N, url:X or title:X (default active)"
+
 func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -232,6 +236,9 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	// Unknown arguments are refused when decoding; saying so in every
 	// schema would cost tokens on every turn.
 	schema.AdditionalProperties = nil
+	if p := schema.Properties["target"]; p != nil && p.Description == "" {
+		p.Description = targetDescription
+	}
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("tools: %s: resolving schema: %v", t.Name, err))
