@@ -10,6 +10,9 @@ bash ./install-browser.sh
 # Each entry is "command:debian-package". Add a line when a test starts
 # using a new program.
 deps=(
+	"pdfinfo:poppler-utils"
+	"node:nodejs"
+	"npm:npm"
 )
 
 missing=()
