@@ -48,6 +48,9 @@ const (
 	SessionClosed       Code = "SESSION_CLOSED"
 	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
+
+	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
+	AuditFailed           Code = "AUDIT_FAILED"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line

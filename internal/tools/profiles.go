@@ -21,19 +21,25 @@ var coreTools = func() []string {
 
 // devtoolsTools are the core loop plus what debugging a web app needs:
 // the console, the network log, the fake backend, cookies and storage
-// state, and downloads.
+// state, downloads, and performance work (heap snapshots, Lighthouse).
 var devtoolsTools = append(slices.Clone(coreTools),
 	"list_console_messages", "get_console_message",
 	"list_network_requests", "get_network_request",
 	"mock_request", "list_mocks", "clear_mocks",
 	"list_cookies", "set_cookie", "delete_cookies",
 	"save_storage_state", "load_storage_state", "list_downloads",
+	"take_heapsnapshot", "lighthouse_audit",
 )
+
+// visionProfile is the core loop plus the tools that act at screenshot
+// coordinates, for models that look at the page.
+var visionProfile = append(slices.Clone(coreTools), "click_at", "move_mouse", "drag_at", "scroll_at")
 
 // Select returns the tools a --tools value names: "core" (the default
 // when empty), "devtools" (core plus console, network, mocks, cookies,
-// storage state and downloads), "full" (every tool), or a comma-separated
-// list of names. An unknown name is an error that lists the valid ones.
+// storage state, downloads, heap snapshots and Lighthouse), "full" (every
+// tool), or a comma-separated list of names. An unknown name is an error
+// that lists the valid ones.
 func Select(spec string) ([]Tool, error) {
 	all := All()
 	var names []string
@@ -42,6 +48,8 @@ func Select(spec string) ([]Tool, error) {
 		names = coreTools
 	case "devtools":
 		names = devtoolsTools
+	case "vision":
+		names = visionProfile
 	case "full":
 		return all, nil
 	default:
@@ -59,7 +67,7 @@ func Select(spec string) ([]Tool, error) {
 			for _, t := range all {
 				valid = append(valid, t.Name)
 			}
-			return nil, fmt.Errorf("--tools: unknown tool %q; use core, devtools, full or names from: %s", n, strings.Join(valid, ", "))
+			return nil, fmt.Errorf("--tools: unknown tool %q; use core, devtools, vision, full or names from: %s", n, strings.Join(valid, ", "))
 		}
 		if !slices.ContainsFunc(out, func(t Tool) bool { return t.Name == n }) {
 			out = append(out, all[i])
