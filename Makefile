@@ -68,7 +68,7 @@ bench-peers: deps build
 # 50 cycles (make test runs 5). Not part of test.
 soak: deps build
 	$(GO) run ./cmd/soak -cdpkit $(BIN)
-	CDPKIT_SOAK=1 CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestLaunchCloseNoLeaks' -v -timeout 20m ./internal/browser/
+	CDPKIT_SOAK=1 CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestLaunchCloseNoLeaks|TestQuietIdleBrowser' -v -timeout 20m ./internal/browser/
 
 clean:
 	rm -rf bin/

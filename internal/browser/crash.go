@@ -64,6 +64,7 @@ func (t *Tab) watchCrash(s *cdp.Session) {
 		defer stop()
 		for range events {
 			t.crashed.Store(true)
+			t.dialogs.forgetOpen() // it died with the renderer
 			// The dead renderer never answers what was asked of it.
 			if t.loopStopped.Swap(false) {
 				s.FailPending(errLoopStopped) // cdpkit stopped it (dialog.go)

@@ -452,7 +452,7 @@ func (t *Tab) RunUntilDialog(ctx context.Context, fn func(ctx context.Context) e
 	err := fn(dctx)
 	var de *DialogOpenError
 	if errors.Is(context.Cause(dctx), ErrDialogLoop) {
-		return nil, fmt.Errorf("browser: %w", ErrDialogLoop)
+		return nil, ErrDialogLoop
 	}
 	if !errors.As(context.Cause(dctx), &de) {
 		return nil, err
@@ -467,7 +467,7 @@ func (t *Tab) RunUntilDialog(ctx context.Context, fn func(ctx context.Context) e
 // [Tab.UntilDialog], in place of err.
 func dialogErr(ctx context.Context, err error) error {
 	if err != nil && errors.Is(context.Cause(ctx), ErrDialogLoop) {
-		return fmt.Errorf("browser: %w", ErrDialogLoop)
+		return ErrDialogLoop
 	}
 	var de *DialogOpenError
 	if err != nil && errors.As(context.Cause(ctx), &de) {

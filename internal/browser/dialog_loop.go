@@ -110,6 +110,7 @@ func (t *Tab) stopRenderer(ctx context.Context, s *cdp.Session) bool {
 	t.dialogs.forgetStorm() // the next document starts with a clean record
 	_, err := cdpapi.Call(ctx, s, page.Crash, cdpapi.Empty{})
 	if errors.Is(err, ErrTargetCrashed) {
+		t.dialogs.forgetOpen()
 		return true
 	}
 	// Page.crash may also answer before the crash event: wait for it.
@@ -121,9 +122,11 @@ func (t *Tab) stopRenderer(ctx context.Context, s *cdp.Session) bool {
 	select {
 	case <-crashed:
 		t.crashed.Store(true)
+		t.dialogs.forgetOpen()
 		return true
 	case <-ctx.Done():
 		if t.crashed.Load() {
+			t.dialogs.forgetOpen()
 			return true
 		}
 		t.loopStopped.Store(false)
@@ -154,6 +157,14 @@ func (t *Tab) watchDialogStorm(ctx context.Context, done <-chan struct{}, cancel
 			return
 		}
 	}
+}
+
+// forgetOpen drops the dialog that waits for an answer: its renderer is
+// gone, and with it the dialog; no close event will come.
+func (d *dialogTracker) forgetOpen() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.open = nil
 }
 
 // session returns the session whose dialogs are followed, or nil.

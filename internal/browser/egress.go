@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -43,8 +44,9 @@ type egress struct {
 	log    *slog.Logger
 	proxy  *httputil.ReverseProxy
 
-	mu      sync.Mutex
-	refused map[string]refusal // guarded by mu; recent refusals by host:port
+	mu       sync.Mutex
+	refused  map[string]refusal // guarded by mu; recent refusals by host:port
+	attempts map[string]int     // guarded by mu; connections asked for, by host:port
 }
 
 type refusal struct {
@@ -64,7 +66,7 @@ func startEgress(p *policy.Policy, logger *slog.Logger) (*egress, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browser: egress proxy: %w", err)
 	}
-	e := &egress{ln: ln, policy: p, log: logger, refused: make(map[string]refusal)}
+	e := &egress{ln: ln, policy: p, log: logger, refused: make(map[string]refusal), attempts: make(map[string]int)}
 	e.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			// A proxy request already has the absolute URL and Host.
@@ -188,6 +190,11 @@ func (r idleReader) Read(p []byte) (int, error) {
 func (e *egress) dial(ctx context.Context, _, hostport string) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, egressDialTimeout)
 	defer cancel()
+	e.mu.Lock()
+	if _, ok := e.attempts[hostport]; ok || len(e.attempts) < maxAttemptHosts {
+		e.attempts[hostport]++
+	}
+	e.mu.Unlock()
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return nil, err
@@ -220,6 +227,19 @@ func (e *egress) dial(ctx context.Context, _, hostport string) (net.Conn, error)
 		last = err
 	}
 	return nil, last
+}
+
+// maxAttemptHosts bounds the attempts table: a page can name any number
+// of hosts.
+const maxAttemptHosts = 1024
+
+// attempted returns how many connections the browser asked the proxy for,
+// by host:port, allowed or not. It shows what an idle browser reaches
+// for on its own (issue #25 item 8).
+func (e *egress) attempted() map[string]int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return maps.Clone(e.attempts)
 }
 
 // refusedSince returns the proxy's refusal of host:port since start, or nil.

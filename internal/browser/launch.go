@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,15 +32,27 @@ var quietFlags = []string{
 	"--disable-breakpad",
 	"--disable-client-side-phishing-detection",
 	"--disable-domain-reliability",
-	// Chromium reads only the last --disable-features, so this is the one.
-	"--disable-features=Translate,OptimizationHints,OptimizationGuideModelDownloading,MediaRouter," +
+	// Chromium reads only the last --disable-features, so this is the one
+	// (launchArgs folds a caller's list into it). NetworkTimeServiceQuerying
+	// asks clients2.google.com/time for the time at start.
+	disableFeatures + "Translate,OptimizationHints,OptimizationGuideModelDownloading,MediaRouter," +
 		"InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater," +
-		"DialMediaRouteProvider,CalculateNativeWinOcclusion",
+		"DialMediaRouteProvider,CalculateNativeWinOcclusion,NetworkTimeServiceQuerying",
 	// No field-trial (variations) config or seed fetch, no pings, no
-	// component extensions that wake up on their own: an idle browser
-	// makes no lookup of update.googleapis.com or clients2.google.com.
+	// component extensions that wake up on their own.
 	"--disable-field-trial-config",
-	"--variations-server-url=http://127.0.0.1:9/",
+	// Services that --disable-component-update and
+	// --disable-background-networking leave running are pointed at
+	// 127.0.0.1:9, a port Chromium refuses to connect to (ERR_UNSAFE_PORT),
+	// so they fail before any socket opens: the variations seed; the
+	// component updater's on-demand checks (update.googleapis.com, at start
+	// and every minute); the sign-in service's ListAccounts
+	// (accounts.google.com, retried with backoff), which runs on every
+	// profile and has no switch of its own. cdpkit's browser never signs in
+	// to Google, so nothing is lost. TestQuietIdleBrowser counts attempts.
+	"--variations-server-url=" + nowhere,
+	"--component-updater=url-source=" + nowhere,
+	"--gaia-url=" + nowhere,
 	"--no-pings",
 	"--disable-component-extensions-with-background-pages",
 	"--disable-background-timer-throttling",
@@ -57,6 +70,12 @@ var quietFlags = []string{
 	// infobar a moment after start, which shrinks its viewport by 56px.
 	"--test-type",
 }
+
+// nowhere is a URL Chromium never connects to: port 9 is on its list of
+// unsafe ports.
+const nowhere = "http://127.0.0.1:9/"
+
+const disableFeatures = "--disable-features="
 
 // process is a browser cdpkit launched: its own process group, a pipe for
 // CDP, and a temporary profile removed on close.
@@ -284,7 +303,17 @@ func launchArgs(profile, debugging string, o *Options, eg *egress) []string {
 	if eg != nil {
 		args = append(args, eg.flags()...)
 	}
-	args = append(args, o.Args...)
+	// Chromium keeps only the last --disable-features: a caller's list
+	// joins cdpkit's instead of replacing it.
+	for _, a := range o.Args {
+		if extra, ok := strings.CutPrefix(a, disableFeatures); ok {
+			if i := slices.IndexFunc(args, func(s string) bool { return strings.HasPrefix(s, disableFeatures) }); i >= 0 && extra != "" {
+				args[i] += "," + extra
+			}
+			continue
+		}
+		args = append(args, a)
+	}
 	return append(args, "about:blank")
 }
 

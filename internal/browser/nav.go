@@ -177,21 +177,23 @@ func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bo
 			return navigateTo(ctx, s, loc.URL, want, false)
 		}
 	}
+	var res *NavResult
 	if t.CheckDialog() != nil {
-		res, err := nav(ctx, s, want) // the navigation closes the dialog open now
-		return res, t.explainBlock(err, start)
+		res, err = nav(ctx, s, want) // the navigation closes the dialog open now
+	} else {
+		// A dialog the new page opens while it loads (a confirm in a
+		// script) holds the load until answered: say so rather than wait.
+		// A new page that opens dialogs in a loop answered by the policy
+		// never loads: UntilDialog stops it rather than wait.
+		dctx, stop := t.UntilDialog(ctx)
+		defer stop()
+		res, err = nav(dctx, s, want)
+		err = dialogErr(dctx, err)
 	}
-	// A dialog the new page opens while it loads (a confirm in a script)
-	// holds the load until answered: say so rather than wait.
-	// A new page that opens dialogs in a loop answered by the policy never
-	// loads: UntilDialog stops it rather than wait.
-	dctx, stop := t.UntilDialog(ctx)
-	defer stop()
-	res, err := nav(dctx, s, want)
 	if err == nil {
 		t.crashed.Store(false) // a new document has a new renderer
 	}
-	return res, t.explainBlock(dialogErr(dctx, err), start)
+	return res, t.explainBlock(err, start)
 }
 
 // result waits for the navigation n describes and reports where the tab

@@ -127,7 +127,7 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 		return nil, err
 	}
 	res := &ClickResult{}
-	defer releaseUnlessBlocked(ctx, &res.Dialog, el)
+	defer t.releaseUnlessBlocked(ctx, &res.Dialog, el)
 	p, err := t.freePoint(ctx, ps, el, o.Selector, true, true)
 	if err != nil {
 		if o.Force && (errors.Is(err, ErrElementCovered) || errors.Is(err, ErrElementNotVisible)) {
@@ -166,10 +166,11 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 }
 
 // releaseUnlessBlocked releases the elements' handles, unless a dialog
-// blocks the page, which would hold the call until ctx ends. The handles
-// then die with their document.
-func releaseUnlessBlocked(ctx context.Context, dialog *bool, els ...*element) {
-	if *dialog {
+// blocks the page or its renderer crashed (or cdpkit stopped a dialog
+// loop), where the release would never be answered. The handles then die
+// with their document.
+func (t *Tab) releaseUnlessBlocked(ctx context.Context, dialog *bool, els ...*element) {
+	if *dialog || t.crashed.Load() || t.CheckDialog() != nil {
 		return
 	}
 	for _, el := range els {
@@ -200,7 +201,7 @@ func (t *Tab) Hover(ctx context.Context, ref, selector string) (*HoverResult, er
 		return nil, err
 	}
 	res := &HoverResult{}
-	defer releaseUnlessBlocked(ctx, &res.Dialog, el)
+	defer t.releaseUnlessBlocked(ctx, &res.Dialog, el)
 	p, err := t.freePoint(ctx, ps, el, selector, false, true)
 	if err != nil {
 		return nil, err
@@ -255,12 +256,12 @@ func (t *Tab) Drag(ctx context.Context, o DragOptions) (*DragResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer releaseUnlessBlocked(ctx, &res.Dialog, from)
+	defer t.releaseUnlessBlocked(ctx, &res.Dialog, from)
 	to, err := t.element(ctx, o.ToRef, o.ToSelector)
 	if err != nil {
 		return nil, err
 	}
-	defer releaseUnlessBlocked(ctx, &res.Dialog, to)
+	defer t.releaseUnlessBlocked(ctx, &res.Dialog, to)
 	src, err := t.freePoint(ctx, ps, from, o.FromSelector, false, true)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -136,9 +137,17 @@ type element struct {
 // elementGroup is the object group of element handles; Release frees them.
 const elementGroup = "cdpkit"
 
-// Release frees the element's JavaScript handle. Handles also die with
-// their document.
+// releaseTimeout bounds freeing a handle. A renderer that does not answer
+// so small a request in that time is blocked (a dialog), looping or gone;
+// the handle then dies with its document, and the call that held it must
+// not wait for its own deadline.
+const releaseTimeout = time.Second
+
+// Release frees the element's JavaScript handle, best effort, within
+// ctx and releaseTimeout. Handles also die with their document.
 func (e *element) Release(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
+	defer cancel()
 	cdpapi.Call(ctx, e.Session, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: e.Object})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"time"
 
 	_ "golang.org/x/image/webp" // DecodeConfig for webp captures
@@ -45,6 +46,20 @@ const (
 	// capture.
 	scrollBudget = 3 * time.Second
 )
+
+// releaseAbove is how much image data a screenshot call may bring in
+// before it hands the memory back to the OS when it returns. A large
+// capture costs several times its size on the way in (the message, its
+// base64 text, the decoded bytes, tiles and their stitching); the Go
+// runtime keeps freed memory for reuse and returns it only slowly, so
+// after one 30,000-pixel page cdpkit stayed at hundreds of MB resident
+// (issue #25 item 17).
+const releaseAbove = 16 << 20
+
+// releaseMemory collects garbage and returns freed memory to the OS at
+// once. It costs one full collection, which only a call that brought in
+// more than releaseAbove pays.
+func releaseMemory() { debug.FreeOSMemory() }
 
 // ErrScreenshotTooLarge means a capture cannot be made to fit the byte
 // limit, even downscaled. The error is a *ScreenshotTooLargeError.
@@ -175,10 +190,20 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 	plan := planCapture(region.W, region.H, dpr, planScale(region.W, region.H, dpr, o.MaxPixels, maxW, maxH), o.maxTile)
 	quality := o.Quality
 	var smallest *Screenshot // the smallest encoding so far, for the error
+	received := 0            // bytes of image data the captures brought
+	defer func() {
+		if received >= releaseAbove {
+			releaseMemory()
+		}
+	}()
 	for attempt := 1; ; attempt++ {
 		shot, err := capture(ctx, s, region, plan, o.Format, quality, viewport)
 		if err != nil {
 			return nil, err
+		}
+		received += len(shot.Data)
+		if shot.tiles > 1 {
+			received += 4 * shot.Width * shot.Height // the stitched canvas
 		}
 		shot.Scale = dpr * plan.Scale
 		shot.Downscaled = plan.Scale < 1

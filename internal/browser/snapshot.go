@@ -24,12 +24,29 @@ type SnapshotOptions struct {
 	// Scope limits the snapshot to one element's subtree: a ref or, when
 	// it does not look like one, a CSS selector.
 	Scope string
+	// MaxElements is the node budget of a snapshot without Scope: a page
+	// with more elements gets a one-line truncated snapshot that says so.
+	// Zero means DefaultSnapshotElements.
+	MaxElements int
 }
 
 // Snapshot returns the tab's accessibility tree as compact text with refs,
 // iframes (same- and cross-process) inline under their iframe element.
 // Refs stay the same across snapshots of one document.
+//
+// A page with more than o.MaxElements elements is not read whole (see
+// [DefaultSnapshotElements]): without a scope the result is one line,
+// marked truncated, saying how to read part of it.
 func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result, error) {
+	if o.Scope == "" {
+		budget := o.MaxElements
+		if budget <= 0 {
+			budget = DefaultSnapshotElements
+		}
+		if res, over := t.checkBudget(ctx, budget); over {
+			return res, nil
+		}
+	}
 	root, err := t.axTree(ctx, o.Scope)
 	if err != nil {
 		return snapshot.Result{}, err

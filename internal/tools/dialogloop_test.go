@@ -92,14 +92,27 @@ func TestDialogLoopNeverWedges(t *testing.T) {
 				t.Fatalf("navigate_page away: %v", err)
 			}
 			// A storm started by a click, answered by the policy: the
-			// click ends (by its deadline: the browser answers the input
-			// only after the page's handler, which never ends) saying so,
-			// and the next navigation recovers the tab.
+			// click ends saying so as soon as cdpkit sees the loop, long
+			// before its deadline (the browser answers the input only
+			// after the page's handler, which never ends); handle_dialog
+			// says the tab was stopped and how to recover it, and the next navigation
+			// recovers the tab.
 			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/click")); err != nil {
 				t.Fatal(err)
 			}
-			_, err = call(t, h, "click", `{"selector":"button"}`)
+			const long = time.Minute
+			start := time.Now()
+			_, err = h.callCtx(t.Context(), "click", fmt.Sprintf(`{"selector":"button","timeout_ms":%d}`, long.Milliseconds()))
+			took := time.Since(start)
+			t.Logf("click into the storm: %v in %v", err, took.Round(time.Millisecond))
 			wantCode(t, err, TargetCrashed, "dialogs in a loop")
+			if took >= long {
+				t.Errorf("the click into the storm ended at its deadline (%v), not when the loop was seen", took)
+			}
+			_, err = call(t, h, "handle_dialog", `{"action":"accept"}`)
+			if te := wantCode(t, err, TargetCrashed, ""); !strings.Contains(te.Hint, "navigate_page") {
+				t.Errorf("handle_dialog on the stopped tab: hint %q, want it to say navigate_page recovers it", te.Hint)
+			}
 			if _, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/calm")); err != nil {
 				t.Fatalf("navigate_page away from the storm: %v", err)
 			}

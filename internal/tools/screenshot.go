@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -154,6 +155,10 @@ func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
 	if max(shot.Width, shot.Height) <= maxInlineSide && len(shot.Data) <= maxInlineBytes {
 		return shot, nil
 	}
+	// Decoding and scaling take many times the image's size, which the Go
+	// runtime would keep resident long after: hand it back to the OS when
+	// done (issue #25 item 17).
+	defer debug.FreeOSMemory()
 	src, _, err := image.Decode(bytes.NewReader(shot.Data))
 	if err != nil {
 		return nil, fmt.Errorf("tools: decoding the screenshot: %w", err)
