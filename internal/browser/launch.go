@@ -68,7 +68,7 @@ type process struct {
 	exited  chan struct{} // closed when the process has been reaped
 	stderr  *sysproc.Tail
 
-	egress *egress   // nil when the policy has no address rule to enforce and no proxy is set
+	egress *egress  // nil when the policy has no address rule to enforce and no proxy is set
 	env    []string // added to the browser's environment (Options.launchEnv)
 	// tmp is the browser's TMPDIR, an owned dir removed on close and swept
 	// after a kill -9, so Chromium's org.chromium.Chromium.* scratch dirs
