@@ -113,6 +113,9 @@ func (e *egress) flags() []string {
 // close stops the proxy and its connections.
 func (e *egress) close() {
 	e.srv.Close()
+	if e.upstream != nil {
+		e.upstream.proxy.Transport.(*http.Transport).CloseIdleConnections()
+	}
 }
 
 // ServeHTTP tunnels CONNECT requests and forwards absolute-form http ones.
