@@ -326,4 +326,3 @@ func TestEgressUpstream(t *testing.T) {
 		}
 	})
 }
-
