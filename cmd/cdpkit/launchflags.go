@@ -62,6 +62,21 @@ func (l *launchFlags) check() error {
 	return nil
 }
 
+// fill puts the launch options into bo, for doctor, which starts a
+// browser without the public API; the values were checked by check.
+func (l *launchFlags) fill(bo *browser.Options) {
+	var o cdpkit.Options
+	l.apply(&o)
+	bo.Headful, bo.UserDataDir, bo.UserAgent = o.Headful, o.UserDataDir, o.UserAgent
+	bo.ProxyServer, bo.ProxyBypass = o.ProxyServer, o.ProxyBypass
+	bo.Lang, bo.Timezone, bo.IgnoreHTTPSErrors = o.Lang, o.Timezone, o.IgnoreHTTPSErrors
+	if l.viewport != "" {
+		bo.Viewport, _ = browser.ParseViewport(l.viewport)
+	} else if v, ok := browser.ViewportPreset(l.device); ok {
+		bo.Viewport = &v
+	}
+}
+
 // apply puts the launch options into o.
 func (l *launchFlags) apply(o *cdpkit.Options) error {
 	o.Headful = l.headed
