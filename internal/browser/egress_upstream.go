@@ -76,7 +76,7 @@ func (e *egress) forwardUpstream(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Port() == "" {
 		hostport = net.JoinHostPort(r.URL.Hostname(), "80")
 	}
-	if _, err := e.judge(r.Context(), hostport); err != nil {
+	if err := e.judgeForUpstream(r.Context(), hostport); err != nil {
 		panic(http.ErrAbortHandler) // as the direct path does: a network error, no page of ours
 	}
 	e.upstream.proxy.ServeHTTP(w, r)
@@ -90,10 +90,22 @@ func (e *egress) connect(ctx context.Context, hostport string) (net.Conn, error)
 	}
 	ctx, cancel := context.WithTimeout(ctx, egressDialTimeout)
 	defer cancel()
-	if _, err := e.judge(ctx, hostport); err != nil {
+	if err := e.judgeForUpstream(ctx, hostport); err != nil {
 		return nil, err
 	}
 	return e.upstream.connect(ctx, hostport)
+}
+
+// judgeForUpstream applies the policy's address rules to hostport before
+// the upstream is asked for it. A policy without address rules (private
+// networks allowed, loopback not blocked) has nothing to judge, and then a
+// host that only the proxy can resolve still loads.
+func (e *egress) judgeForUpstream(ctx context.Context, hostport string) error {
+	if !needsEgress(e.policy) {
+		return nil
+	}
+	_, err := e.judge(ctx, hostport)
+	return err
 }
 
 // connect asks the upstream proxy for a tunnel to hostport; ctx bounds the

@@ -308,6 +308,17 @@ func TestEgressUpstream(t *testing.T) {
 			}
 		}
 	})
+	t.Run("no address rules: unresolvable names reach the upstream", func(t *testing.T) {
+		c := start(t, &policy.Policy{AllowPrivateNetworks: true})
+		resp, err := c.Get("http://only-the-proxy-knows.invalid/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET through the upstream = %s, want 200", resp.Status)
+		}
+	})
 	t.Run("refused by the policy", func(t *testing.T) {
 		c := start(t, &policy.Policy{BlockLoopback: true})
 		blocked := site.URL + "/blocked"
