@@ -266,8 +266,9 @@ Global flags:
   --timeout DUR      bound on the whole call, starting the daemon included; the tool is asked to stop
                      just before (default: the tool timeout + 10s, plus up to 10s to start the daemon)
   -h, --help         help for a command: cdpkit click --help
-  Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout …)
-  apply when a call starts its session's daemon.
+  Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout, and the
+  launch options --headed, --user-data-dir, --viewport, --device, --user-agent,
+  --proxy-server, --lang, --timezone …) apply when a call starts its session's daemon.
 
 Refs from a snapshot may be written e12 or @e12. Exit codes: 0 success;
 1 the tool failed ("[CODE] message (hint: …)" on stderr); 2 a bad command line.
