@@ -104,6 +104,10 @@ type TabDriver interface {
 	WaitFor(ctx context.Context, c WaitCondition, timeout time.Duration) (*WaitResult, error)
 	Settle(ctx context.Context, bound time.Duration)
 
+	// HeapSnapshot writes the tab's JavaScript heap snapshot to w; see
+	// Tab.HeapSnapshot.
+	HeapSnapshot(ctx context.Context, w io.Writer, progress func(done, total int64)) (int64, error)
+
 	Acquire(ctx context.Context, op string, limit int) (release func(), err error)
 	AwaitNavigation(ctx context.Context) error
 	CheckCrashed() error

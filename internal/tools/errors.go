@@ -48,8 +48,12 @@ const (
 	SessionClosed       Code = "SESSION_CLOSED"
 	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
-	NoDisplay           Code = "NO_DISPLAY"
-	ProfileInUse        Code = "PROFILE_IN_USE"
+
+	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
+	AuditFailed           Code = "AUDIT_FAILED"
+
+	NoDisplay    Code = "NO_DISPLAY"
+	ProfileInUse Code = "PROFILE_IN_USE"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line
