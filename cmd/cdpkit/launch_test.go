@@ -284,3 +284,23 @@ func TestLaunchUserDataDir(t *testing.T) {
 		t.Errorf("the profile is gone after the second cdpkit exited: %v", err)
 	}
 }
+
+// TestLaunchDevice checks that --device emulates the preset in every tab:
+// a mobile page measures the phone's width, pixel ratio and touch.
+func TestLaunchDevice(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><meta name="viewport" content="width=device-width"><title>device</title>hi`)
+	}))
+	c := startMCP(t, "--allow-eval", "--device", "mobile")
+	c.mustCall(t, "navigate_page", map[string]any{"url": srv.URL})
+	var got struct {
+		Width int
+		Ratio float64
+		Touch bool
+	}
+	c.evalJSON(t, `() => ({Width: innerWidth, Ratio: devicePixelRatio, Touch: navigator.maxTouchPoints > 0})`, &got)
+	if got.Width != 390 || got.Ratio != 3 || !got.Touch {
+		t.Errorf("the page measures %+v, want width 390, ratio 3 and touch (the mobile preset)", got)
+	}
+}

@@ -14,9 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -336,4 +338,41 @@ func TestEgressUpstream(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestManagerKeepsUserDataDir checks that a Manager on a --user-data-dir
+// restarts on it after an idle stop and leaves it in place on Close, while
+// its temporary profiles would be removed.
+func TestManagerKeepsUserDataDir(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "profile")
+	m := NewManager(&Options{ExecPath: browsertest.ExecPath(t), UserDataDir: dir, IdleTimeout: 50 * time.Millisecond})
+	defer m.Close()
+	for round := range 2 {
+		release := m.Use()
+		b, err := m.Browser(t.Context())
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if b.ProfileDir() != dir {
+			t.Errorf("round %d: the browser runs on %q, want %q", round, b.ProfileDir(), dir)
+		}
+		release()
+		browsertest.Eventually(t, time.Minute, func() error {
+			if m.Current() != nil {
+				return errors.New("the idle browser is still running")
+			}
+			return nil
+		})
+		if _, err := os.Stat(filepath.Join(dir, "Default")); err != nil {
+			t.Fatalf("round %d: the profile is gone after an idle stop: %v", round, err)
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitNoProcesses(t, "--user-data-dir="+dir, browsertest.ProcWait)
+	if _, err := os.Stat(filepath.Join(dir, "Default")); err != nil {
+		t.Errorf("the profile is gone after Close: %v", err)
+	}
 }
