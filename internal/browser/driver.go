@@ -66,6 +66,7 @@ type TabDriver interface {
 	Fill(ctx context.Context, ref, selector, value string) (*FillResult, error)
 	SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error)
 	SetFiles(ctx context.Context, ref, selector string, paths []string) error
+	FileChooser(ctx context.Context) (*FileChooser, error)
 	TypeText(ctx context.Context, ref, selector, text string) error
 	PressKey(ctx context.Context, ref, selector, key string) error
 

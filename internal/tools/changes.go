@@ -80,6 +80,15 @@ type Changes struct {
 	// Downloads are the files the action downloaded into the artifact
 	// dir's downloads/, or why one was refused.
 	Downloads []browser.Download `json:"downloads,omitempty"`
+	// FileChooser is a file picker the action opened: give it files with
+	// upload_file on its ref.
+	FileChooser *FileChooserNote `json:"fileChooser,omitempty"`
+}
+
+// FileChooserNote is a file picker an action opened.
+type FileChooserNote struct {
+	*browser.FileChooser
+	Hint string `json:"hint"`
 }
 
 // BlockedNavigation is a page-initiated navigation the URL policy refused.
@@ -141,6 +150,13 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	}
 	if !now[string(o.tab.ID())] {
 		return c, nil // the tab itself closed
+	}
+	if fc, err := o.tab.FileChooser(ctx); err == nil && fc != nil {
+		hint := "call upload_file with the input's uid and the files"
+		if fc.Ref != "" {
+			hint = "call upload_file with uid " + fc.Ref + " and the files"
+		}
+		c.FileChooser = &FileChooserNote{FileChooser: fc, Hint: hint}
 	}
 	if c.Dialog = o.tab.DialogNote(); c.Dialog != nil && c.Dialog.Handled == browser.DialogOpen {
 		return c, nil // the page can be read only once the dialog is answered
