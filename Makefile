@@ -27,9 +27,12 @@ lint:
 	$(GO) run $(STATICCHECK) ./... || $(GO) run $(STATICCHECK) ./...
 
 # cross builds ./... for every supported GOOS/GOARCH; one failure fails it.
+# It then vets ./... (test files included) for darwin and windows, so that a
+# test reaching for a Linux-only syscall fails here, not on a Mac.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 cross:
 	@set -e; for p in $(PLATFORMS); do echo "go build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; done
+	@set -e; for os in darwin windows; do echo "go vet GOOS=$$os"; CGO_ENABLED=0 GOOS=$$os $(GO) vet ./...; done
 
 # test runs both tiers. CDPKIT_REQUIRE_BROWSER=1 turns a missing Chromium into
 # a failure instead of a skip. The race detector runs only on internal/cdp, the

@@ -111,6 +111,39 @@ type Options struct {
 	// instead of <redacted>.
 	ShowSecrets bool
 
+	// The launch options, as cdpkit's flags of the same names (README
+	// "Launch options"). Headful (--headed) needs a display on Linux
+	// (DISPLAY or WAYLAND_DISPLAY), else New fails with NO_DISPLAY.
+	// UserDataDir, UserAgent, ProxyServer, Lang and IgnoreHTTPSErrors are
+	// browser switches, refused (INVALID_ARGS) with Endpoint or AutoConnect.
+
+	// UserDataDir is a persistent profile that cdpkit never deletes; a
+	// launch fails with PROFILE_IN_USE while another browser holds it.
+	// Empty means a temporary profile, removed by Close.
+	UserDataDir string
+	// ViewportWidth and ViewportHeight, when set, are every tab's viewport
+	// in CSS pixels until the emulate tools change it. Device names an
+	// emulate preset (mobile, tablet or desktop) instead.
+	ViewportWidth  int
+	ViewportHeight int
+	Device         string
+	// UserAgent replaces the browser's user agent string.
+	UserAgent string
+	// ProxyServer is an HTTP proxy, host:port or
+	// http://[user:password@]host:port, that all traffic goes through after
+	// the URL policy allowed it, except to the hosts ProxyBypass lists
+	// (Chromium's bypass-list syntax; loopback bypasses unless it lists
+	// <-loopback>).
+	ProxyServer string
+	ProxyBypass []string
+	// Lang is the browser's language, such as de-DE: navigator.language,
+	// Accept-Language and Intl's default locale.
+	Lang string
+	// Timezone is an IANA time zone name, such as Europe/Berlin.
+	Timezone string
+	// IgnoreHTTPSErrors loads HTTPS pages whose certificates do not verify.
+	IgnoreHTTPSErrors bool
+
 	// Logger receives cdpkit's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -161,6 +194,10 @@ func New(o *Options) (*Browser, error) {
 	bo := browser.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful, WSHeaders: o.WSHeaders, AutoConnect: o.AutoConnect,
 		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, IdleTimeout: o.IdleTimeout, Logger: log, URLPolicy: urls,
 		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: o.DownloadMax}
+	if err := launchOptions(o, &bo); err != nil {
+		b.removeTemp()
+		return nil, err
+	}
 	if len(o.StorageState) > 0 {
 		st, err := browser.ParseStorageState(o.StorageState)
 		if err != nil {
@@ -168,12 +205,6 @@ func New(o *Options) (*Browser, error) {
 			return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "give a storage state as save_storage_state writes it"}
 		}
 		bo.StorageState = st
-	}
-	switch {
-	case strings.HasPrefix(o.Endpoint, "ws://"), strings.HasPrefix(o.Endpoint, "wss://"):
-		bo.WSEndpoint = o.Endpoint
-	case o.Endpoint != "":
-		bo.BrowserURL = o.Endpoint
 	}
 	b.env = &tools.Env{Browsers: browser.NewManager(&bo), Artifacts: artifacts, Log: log, Timeout: o.Timeout,
 		QueueLimit: o.QueueLimit, MaxScreenshotPixels: o.MaxScreenshotPixels, MaxImageBytes: o.MaxImageBytes,
@@ -185,6 +216,47 @@ func New(o *Options) (*Browser, error) {
 		b.tools[t.Name] = &t
 	}
 	return b, nil
+}
+
+// launchOptions copies o's endpoint and launch options into bo and checks
+// them; the error is an *Error.
+func launchOptions(o *Options, bo *browser.Options) error {
+	switch {
+	case strings.HasPrefix(o.Endpoint, "ws://"), strings.HasPrefix(o.Endpoint, "wss://"):
+		bo.WSEndpoint = o.Endpoint
+	case o.Endpoint != "":
+		bo.BrowserURL = o.Endpoint
+	}
+	bo.UserAgent, bo.ProxyServer, bo.ProxyBypass = o.UserAgent, o.ProxyServer, o.ProxyBypass
+	bo.Lang, bo.Timezone, bo.IgnoreHTTPSErrors = o.Lang, o.Timezone, o.IgnoreHTTPSErrors
+	if o.UserDataDir != "" {
+		dir, err := filepath.Abs(o.UserDataDir)
+		if err != nil {
+			return &Error{Code: string(tools.InvalidArgs), Message: "user-data-dir: " + err.Error()}
+		}
+		bo.UserDataDir = dir
+	}
+	switch {
+	case o.Device != "" && (o.ViewportWidth != 0 || o.ViewportHeight != 0):
+		return &Error{Code: string(tools.InvalidArgs), Message: "give a viewport or a device, not both", Hint: "a device preset sets the viewport"}
+	case o.Device != "":
+		v, ok := browser.ViewportPreset(o.Device)
+		if !ok {
+			return &Error{Code: string(tools.InvalidArgs), Message: fmt.Sprintf("unknown device %q", o.Device), Hint: "use mobile, tablet or desktop"}
+		}
+		bo.Viewport = &v
+	case o.ViewportWidth != 0 || o.ViewportHeight != 0:
+		bo.Viewport = &browser.Viewport{Width: o.ViewportWidth, Height: o.ViewportHeight, DeviceScaleFactor: 1}
+	}
+	if err := bo.CheckLaunchOptions(); err != nil {
+		e := asError(err).(*Error)
+		if e.Code == string(tools.InvalidArgs) {
+			e.Message = strings.TrimPrefix(e.Message, browser.ErrInvalidArgument.Error()+": ")
+			e.Hint = "see the launch options in cdpkit's README"
+		}
+		return e
+	}
+	return nil
 }
 
 // Launch starts a headless Chromium (see Options) and returns it once it

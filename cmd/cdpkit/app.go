@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,11 +46,19 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if bo.WSEndpoint != "" {
 		o.Endpoint = bo.WSEndpoint
 	}
+	if err := cfg.launch.apply(o); err != nil {
+		return nil, err
+	}
 	if urls != nil {
 		o.AllowedOrigins, o.BlockedOrigins = urls.AllowedOrigins, urls.BlockedOrigins
 		o.AllowPrivateNetworks, o.BlockLoopback = urls.AllowPrivateNetworks, urls.BlockLoopback
 	}
 	b, err := cdpkit.New(o)
+	var ce *cdpkit.Error
+	if errors.As(err, &ce) {
+		// A bad option: say what to do, not where artifacts go.
+		return nil, fmt.Errorf("%w; %s", err, ce.Hint)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (set CDPKIT_ARTIFACT_DIR to a writable directory)", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // cliEnv runs `cdpkit` CLI calls with their own state dir and TMPDIR, so
@@ -329,7 +330,7 @@ func TestCLIKilledDaemon(t *testing.T) {
 	if pid == 0 {
 		t.Fatal("no daemon pid in the state file")
 	}
-	syscall.Kill(pid, syscall.SIGKILL)
+	sysproc.Kill(pid)
 	waitGone(t, pid, browsertest.ProcWait)
 	browsertest.WaitNoProcesses(t, e.tmp, browsertest.ProcWait)
 
@@ -391,7 +392,9 @@ func TestCLIDaemonSignal(t *testing.T) {
 	if len(browsertest.ProcessesMatching(e.tmp)) == 0 {
 		t.Fatal("no browser process after the first call")
 	}
-	syscall.Kill(pid, syscall.SIGTERM)
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Signal(syscall.SIGTERM)
+	}
 	waitGone(t, pid, 15*time.Second)
 	browsertest.WaitNoProcesses(t, e.tmp, browsertest.ProcWait)
 	for _, ext := range []string{".sock", ".json"} {

@@ -50,6 +50,8 @@ type config struct {
 	storageState []byte               // --storage-state's file, checked
 	dialogs      browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
 
+	launch launchFlags // --headed, --user-data-dir, --viewport … (launchflags.go)
+
 	// daemon only
 	session     string
 	idleTimeout time.Duration
@@ -69,6 +71,9 @@ Environment:
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
   CDPKIT_NETWORK_BUFFER requests each tab's network log keeps (default 1000)
   CDPKIT_DOWNLOAD_MAX   largest download in bytes; bigger ones are cancelled (default 104857600)
+  CDPKIT_HEADED=1, CDPKIT_USER_DATA_DIR, CDPKIT_VIEWPORT, CDPKIT_DEVICE, CDPKIT_USER_AGENT,
+  CDPKIT_PROXY_SERVER, CDPKIT_PROXY_BYPASS, CDPKIT_LANG, CDPKIT_TIMEZONE, CDPKIT_IGNORE_HTTPS_ERRORS=1
+                        the launch options, as the flags of the same names
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -151,6 +156,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		c.browser.Args = append(c.browser.Args, s)
 		return nil
 	})
+	c.launch.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: cdpkit %s [flags]\n\nFlags:\n", name)
 		fs.PrintDefaults()
@@ -161,6 +167,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := c.launch.check(); err != nil {
+		return nil, err
 	}
 	if c.maxSessions < 0 || c.rateLimit < 0 {
 		return nil, errors.New("--max-sessions and --rate-limit are 0 (no limit) or more")

@@ -49,7 +49,7 @@ func TestMCPBrowserCrash(t *testing.T) {
 	if res := c.call(t, "list_pages", nil); res.IsError {
 		t.Fatalf("list_pages: %s", text(t, res))
 	}
-	if err := syscall.Kill(browserPID(t, c), syscall.SIGKILL); err != nil {
+	if err := sysproc.Kill(browserPID(t, c)); err != nil {
 		t.Fatal(err)
 	}
 	// The kill closes the pipe; the next call sees a dead browser, or a

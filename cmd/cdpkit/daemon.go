@@ -83,7 +83,7 @@ func redactFlags(args []string) []string {
 		case hide:
 			out[i], hide = "…", false
 			continue
-		case strings.HasPrefix(a, "-") && (name == "ws-header" || name == "ws-endpoint" || name == "browser-url"):
+		case strings.HasPrefix(a, "-") && (name == "ws-header" || name == "ws-endpoint" || name == "browser-url" || name == "proxy-server"):
 			if hasValue {
 				out[i] = a[:strings.IndexByte(a, '=')+1] + "…"
 				continue

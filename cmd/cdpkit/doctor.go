@@ -55,6 +55,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	start := time.Now()
+	cfg.launch.fill(&cfg.browser)
 	b, err := browser.Start(ctx, &cfg.browser)
 	mode := "launch"
 	if cfg.browser.BrowserURL != "" || cfg.browser.WSEndpoint != "" || cfg.browser.AutoConnect != "" {

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // external is a Chromium the test starts itself, as a user would, for
@@ -39,13 +39,13 @@ func startExternal(t *testing.T) *external {
 		"--no-first-run", "--disable-background-networking", "--disable-component-update",
 		"--disable-sync", "--disable-default-apps",
 		"--user-data-dir="+dir, "about:blank")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	sysproc.SetGroup(cmd, 0)
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		t.Fatalf("starting %s: %v", exe, err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		sysproc.KillGroup(cmd.Process.Pid)
 		cmd.Wait()
 		browsertest.WaitNoProcesses(t, userDataDirArg(dir), browsertest.ProcWait)
 		if err := removeProfile(dir); err != nil {

@@ -44,6 +44,7 @@ type Browser struct {
 	noNetLog bool      // Options.noNetLog
 
 	downloads *downloads // nil unless Options.DownloadDir is set (downloads.go)
+	defaults  Emulation  // every tab's starting emulation, from the launch options (launchopts.go)
 
 	initState *StorageState                    // Options.StorageState (storage.go)
 	seeded    map[cdpapi.BrowserContextID]bool // guarded by mu; contexts whose localStorage initState filled
@@ -61,7 +62,11 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.launchTimeout())
 	defer cancel()
-	b := &Browser{log: o.logger(), targets: newTargetTable(), tabs: make(map[target.ID]*Tab), noNetLog: o.noNetLog}
+	b := &Browser{log: o.logger(), targets: newTargetTable(), tabs: make(map[target.ID]*Tab), noNetLog: o.noNetLog,
+		defaults: o.tabDefaults()}
+	if err := o.CheckLaunchOptions(); err != nil {
+		return nil, err
+	}
 	var err error
 	if o.attaching() {
 		b.conn, err = attach(ctx, o)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // crashTab crashes tab's renderer with Page.crash, which never answers, and
@@ -225,7 +225,7 @@ func TestBrowserCrash(t *testing.T) {
 		t.Fatalf("Session: %v", err)
 	}
 	pending := pendingEval(t, s)
-	if err := syscall.Kill(b.PID(), syscall.SIGKILL); err != nil {
+	if err := sysproc.Kill(b.PID()); err != nil {
 		t.Fatalf("kill: %v", err)
 	}
 	if err := <-pending; !errors.Is(err, ErrBrowserCrashed) {
@@ -286,7 +286,7 @@ func TestRelaunchFails(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Browser: %v", err)
 	}
-	syscall.Kill(b.PID(), syscall.SIGKILL)
+	sysproc.Kill(b.PID())
 	<-b.Done()
 
 	m.opts.ExecPath = "/bin/false" // the next relaunches cannot start

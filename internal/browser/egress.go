@@ -43,6 +43,9 @@ type egress struct {
 	policy *policy.Policy
 	log    *slog.Logger
 	proxy  *httputil.ReverseProxy
+	// upstream is the user's proxy (egress_upstream.go); nil connects
+	// directly. Set before the browser starts, then only read.
+	upstream *upstream
 
 	mu       sync.Mutex
 	refused  map[string]refusal // guarded by mu; recent refusals by host:port
@@ -103,7 +106,7 @@ func startEgress(p *policy.Policy, logger *slog.Logger) (*egress, error) {
 // the proxy.
 func (e *egress) flags() []string {
 	f := []string{"--proxy-server=http://" + e.ln.Addr().String(), "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"}
-	if e.policy.BlockLoopback {
+	if e.policy.BlockLoopback || (e.upstream != nil && e.upstream.bypass.proxyLoopback) {
 		f = append(f, "--proxy-bypass-list=<-loopback>")
 	}
 	return f
@@ -112,6 +115,9 @@ func (e *egress) flags() []string {
 // close stops the proxy and its connections.
 func (e *egress) close() {
 	e.srv.Close()
+	if e.upstream != nil {
+		e.upstream.proxy.Transport.(*http.Transport).CloseIdleConnections()
+	}
 }
 
 // ServeHTTP tunnels CONNECT requests and forwards absolute-form http ones.
@@ -126,13 +132,17 @@ func (e *egress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cdpkit egress proxy: absolute http URLs only", http.StatusBadRequest)
 		return
 	}
+	if e.upstream.routes(r.URL.Host) {
+		e.forwardUpstream(w, r)
+		return
+	}
 	e.proxy.ServeHTTP(w, r)
 }
 
 // tunnel answers CONNECT host:port (https, wss and ws) with a byte pipe to
 // an address the policy allowed.
 func (e *egress) tunnel(w http.ResponseWriter, r *http.Request) {
-	up, err := e.dial(r.Context(), "tcp", r.Host)
+	up, err := e.connect(r.Context(), r.Host)
 	if err != nil {
 		status := http.StatusBadGateway
 		if errors.Is(err, policy.ErrURLBlocked) {
@@ -195,6 +205,25 @@ func (e *egress) dial(ctx context.Context, _, hostport string) (net.Conn, error)
 		e.attempts[hostport]++
 	}
 	e.mu.Unlock()
+	addrs, err := e.judge(ctx, hostport)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	var last error
+	for _, a := range addrs {
+		c, err := d.DialContext(ctx, "tcp", a.String())
+		if err == nil {
+			return c, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// judge resolves host:port and returns the addresses the policy allows,
+// or the policy's refusal, which it remembers for refusedSince.
+func (e *egress) judge(ctx context.Context, hostport string) ([]netip.AddrPort, error) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return nil, err
@@ -217,16 +246,11 @@ func (e *egress) dial(ctx context.Context, _, hostport string) (net.Conn, error)
 		e.mu.Unlock()
 		return nil, err
 	}
-	var d net.Dialer
-	var last error
-	for _, a := range addrs {
-		c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(n)).String())
-		if err == nil {
-			return c, nil
-		}
-		last = err
+	out := make([]netip.AddrPort, len(addrs))
+	for i, a := range addrs {
+		out[i] = netip.AddrPortFrom(a, uint16(n))
 	}
-	return nil, last
+	return out, nil
 }
 
 // maxAttemptHosts bounds the attempts table: a page can name any number

@@ -81,6 +81,8 @@ type Emulation struct {
 	Network       string            `json:"network,omitempty"`       // offline, slow3g or fast3g
 	Geolocation   *Geolocation      `json:"geolocation,omitempty"`
 	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty"` // sent with every request of the tab
+	Timezone      string            `json:"timezone,omitempty"`     // IANA name, from the launch options
+	Locale        string            `json:"locale,omitempty"`       // from the launch options' language
 }
 
 func (e Emulation) clone() Emulation {
@@ -174,8 +176,9 @@ func (c *EmulationChange) Validate() error {
 // emulator holds a tab's emulation, so that it can be reported and applied
 // again to a new session.
 type emulator struct {
-	mu    sync.Mutex // serializes changes; guards state
-	state Emulation
+	mu     sync.Mutex // serializes changes; guards state and seeded
+	state  Emulation
+	seeded bool // the launch options' defaults went into state (launchopts.go)
 }
 
 // Emulation returns what the tab emulates now.
@@ -186,9 +189,13 @@ func (t *Tab) Emulation() Emulation {
 }
 
 // SetViewport overrides the tab's viewport, or with nil removes the
-// override, and returns what the page then measures. The override lasts
-// across navigations of the tab.
+// override (back to the launch options' viewport, if they set one), and
+// returns what the page then measures. The override lasts across
+// navigations of the tab.
 func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, error) {
+	if v == nil {
+		v = t.b.defaults.Viewport
+	}
 	if v != nil {
 		if err := v.validate(); err != nil {
 			return ViewportMetrics{}, err
@@ -355,6 +362,16 @@ func (t *Tab) restoreEmulation(ctx context.Context, s cdpapi.Session) error {
 	}
 	if len(st.ExtraHeaders) > 0 {
 		if err := applyExtraHeaders(ctx, s, st.ExtraHeaders); err != nil {
+			return err
+		}
+	}
+	if st.Timezone != "" {
+		if err := applyTimezone(ctx, s, st.Timezone); err != nil {
+			return err
+		}
+	}
+	if st.Locale != "" {
+		if err := applyLocale(ctx, s, st.Locale); err != nil {
 			return err
 		}
 	}

@@ -87,7 +87,8 @@ type process struct {
 	exited  chan struct{} // closed when the process has been reaped
 	stderr  *sysproc.Tail
 
-	egress *egress // nil when the policy has no address rule to enforce
+	egress *egress  // nil when the policy has no address rule to enforce and no proxy is set
+	env    []string // added to the browser's environment (Options.launchEnv)
 	// tmp is the browser's TMPDIR, an owned dir removed on close and swept
 	// after a kill -9, so Chromium's org.chromium.Chromium.* scratch dirs
 	// never pile up in the system temp dir (issue #25 item 18).
@@ -110,13 +111,23 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		}
 	}
 	// A profile that o names belongs to the Manager, which keeps it across
-	// relaunches; otherwise the browser gets one of its own.
-	profile, own := o.profile, o.profile == ""
-	if own {
+	// relaunches, or to the user (UserDataDir), who keeps it for good;
+	// otherwise the browser gets one of its own.
+	profile, own := o.profile, false
+	if profile == "" {
+		profile = o.UserDataDir
+	}
+	switch {
+	case profile == "":
+		own = true
 		if profile, err = newProfile(); err != nil {
 			return nil, nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}
-	} else {
+	case profile == o.UserDataDir:
+		if err := claimProfile(profile); err != nil {
+			return nil, nil, err
+		}
+	default:
 		clearSingleton(profile)
 	}
 	dropProfile := func(dir string) {
@@ -128,13 +139,20 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	// Every connection of the browser goes through the egress proxy,
 	// which judges the address it connects to (egress.go).
 	var eg *egress
-	if !o.noGuard && needsEgress(o.urlPolicy()) {
-		if eg, err = startEgress(o.urlPolicy(), o.logger()); err != nil {
+	if !o.noGuard && (needsEgress(o.urlPolicy()) || o.ProxyServer != "") {
+		if eg, err = startEgress(o.urlPolicy(), o.logger()); err == nil {
+			err = eg.setUpstream(o.ProxyServer, o.ProxyBypass)
+		}
+		if err != nil {
+			if eg != nil {
+				eg.close()
+			}
 			dropProfile(profile)
 			return nil, nil, err
 		}
 	}
-	p := &process{profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}, egress: eg}
+	p := &process{profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}, egress: eg,
+		env: o.launchEnv()}
 	var t cdp.Transport
 	if o.usePipe() {
 		t, err = p.startPipe(exe, launchArgs(profile, "--remote-debugging-pipe", o, eg))
@@ -181,13 +199,16 @@ func (o *Options) usePipe() bool { return runtime.GOOS != "windows" && !o.portTr
 // process dies with it and, however cdpkit dies, with cdpkit.
 func (p *process) startCmd(exe string, args []string, extra []*os.File) error {
 	cmd := exec.Command(exe, args...)
+	if len(p.env) > 0 {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	if browserTempDirFits(os.TempDir()) {
 		tmp, err := sysproc.MkdirOwned(tmpPrefix)
 		if err != nil {
 			return &NoBrowserError{Reason: "creating a temporary directory: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}
 		p.tmp = tmp
-		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		cmd.Env = append(append(os.Environ(), p.env...), "TMPDIR="+tmp)
 	}
 	cmd.ExtraFiles = extra
 	cmd.Stderr = p.stderr
@@ -303,6 +324,7 @@ func launchArgs(profile, debugging string, o *Options, eg *egress) []string {
 	if eg != nil {
 		args = append(args, eg.flags()...)
 	}
+	args = append(args, o.launchFlags()...)
 	// Chromium keeps only the last --disable-features: a caller's list
 	// joins cdpkit's instead of replacing it.
 	for _, a := range o.Args {

@@ -34,6 +34,7 @@ func (m *Manager) StartAuditBrowser(ctx context.Context, cookies []Cookie) (*Aud
 	o := m.opts
 	o.BrowserURL, o.WSEndpoint, o.AutoConnect = "", "", ""
 	o.profile = ""         // a temporary profile of its own, removed on close
+	o.UserDataDir = ""     // not the user's, which cdpkit's own browser holds
 	o.Headful = false      // nothing to look at
 	o.portTransport = true // the port is what the outside tool speaks to
 	ctx, cancel := context.WithTimeout(ctx, o.launchTimeout())

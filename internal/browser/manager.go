@@ -118,6 +118,9 @@ func (m *Manager) retireLocked() error {
 // profile first if needed. m.lock must be held.
 func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
 	m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
+	if m.profile == "" && m.opts.UserDataDir != "" {
+		m.profile = m.opts.UserDataDir // the user's: launch claims it, nothing removes it
+	}
 	if m.profile == "" {
 		dir, err := newProfile()
 		if err != nil {
@@ -284,13 +287,16 @@ func (m *Manager) stopIdle(stillIdle func() bool) {
 	m.cookieMu.Unlock()
 }
 
-// removeProfileLocked deletes the Manager's profile, if any. m.lock must be
-// held.
+// removeProfileLocked deletes the Manager's profile, if any, unless it is
+// the user's Options.UserDataDir. m.lock must be held.
 func (m *Manager) removeProfileLocked() error {
 	if m.profile == "" {
 		return nil
 	}
-	err := removeProfile(m.profile)
+	var err error
+	if m.profile != m.opts.UserDataDir {
+		err = removeProfile(m.profile)
+	}
 	m.profile = ""
 	return err
 }

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 func TestManager(t *testing.T) {
@@ -66,7 +66,7 @@ func TestManager(t *testing.T) {
 
 	// Kill the browser behind the Manager's back.
 	oldPID, oldProfile := first.PID(), first.ProfileDir()
-	if err := syscall.Kill(-oldPID, syscall.SIGKILL); err != nil {
+	if err := sysproc.KillGroup(oldPID); err != nil {
 		t.Fatalf("killing process group %d: %v", oldPID, err)
 	}
 	select {

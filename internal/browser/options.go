@@ -54,6 +54,38 @@ type Options struct {
 	// to a tab of it. Nil means none.
 	StorageState *StorageState
 
+	// The launch options (launchopts.go); CheckLaunchOptions checks them.
+	// Those that are browser switches (Headful, UserDataDir, UserAgent,
+	// ProxyServer, Lang, IgnoreHTTPSErrors) apply only to a launched
+	// browser; Viewport, Timezone and Lang are also emulated in each tab
+	// cdpkit attaches to.
+
+	// UserDataDir is a persistent profile, an absolute path: cookies and
+	// storage outlive cdpkit, which never deletes it. A launch on a
+	// profile another live browser holds fails with a *ProfileInUseError.
+	// Empty means a temporary profile, removed on close.
+	UserDataDir string
+	// Viewport is every tab's viewport until the emulate tools change it
+	// (their reset returns to it); nil means the window's.
+	Viewport *Viewport
+	// UserAgent replaces the browser's user agent string.
+	UserAgent string
+	// ProxyServer is an HTTP proxy (host:port or http://[user:pass@]host:port)
+	// that the egress proxy sends all traffic through, after the URL policy
+	// allowed it, except to hosts that ProxyBypass lists (Chromium's
+	// --proxy-bypass-list syntax: host, *.domain, .domain, IP/CIDR,
+	// <local>, <-loopback>).
+	ProxyServer string
+	ProxyBypass []string
+	// Lang is the browser's language (navigator.language, Accept-Language
+	// and Intl's default locale), such as de-DE.
+	Lang string
+	// Timezone is an IANA time zone name, such as Europe/Berlin.
+	Timezone string
+	// IgnoreHTTPSErrors makes pages load over HTTPS with certificates that
+	// do not verify (self-signed, expired, wrong host).
+	IgnoreHTTPSErrors bool
+
 	// noNetLog turns the request log off, for tests that measure its cost.
 	noNetLog bool
 	// noGuard turns the guard off, for tests that measure its cost.

@@ -106,6 +106,9 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	if err := t.b.seedStorage(ctx, t, s); err != nil {
 		return nil, err
 	}
+	if err := t.applyDefaults(ctx, s); err != nil {
+		return nil, err
+	}
 	t.sess = s
 	return s, nil
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // The real-browser tests share one Chromium per transport, started on first
@@ -145,7 +146,7 @@ func launch(execPath, transport string) (_ *chromium, err error) {
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.ExtraFiles = childFiles
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	sysproc.SetGroup(cmd, syscall.SIGKILL)
 	err = cmd.Start()
 	for _, f := range childFiles {
 		f.Close() // else we would never see EOF when the browser dies
@@ -223,7 +224,7 @@ func (b *chromium) stop() error {
 	if b.conn != nil {
 		b.conn.Close()
 	}
-	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	sysproc.KillGroup(b.cmd.Process.Pid)
 	var err error
 	select {
 	case <-b.exited:
@@ -481,7 +482,7 @@ func TestPipeBrowserKilled(t *testing.T) {
 	pending := pendingFetch(t, sess)
 
 	killedAt := time.Now()
-	if err := syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+	if err := sysproc.KillGroup(b.cmd.Process.Pid); err != nil {
 		t.Fatalf("killing the browser: %v", err)
 	}
 	// ErrDisconnected, not the call's own deadline.

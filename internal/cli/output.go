@@ -269,8 +269,9 @@ Global flags:
   --timeout_ms MS    the tool's own deadline, as MCP's timeout_ms (the CLI waits a moment longer)
   --params '{…}'     the tool's arguments as one JSON object (--json '{…}' is the old spelling)
   -h, --help         help for a command: cdpkit click --help
-  Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout …)
-  apply when a call starts its session's daemon.
+  Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout, and the
+  launch options --headed, --user-data-dir, --viewport, --device, --user-agent,
+  --proxy-server, --lang, --timezone …) apply when a call starts its session's daemon.
 
 Refs from a snapshot may be written e12 or @e12. Exit codes: 0 success;
 1 the tool failed ("[CODE] message (hint: …)" on stderr); 2 a bad command line.

@@ -68,3 +68,13 @@ func State(stat string) byte {
 	}
 	return stat[i+2]
 }
+
+// Kill ends the single process pid at once: SIGKILL on Unix,
+// TerminateProcess on Windows. Tests use it to crash a browser or a daemon.
+func Kill(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 )
 
@@ -48,11 +47,11 @@ func TestSweepOwned(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(busy, OwnerFile), []byte(strconv.Itoa(dead.Process.Pid)), 0o600)
 	sleeper := exec.Command("sh", "-c", "sleep 30; : "+busy)
-	sleeper.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	SetGroup(sleeper, 0)
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { syscall.Kill(-sleeper.Process.Pid, syscall.SIGKILL); sleeper.Wait() }()
+	defer func() { KillGroup(sleeper.Process.Pid); sleeper.Wait() }()
 
 	if got := SweepOwned(slog.New(slog.NewTextHandler(io.Discard, nil)), prefix); got != 1 {
 		t.Errorf("SweepOwned removed %d, want 1", got)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // TestCrashes crashes a tab's renderer and then the whole browser under
@@ -114,7 +114,7 @@ func TestCrashes(t *testing.T) {
 		case err := <-done:
 			t.Fatalf("evaluate_script ended before its fetch arrived: %v", err)
 		}
-		if err := syscall.Kill(b.PID(), syscall.SIGKILL); err != nil {
+		if err := sysproc.Kill(b.PID()); err != nil {
 			t.Fatal(err)
 		}
 		// BROWSER_CRASHED, not the TIMEOUT the call would reach without it.

@@ -51,6 +51,9 @@ const (
 
 	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
 	AuditFailed           Code = "AUDIT_FAILED"
+
+	NoDisplay    Code = "NO_DISPLAY"
+	ProfileInUse Code = "PROFILE_IN_USE"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line
@@ -267,6 +270,22 @@ func init() {
 			code = InvalidURL
 		}
 		return &Error{Code: code, Message: ub.Error(), Hint: ub.Hint}
+	})
+	sentinel(browser.ErrNoDisplay, func(error, error) *Error {
+		return &Error{Code: NoDisplay, Message: "--headed needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
+			Hint: "run headless (drop --headed), or give it a display: set DISPLAY, or run under xvfb-run -a"}
+	})
+	typed(func(_ error, pu *browser.ProfileInUseError) *Error {
+		msg := "the user-data-dir " + pu.Dir + " is in use by another browser"
+		hint := "close that browser, or give another --user-data-dir"
+		switch {
+		case pu.Host != "":
+			msg = fmt.Sprintf("the user-data-dir %s is in use by process %d on host %s", pu.Dir, pu.PID, pu.Host)
+		case pu.PID > 0:
+			msg = fmt.Sprintf("the user-data-dir %s is in use by another browser, pid %d", pu.Dir, pu.PID)
+			hint = fmt.Sprintf("close that browser (pid %d, or the cdpkit that started it), or give another --user-data-dir", pu.PID)
+		}
+		return &Error{Code: ProfileInUse, Message: msg, Recoverable: true, Hint: hint}
 	})
 	typed(func(_ error, nb *browser.NoBrowserError) *Error {
 		return &Error{Code: NoBrowser, Message: nb.Reason, Hint: cmp.Or(nb.Hint, "run `cdpkit doctor` to see what is wrong")}
