@@ -102,6 +102,11 @@ type TabDriver interface {
 	WaitFor(ctx context.Context, c WaitCondition, timeout time.Duration) (*WaitResult, error)
 	Settle(ctx context.Context, bound time.Duration)
 
+	// Performance traces (trace.go): one records at a time per browser.
+	StartTrace(ctx context.Context, o TraceOptions) error
+	StopTrace(ctx context.Context) (*TraceFile, error)
+	Tracing() bool
+
 	Acquire(ctx context.Context, op string, limit int) (release func(), err error)
 	AwaitNavigation(ctx context.Context) error
 	CheckCrashed() error
