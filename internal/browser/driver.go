@@ -105,7 +105,6 @@ type TabDriver interface {
 	// Performance traces (trace.go): one records at a time per browser.
 	StartTrace(ctx context.Context, o TraceOptions) error
 	StopTrace(ctx context.Context) (*TraceFile, error)
-	Tracing() bool
 
 	Acquire(ctx context.Context, op string, limit int) (release func(), err error)
 	AwaitNavigation(ctx context.Context) error

@@ -32,6 +32,7 @@ type emulateArgs struct {
 	ColorScheme   string            `json:"colorScheme,omitempty" jsonschema:"light, dark or auto"`
 	ReducedMotion string            `json:"reducedMotion,omitempty" jsonschema:"reduce, no-preference or auto"`
 	CPUThrottling float64           `json:"cpuThrottling,omitempty" jsonschema:"CPU slowdown factor 1-20; 1 turns it off"`
+	CPURate       float64           `json:"cpuThrottlingRate,omitempty" jsonschema:"same as cpuThrottling (chrome-devtools-mcp's name)"`
 	Network       string            `json:"network,omitempty" jsonschema:"offline, slow3g (2 s latency, 400 kbit/s), fast3g (563 ms, 1.4 Mbit/s) or none"`
 	Geolocation   *geoArgs          `json:"geolocation,omitempty" jsonschema:"position to report, granting the permission; null clears it"`
 	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty" jsonschema:"headers added to every request of the tab, replacing earlier ones; {} removes them"`
@@ -155,6 +156,12 @@ func (in *emulateArgs) check(context.Context, *Env) error {
 	}
 	if in.ReducedMotion != "" {
 		c.ReducedMotion = &in.ReducedMotion
+	}
+	if in.CPURate != 0 {
+		if in.CPUThrottling != 0 && in.CPUThrottling != in.CPURate {
+			return errorf(InvalidArgs, false, "give one of them", "cpuThrottling %v and cpuThrottlingRate %v disagree", in.CPUThrottling, in.CPURate)
+		}
+		in.CPUThrottling = in.CPURate
 	}
 	if in.CPUThrottling != 0 {
 		c.CPUThrottling = &in.CPUThrottling
