@@ -3,6 +3,9 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"io"
+	"path/filepath"
 	"fmt"
 	"image"
 	"image/png"
@@ -105,6 +108,11 @@ func nodesPage(n int) string {
 	return b.String()
 }
 
+// recordTraces, when set, is a directory where tracePage copies the
+// traces it records, named after the page: how internal/trace/testdata
+// was recorded (then trimmed by internal/trace/testdata/trim.go).
+var recordTraces = flag.String("record-traces", "", "copy the recorded traces to this directory")
+
 // tracePage opens url in a new tab of h and traces its reload with
 // performance_trace and extra arguments; it returns the result's data,
 // its summary and the analysis of the saved file.
@@ -135,6 +143,15 @@ func tracePage(t *testing.T, h *harness, url, extra string) (map[string]any, str
 	rep, err := trace.Analyze(f)
 	if err != nil {
 		t.Fatalf("the saved trace does not analyze: %v", err)
+	}
+	if *recordTraces != "" {
+		f.Seek(0, io.SeekStart)
+		var b bytes.Buffer
+		io.Copy(&b, f)
+		name := filepath.Join(*recordTraces, filepath.Base(url)+".json")
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return data, res.Text, rep
 }
