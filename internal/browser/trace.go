@@ -103,8 +103,9 @@ type TraceFile struct {
 	// misses events.
 	DataLost bool
 	// Throttling is what the tab emulated when the trace started.
-	CPUThrottling float64 // slowdown factor; 0 means none
-	Network       string  // the network preset; "" means none
+	CPUThrottling float64            // slowdown factor; 0 means none
+	Network       string             // the network preset, or custom; "" means none
+	NetworkCustom *NetworkConditions // when Network is custom
 	// Err is why a trace stopped by its deadline or by shutdown was not
 	// saved.
 	Err error `json:"-"`
@@ -153,7 +154,7 @@ func (t *Tab) StartTrace(ctx context.Context, o TraceOptions) error {
 	}
 	emu := t.Emulation()
 	run := &traceRun{tab: t, sess: s, o: o, done: make(chan struct{}),
-		file: TraceFile{TabID: t.ID(), CPUThrottling: emu.CPUThrottling, Network: emu.Network}}
+		file: TraceFile{TabID: t.ID(), CPUThrottling: emu.CPUThrottling, Network: emu.Network, NetworkCustom: emu.NetworkCustom}}
 	tr.mu.Lock()
 	if r := tr.run; r != nil {
 		select {

@@ -315,7 +315,7 @@ func traceResult(ctx context.Context, env *Env, f *browser.TraceFile) (*Result, 
 		return nil, err
 	}
 	data := traceData{Path: f.Path, Bytes: f.Bytes, DataLost: f.DataLost,
-		Throttling: throttlingText(browser.Emulation{CPUThrottling: f.CPUThrottling, Network: f.Network}),
+		Throttling: throttlingText(browser.Emulation{CPUThrottling: f.CPUThrottling, Network: f.Network, NetworkCustom: f.NetworkCustom}),
 		CLS:        rep.CLS.Value, TBT: rep.TBT, LongTasks: len(rep.Tasks)}
 	if f.StoppedBy != "call" {
 		data.StoppedBy = f.StoppedBy
@@ -337,7 +337,9 @@ func throttlingText(e browser.Emulation) string {
 	if e.CPUThrottling > 1 {
 		parts = append(parts, fmt.Sprintf("CPU %gx slower", e.CPUThrottling))
 	}
-	if e.Network != "" {
+	if n := e.NetworkCustom; e.Network == "custom" && n != nil {
+		parts = append(parts, fmt.Sprintf("network custom (%g ms, %g/%g kbit/s down/up)", n.LatencyMS, n.DownloadKbps, n.UploadKbps))
+	} else if e.Network != "" {
 		parts = append(parts, "network "+e.Network)
 	}
 	if len(parts) == 0 {
