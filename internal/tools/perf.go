@@ -136,9 +136,15 @@ func (in *insightArgs) check(_ context.Context, env *Env) error {
 	return nil
 }
 
+// startedData is performance_start_trace's result without autoStop.
+type startedData struct {
+	Tracing    bool   `json:"tracing"`
+	Throttling string `json:"throttling"`
+	Note       string `json:"note"`
+}
+
 // traceData is a trace tool's result; the summary follows as text.
 type traceData struct {
-	Tracing    bool    `json:"tracing,omitempty"` // still recording (start without autoStop)
 	Path       string  `json:"path,omitempty"`
 	Bytes      int64   `json:"bytes,omitempty"`
 	Throttling string  `json:"throttling"`
@@ -148,7 +154,6 @@ type traceData struct {
 	CLS        float64 `json:"cls"`
 	TBT        float64 `json:"tbtMs"`
 	LongTasks  int     `json:"longTasks"`
-	Note       string  `json:"note,omitempty"`
 }
 
 // startRecording brings the tab to the front and starts its trace, saved
@@ -199,7 +204,7 @@ func startTrace(ctx context.Context, env *Env, d *door, in startTraceArgs) (*Res
 			return nil, err
 		}
 		th := throttlingText(e)
-		return &Result{Data: traceData{Tracing: true, Throttling: th,
+		return &Result{Data: startedData{Tracing: true, Throttling: th,
 			Note: "recording; performance_stop_trace saves and summarizes it (it stops by itself after 5 min)"}}, nil
 	}
 	return recordAndStop(ctx, env, d.tab, in.Reload, time.Duration(in.AutoStop)*time.Millisecond)
