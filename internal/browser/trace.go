@@ -124,7 +124,7 @@ type traceRun struct {
 	tab   *Tab
 	sess  *cdp.Session
 	o     TraceOptions
-	timer *time.Timer
+	timer *time.Timer // guarded by tracer.mu
 	file  TraceFile
 
 	once sync.Once
@@ -184,12 +184,14 @@ func (t *Tab) StartTrace(ctx context.Context, o TraceOptions) error {
 		}
 		return fmt.Errorf("browser: starting the trace: %w", err)
 	}
+	tr.mu.Lock()
 	run.file.Started = time.Now()
 	run.timer = time.AfterFunc(o.Limit, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), traceSaveTimeout)
 		defer cancel()
 		t.b.finishTrace(ctx, run, "deadline")
 	})
+	tr.mu.Unlock()
 	return nil
 }
 
@@ -243,7 +245,11 @@ func (r *traceRun) result() (*TraceFile, error) {
 // first (bounded by its ctx). why is TraceFile.StoppedBy.
 func (b *Browser) finishTrace(ctx context.Context, run *traceRun, why string) {
 	run.once.Do(func() {
-		run.timer.Stop()
+		b.tracer.mu.Lock()
+		if run.timer != nil { // nil when the browser closes as the trace starts
+			run.timer.Stop()
+		}
+		b.tracer.mu.Unlock()
 		run.err = run.stop(ctx)
 		run.file.StoppedBy = why
 		run.file.Stopped = time.Now()
