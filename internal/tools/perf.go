@@ -263,9 +263,10 @@ func recordAndStop(ctx context.Context, env *Env, tab browser.TabDriver, reload 
 	if err := record(ctx, wait); err != nil {
 		return nil, err
 	}
-	progress(ctx, "stopping and saving the trace")
 	stopped = true
+	end := heartbeat(ctx, "stopping and saving the trace")
 	f, err := tab.StopTrace(ctx)
+	end()
 	if err != nil {
 		return nil, err
 	}
@@ -278,29 +279,53 @@ func reloadForTrace(ctx context.Context, tab browser.TabDriver) error {
 	return err
 }
 
-// record waits while the trace records, with a heartbeat.
+// record waits while the trace records.
 func record(ctx context.Context, wait time.Duration) error {
-	start := time.Now()
-	progress(ctx, "recording")
-	tick := time.NewTicker(2 * time.Second)
-	defer tick.Stop()
+	defer heartbeat(ctx, "recording")()
 	done := time.NewTimer(wait)
 	defer done.Stop()
-	for {
-		select {
-		case <-done.C:
-			return nil
-		case <-tick.C:
-			progress(ctx, fmt.Sprintf("recording (%ds of %ds)", int(time.Since(start).Seconds()), int(wait.Seconds())))
-		case <-ctx.Done():
-			return ctx.Err()
+	select {
+	case <-done.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// heartbeatEvery is how often a long stage says it is still going.
+const heartbeatEvery = 2 * time.Second
+
+// heartbeat reports stage, then again with the time spent in it every
+// heartbeatEvery, until the returned func is called.
+func heartbeat(ctx context.Context, stage string) (stop func()) {
+	progress(ctx, stage)
+	start := time.Now()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(heartbeatEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				progress(ctx, fmt.Sprintf("%s (%ds)", stage, int(time.Since(start).Seconds())))
+			}
 		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
 	}
 }
 
 func stopTrace(ctx context.Context, env *Env, d *door, _ stopTraceArgs) (*Result, error) {
-	progress(ctx, "stopping and saving the trace")
+	end := heartbeat(ctx, "stopping and saving the trace")
 	f, err := d.tab.StopTrace(ctx)
+	end()
 	if err != nil {
 		return nil, err
 	}

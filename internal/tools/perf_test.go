@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
@@ -314,4 +316,21 @@ func workTask(r *trace.Report) float64 {
 		}
 	}
 	return m
+}
+
+// TestPerfHeartbeat checks that a long stage reports itself again while
+// it lasts, on synctest's clock.
+func TestPerfHeartbeat(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var got []string
+		ctx := WithProgress(t.Context(), func(msg string) { got = append(got, msg) })
+		if err := record(ctx, 2*heartbeatEvery+heartbeatEvery/2); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"recording", "recording (2s)", "recording (4s)"}
+		if !slices.Equal(got, want) {
+			t.Errorf("reports %q, want %q", got, want)
+		}
+	})
 }
