@@ -49,6 +49,8 @@ addEventListener('load', () => setTimeout(() => { document.getElementById('space
 function work() { let x = 0; for (let i = 0; i < 3e7; i++) { x += Math.sqrt(i); } document.title = 'Work ' + (x > 0); }
 new PerformanceObserver(() => setTimeout(work, 0)).observe({type: 'paint', buffered: true});
 </script>`
+	// inpPage's button handler blocks for 200 ms before the next paint.
+	inpPage   = `<!doctype html><title>Input</title><button id="b" onclick="const end = performance.now() + 200; while (performance.now() < end) {} this.textContent = 'Clicked'">Click</button>`
 	plainPage = `<!doctype html><title>Plain</title><h1>Plain page</h1><p>Nothing happens here.</p>`
 )
 
@@ -85,6 +87,7 @@ func perfServer(t *testing.T) string {
 	mux.Handle("/shift", page(shiftPage))
 	mux.Handle("/plain", page(plainPage))
 	mux.Handle("/work", page(workPage))
+	mux.Handle("/inp", page(inpPage))
 	mux.Handle("/nodes", page(nodesPage(5000)))
 	mux.HandleFunc("/hero.png", func(w http.ResponseWriter, r *http.Request) {
 		select { // the page's late hero, not a wait of the test's
@@ -268,6 +271,28 @@ func TestPerformanceTrace(t *testing.T) {
 		auto := other.mustCall(t, "performance_start_trace", `{"autoStop":500,"timeout_ms":60000}`)
 		if auto["path"] == "" || auto["tracing"] == true {
 			t.Errorf("autoStop = %v, want a saved trace", auto)
+		}
+	})
+
+	t.Run("clicks while tracing give INP", func(t *testing.T) {
+		h := newHarness(t, nil)
+		h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q}`, base+"/inp"))
+		h.mustCall(t, "performance_start_trace", `{}`)
+		h.mustCall(t, "click", `{"selector":"#b"}`)
+		res, err := h.result(t, "performance_stop_trace", `{"timeout_ms":60000}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%+v\n%s", res.Data, res.Text)
+		rep, err := analyzeFile(h.env, res.Data.(traceData).Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.INP == nil || rep.INP.MS < 200 || rep.INP.Interactions < 1 {
+			t.Errorf("INP = %+v, want ≥ 200 ms", rep.INP)
+		}
+		if !strings.Contains(res.Text, "INP ") || !strings.Contains(res.Text, "no page load") {
+			t.Errorf("summary lacks INP or the no-load note:\n%s", res.Text)
 		}
 	})
 
