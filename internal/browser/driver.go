@@ -66,6 +66,7 @@ type TabDriver interface {
 	Fill(ctx context.Context, ref, selector, value string) (*FillResult, error)
 	SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error)
 	SetFiles(ctx context.Context, ref, selector string, paths []string) error
+	FileChooser(ctx context.Context) (*FileChooser, error)
 	TypeText(ctx context.Context, ref, selector, text string) error
 	PressKey(ctx context.Context, ref, selector, key string) error
 
@@ -104,6 +105,9 @@ type TabDriver interface {
 	WaitFor(ctx context.Context, c WaitCondition, timeout time.Duration) (*WaitResult, error)
 	Settle(ctx context.Context, bound time.Duration)
 
+	// HeapSnapshot writes the tab's JavaScript heap snapshot to w; see
+	// Tab.HeapSnapshot.
+	HeapSnapshot(ctx context.Context, w io.Writer, progress func(done, total int64)) (int64, error)
 	// Performance traces (trace.go): one records at a time per browser.
 	StartTrace(ctx context.Context, o TraceOptions) error
 	StopTrace(ctx context.Context) (*TraceFile, error)

@@ -48,8 +48,11 @@ const (
 	SessionClosed       Code = "SESSION_CLOSED"
 	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
-	TraceActive         Code = "TRACE_ACTIVE"
-	NoTrace             Code = "NO_TRACE"
+
+	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
+	AuditFailed           Code = "AUDIT_FAILED"
+	TraceActive           Code = "TRACE_ACTIVE"
+	NoTrace               Code = "NO_TRACE"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line

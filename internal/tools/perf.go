@@ -264,6 +264,7 @@ func recordAndStop(ctx context.Context, env *Env, tab browser.TabDriver, reload 
 		return nil, err
 	}
 	stopped = true
+	progress(ctx, "stopping and saving the trace")
 	end := heartbeat(ctx, "stopping and saving the trace")
 	f, err := tab.StopTrace(ctx)
 	end()
@@ -281,6 +282,7 @@ func reloadForTrace(ctx context.Context, tab browser.TabDriver) error {
 
 // record waits while the trace records.
 func record(ctx context.Context, wait time.Duration) error {
+	progress(ctx, "recording")
 	defer heartbeat(ctx, "recording")()
 	done := time.NewTimer(wait)
 	defer done.Stop()
@@ -292,37 +294,8 @@ func record(ctx context.Context, wait time.Duration) error {
 	}
 }
 
-// heartbeatEvery is how often a long stage says it is still going.
-const heartbeatEvery = 2 * time.Second
-
-// heartbeat reports stage, then again with the time spent in it every
-// heartbeatEvery, until the returned func is called.
-func heartbeat(ctx context.Context, stage string) (stop func()) {
-	progress(ctx, stage)
-	start := time.Now()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(heartbeatEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				progress(ctx, fmt.Sprintf("%s (%ds)", stage, int(time.Since(start).Seconds())))
-			}
-		}
-	})
-	return func() {
-		close(done)
-		wg.Wait()
-	}
-}
-
 func stopTrace(ctx context.Context, env *Env, d *door, _ stopTraceArgs) (*Result, error) {
+	progress(ctx, "stopping and saving the trace")
 	end := heartbeat(ctx, "stopping and saving the trace")
 	f, err := d.tab.StopTrace(ctx)
 	end()

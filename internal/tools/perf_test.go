@@ -353,7 +353,8 @@ func TestPerfHeartbeat(t *testing.T) {
 		if err := record(ctx, 2*heartbeatEvery+heartbeatEvery/2); err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"recording", "recording (2s)", "recording (4s)"}
+		every := int(heartbeatEvery.Seconds())
+		want := []string{"recording", fmt.Sprintf("recording (%ds)", every), fmt.Sprintf("recording (%ds)", 2*every)}
 		if !slices.Equal(got, want) {
 			t.Errorf("reports %q, want %q", got, want)
 		}
