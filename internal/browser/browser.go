@@ -52,6 +52,8 @@ type Browser struct {
 	// Scoped tabs (scope.go); nil until a scope is used.
 	scopes map[*Scope]*scopeState // guarded by mu
 	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
+
+	tracer tracer // the trace recording, if any (trace.go)
 }
 
 // Start launches a browser, or attaches to one when o names an endpoint.
@@ -135,6 +137,7 @@ func (b *Browser) Done() <-chan struct{} { return b.conn.Done() }
 // It returns when the processes are gone, bounded by a few seconds. It is
 // safe to call more than once.
 func (b *Browser) Close() error {
+	b.finishTraces()
 	if b.proc == nil {
 		return b.conn.Close()
 	}

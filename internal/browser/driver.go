@@ -114,6 +114,9 @@ type TabDriver interface {
 	// HeapSnapshot writes the tab's JavaScript heap snapshot to w; see
 	// Tab.HeapSnapshot.
 	HeapSnapshot(ctx context.Context, w io.Writer, progress func(done, total int64)) (int64, error)
+	// Performance traces (trace.go): one records at a time per browser.
+	StartTrace(ctx context.Context, o TraceOptions) error
+	StopTrace(ctx context.Context) (*TraceFile, error)
 
 	Acquire(ctx context.Context, op string, limit int) (release func(), err error)
 	AwaitNavigation(ctx context.Context) error

@@ -73,16 +73,17 @@ type Geolocation struct {
 // Emulation is what a tab emulates. The zero value is the browser as it
 // is.
 type Emulation struct {
-	Viewport      *Viewport         `json:"viewport,omitempty"`
-	UserAgent     string            `json:"userAgent,omitempty"`
-	ColorScheme   string            `json:"colorScheme,omitempty"`   // light or dark
-	ReducedMotion string            `json:"reducedMotion,omitempty"` // reduce or no-preference
-	CPUThrottling float64           `json:"cpuThrottling,omitempty"` // slowdown factor above 1
-	Network       string            `json:"network,omitempty"`       // offline, slow3g or fast3g
-	Geolocation   *Geolocation      `json:"geolocation,omitempty"`
-	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty"` // sent with every request of the tab
-	Timezone      string            `json:"timezone,omitempty"`     // IANA name, from the launch options
-	Locale        string            `json:"locale,omitempty"`       // from the launch options' language
+	Viewport      *Viewport          `json:"viewport,omitempty"`
+	UserAgent     string             `json:"userAgent,omitempty"`
+	ColorScheme   string             `json:"colorScheme,omitempty"`   // light or dark
+	ReducedMotion string             `json:"reducedMotion,omitempty"` // reduce or no-preference
+	CPUThrottling float64            `json:"cpuThrottling,omitempty"` // slowdown factor above 1
+	Network       string             `json:"network,omitempty"`       // a NetworkPresets name, or custom
+	NetworkCustom *NetworkConditions `json:"networkCustom,omitempty"` // when Network is custom
+	Geolocation   *Geolocation       `json:"geolocation,omitempty"`
+	ExtraHeaders  map[string]string  `json:"extraHeaders,omitempty"` // sent with every request of the tab
+	Timezone      string             `json:"timezone,omitempty"`     // IANA name, from the launch options
+	Locale        string             `json:"locale,omitempty"`       // from the launch options' language
 }
 
 func (e Emulation) clone() Emulation {
@@ -94,6 +95,10 @@ func (e Emulation) clone() Emulation {
 		g := *e.Geolocation
 		e.Geolocation = &g
 	}
+	if e.NetworkCustom != nil {
+		n := *e.NetworkCustom
+		e.NetworkCustom = &n
+	}
 	e.ExtraHeaders = maps.Clone(e.ExtraHeaders)
 	return e
 }
@@ -104,21 +109,16 @@ type EmulationChange struct {
 	ColorScheme   *string  // light, dark, or auto (the browser's)
 	ReducedMotion *string  // reduce, no-preference, or auto
 	CPUThrottling *float64 // slowdown factor 1 to 20; 1 turns throttling off
-	Network       *string  // offline, slow3g, fast3g, or none
+	Network       *string  // a NetworkPresets name (as NetworkPreset spells it), or none
+	// NetworkCustom throttles the network as it says; it goes without
+	// Network.
+	NetworkCustom *NetworkConditions
 	Geolocation   *Geolocation
 	// ClearGeolocation removes the emulated position.
 	ClearGeolocation bool
 	// ExtraHeaders replaces the extra request headers; an empty non-nil
 	// map removes them.
 	ExtraHeaders map[string]string
-}
-
-// networkConditions are the throttling presets, after Chrome DevTools'
-// own: latency in ms, throughput in bytes per second.
-var networkConditions = map[string]network.Conditions{
-	"offline": {Offline: true, DownloadThroughput: -1, UploadThroughput: -1, ConnectionType: network.ConnectionTypeNone},
-	"slow3g":  {Latency: 2000, DownloadThroughput: 50_000, UploadThroughput: 50_000, ConnectionType: network.ConnectionTypeCellular3g},
-	"fast3g":  {Latency: 562.5, DownloadThroughput: 180_000, UploadThroughput: 84_375, ConnectionType: network.ConnectionTypeCellular3g},
 }
 
 // Validate checks c without touching a browser; its errors wrap
@@ -144,10 +144,8 @@ func (c *EmulationChange) Validate() error {
 	if r := c.CPUThrottling; r != nil && !(*r >= 1 && *r <= 20) {
 		return bad("cpuThrottling %v: use a slowdown factor from 1 (none) to 20", *r)
 	}
-	if n := c.Network; n != nil {
-		if _, ok := networkConditions[*n]; !ok && *n != "none" {
-			return bad("network %q: use offline, slow3g, fast3g or none", *n)
-		}
+	if err := c.validateNetwork(); err != nil {
+		return err
 	}
 	if g := c.Geolocation; g != nil {
 		if c.ClearGeolocation {
@@ -288,15 +286,12 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 			st.CPUThrottling = 0
 		}
 	}
-	if c.Network != nil {
-		n := *c.Network
-		if n == "none" {
-			n = ""
-		}
-		if err := applyNetwork(ctx, s, n); err != nil {
+	if c.Network != nil || c.NetworkCustom != nil {
+		n, custom := networkOf(c)
+		if err := applyNetwork(ctx, s, n, custom); err != nil {
 			return st.clone(), err
 		}
-		st.Network = n
+		st.Network, st.NetworkCustom = n, custom
 	}
 	if c.Geolocation != nil || c.ClearGeolocation {
 		if err := t.setGeolocationPermission(ctx, c.Geolocation != nil); err != nil {
@@ -351,7 +346,7 @@ func (t *Tab) restoreEmulation(ctx context.Context, s cdpapi.Session) error {
 		}
 	}
 	if st.Network != "" {
-		if err := applyNetwork(ctx, s, st.Network); err != nil {
+		if err := applyNetwork(ctx, s, st.Network, st.NetworkCustom); err != nil {
 			return err
 		}
 	}
@@ -438,25 +433,6 @@ func applyMedia(ctx context.Context, s cdpapi.Session, scheme, motion string) er
 func applyCPUThrottling(ctx context.Context, s cdpapi.Session, rate float64) error {
 	if _, err := cdpapi.Call(ctx, s, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: rate}); err != nil {
 		return fmt.Errorf("browser: throttling the CPU: %w", err)
-	}
-	return nil
-}
-
-// applyNetwork throttles every request of the tab as the preset says ("":
-// not at all), and makes navigator.onLine and navigator.connection agree.
-func applyNetwork(ctx context.Context, s cdpapi.Session, preset string) error {
-	rules := []*network.Conditions{}
-	state := network.OverrideNetworkStateParams{DownloadThroughput: -1, UploadThroughput: -1}
-	if c, ok := networkConditions[preset]; ok {
-		rules = append(rules, &c) // an empty URL pattern matches every request
-		state = network.OverrideNetworkStateParams{Offline: c.Offline, Latency: c.Latency,
-			DownloadThroughput: c.DownloadThroughput, UploadThroughput: c.UploadThroughput, ConnectionType: c.ConnectionType}
-	}
-	if _, err := cdpapi.Call(ctx, s, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: rules}); err != nil {
-		return fmt.Errorf("browser: emulating network conditions: %w", err)
-	}
-	if _, err := cdpapi.Call(ctx, s, network.OverrideNetworkState, state); err != nil {
-		return fmt.Errorf("browser: emulating the network state: %w", err)
 	}
 	return nil
 }

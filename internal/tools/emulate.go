@@ -27,12 +27,20 @@ type geoArgs struct {
 	Accuracy  float64 `json:"accuracy,omitempty" jsonschema:"meters (default 10)"`
 }
 
+type customNetwork struct {
+	LatencyMS    float64 `json:"latencyMs,omitempty" jsonschema:"added latency, ms"`
+	DownloadKbps float64 `json:"downloadKbps,omitempty" jsonschema:"download throughput, kbit/s (0: unlimited)"`
+	UploadKbps   float64 `json:"uploadKbps,omitempty" jsonschema:"upload throughput, kbit/s (0: unlimited)"`
+}
+
 type emulateArgs struct {
 	UserAgent     *string           `json:"userAgent,omitempty" jsonschema:"user agent string; empty restores the browser's"`
 	ColorScheme   string            `json:"colorScheme,omitempty" jsonschema:"light, dark or auto"`
 	ReducedMotion string            `json:"reducedMotion,omitempty" jsonschema:"reduce, no-preference or auto"`
 	CPUThrottling float64           `json:"cpuThrottling,omitempty" jsonschema:"CPU slowdown factor 1-20; 1 turns it off"`
-	Network       string            `json:"network,omitempty" jsonschema:"offline, slow3g (2 s latency, 400 kbit/s), fast3g (563 ms, 1.4 Mbit/s) or none"`
+	CPURate       float64           `json:"cpuThrottlingRate,omitempty" jsonschema:"same as cpuThrottling (chrome-devtools-mcp's name)"`
+	Network       string            `json:"network,omitempty" jsonschema:"offline, slow3g (2 s latency, 400 kbit/s), fast3g or slow4g (563 ms, 1.4 Mbit/s), fast4g (165 ms, 8.1 Mbit/s) or none"`
+	CustomNetwork *customNetwork    `json:"customNetwork,omitempty" jsonschema:"custom throttling, instead of network"`
 	Geolocation   *geoArgs          `json:"geolocation,omitempty" jsonschema:"position to report, granting the permission; null clears it"`
 	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty" jsonschema:"headers added to every request of the tab, replacing earlier ones; {} removes them"`
 	Target        string            `json:"target,omitempty"`
@@ -156,11 +164,20 @@ func (in *emulateArgs) check(context.Context, *Env) error {
 	if in.ReducedMotion != "" {
 		c.ReducedMotion = &in.ReducedMotion
 	}
+	if in.CPURate != 0 {
+		if in.CPUThrottling != 0 && in.CPUThrottling != in.CPURate {
+			return errorf(InvalidArgs, false, "give one of them", "cpuThrottling %v and cpuThrottlingRate %v disagree", in.CPUThrottling, in.CPURate)
+		}
+		in.CPUThrottling = in.CPURate
+	}
 	if in.CPUThrottling != 0 {
 		c.CPUThrottling = &in.CPUThrottling
 	}
 	if in.Network != "" {
 		c.Network = &in.Network
+	}
+	if n := in.CustomNetwork; n != nil {
+		c.NetworkCustom = &browser.NetworkConditions{LatencyMS: n.LatencyMS, DownloadKbps: n.DownloadKbps, UploadKbps: n.UploadKbps}
 	}
 	if g := in.Geolocation; g != nil {
 		acc := g.Accuracy

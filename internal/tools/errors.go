@@ -54,6 +54,8 @@ const (
 
 	NoDisplay    Code = "NO_DISPLAY"
 	ProfileInUse Code = "PROFILE_IN_USE"
+	TraceActive  Code = "TRACE_ACTIVE"
+	NoTrace      Code = "NO_TRACE"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line

@@ -21,7 +21,8 @@ var coreTools = func() []string {
 
 // devtoolsTools are the core loop plus what debugging a web app needs:
 // the console, the network log, the fake backend, cookies and storage
-// state, downloads, and performance work (heap snapshots, Lighthouse).
+// state, downloads, and performance work (traces, heap snapshots,
+// Lighthouse).
 var devtoolsTools = append(slices.Clone(coreTools),
 	"list_console_messages", "get_console_message",
 	"list_network_requests", "get_network_request",
@@ -29,6 +30,7 @@ var devtoolsTools = append(slices.Clone(coreTools),
 	"list_cookies", "set_cookie", "delete_cookies",
 	"save_storage_state", "load_storage_state", "list_downloads",
 	"take_heapsnapshot", "lighthouse_audit",
+	"performance_start_trace", "performance_stop_trace", "performance_trace", "performance_analyze_insight",
 )
 
 // visionProfile is the core loop plus the tools that act at screenshot
@@ -37,9 +39,9 @@ var visionProfile = append(slices.Clone(coreTools), "click_at", "move_mouse", "d
 
 // Select returns the tools a --tools value names: "core" (the default
 // when empty), "devtools" (core plus console, network, mocks, cookies,
-// storage state, downloads, heap snapshots and Lighthouse), "full" (every
-// tool), or a comma-separated list of names. An unknown name is an error
-// that lists the valid ones.
+// storage state, downloads, performance traces, heap snapshots and
+// Lighthouse), "full" (every tool), or a comma-separated list of names.
+// An unknown name is an error that lists the valid ones.
 func Select(spec string) ([]Tool, error) {
 	all := All()
 	var names []string
