@@ -53,6 +53,9 @@ type config struct {
 	// daemon only
 	session     string
 	idleTimeout time.Duration
+
+	requireLease bool          // --require-lease: strict mode (leases.go)
+	leaseTTL     time.Duration // CDPKIT_LEASE_TTL_MS; 0 means the default
 }
 
 // envHelp documents the environment variables; flags win over them.
@@ -69,6 +72,8 @@ Environment:
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
   CDPKIT_NETWORK_BUFFER requests each tab's network log keeps (default 1000)
   CDPKIT_DOWNLOAD_MAX   largest download in bytes; bigger ones are cancelled (default 104857600)
+  CDPKIT_REQUIRE_LEASE  1 (or true, yes, on) is strict mode (same as --require-lease)
+  CDPKIT_LEASE_TTL_MS   ms a tab lease lives without a call before another agent may reclaim it (default 900000)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -144,6 +149,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		urls.BlockedOrigins, err = policy.ParseOrigins(s)
 		return err
 	})
+	fs.BoolVar(&c.requireLease, "require-lease", envTrue("CDPKIT_REQUIRE_LEASE"), "strict mode: a call on a tab nobody leased leases it to the caller (an auto lease), new_page leases its tab, and list_pages/list_leases close tabs whose leaseholder died")
 	fs.Func("chrome-arg", "extra `--switch` for a launched browser (repeatable); switches that run other programs, load extensions or open the DevTools endpoint are refused", func(s string) error {
 		if err := policy.CheckChromeArg(s); err != nil {
 			return err
@@ -218,6 +224,11 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if _, err := envInt("CDPKIT_NETWORK_BUFFER"); err != nil {
 		return nil, err
 	}
+	ttl, err := envInt("CDPKIT_LEASE_TTL_MS")
+	if err != nil {
+		return nil, err
+	}
+	c.leaseTTL = time.Duration(ttl) * time.Millisecond
 	c.artifactDir = os.Getenv("CDPKIT_ARTIFACT_DIR")
 	if c.artifactDir == "" {
 		c.artifactDir = policy.DefaultArtifactDir()

@@ -282,6 +282,11 @@ func TestOrigins(t *testing.T) {
 	}
 	os.WriteFile(f.s.originPath(Tab{Backend: "chrome", Browser: "b1", TargetID: "T3"}), []byte("x"), 0o600)
 	f.s.PruneOrigins("chrome", "b1", map[string]bool{"T1": true})
+	if rows, _ := f.s.Origins("chrome", "b1"); rows["T2"].Label != "two" {
+		t.Error("a prune took a record young enough that its tab may not be known yet")
+	}
+	f.clock.add(time.Minute)
+	f.s.PruneOrigins("chrome", "b1", map[string]bool{"T1": true})
 	rows, _ := f.s.Origins("chrome", "b1")
 	if _, ok := rows["T2"]; ok {
 		t.Error("a closed tab's origin survived a prune")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Origin is the creation ledger's record of a tab cdpkit opened. It
@@ -91,6 +92,10 @@ func (s *Store) Origins(backend, browser string) (map[string]OriginRow, error) {
 	return out, nil
 }
 
+// pruneGrace spares a young ledger entry from PruneOrigins: another
+// process may have just opened its tab, before this one heard of it.
+const pruneGrace = 10 * time.Second
+
 // PruneOrigins removes the ledger entries of one browser whose tab is not
 // in open (target ids of every tab the browser has, not one client's).
 func (s *Store) PruneOrigins(backend, browser string, open map[string]bool) {
@@ -98,8 +103,9 @@ func (s *Store) PruneOrigins(backend, browser string, open map[string]bool) {
 	if err != nil {
 		return
 	}
+	cutoff := s.now().Add(-pruneGrace).UnixMilli()
 	for id, row := range rows {
-		if row.Unreadable == "" && !open[id] {
+		if row.Unreadable == "" && !open[id] && row.CreatedAt < cutoff {
 			os.Remove(s.originPath(Tab{Backend: backend, Browser: browser, TargetID: id}))
 		}
 	}

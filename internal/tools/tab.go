@@ -18,7 +18,9 @@ type door struct {
 
 // through is the one door from a tool to a tab. Driven by the tool's
 // declaration, it starts the browser if needed, resolves target within
-// env's scope, applies env's dialog policy, refuses a crashed tab unless
+// env's scope (a lease argument without a target names the lease's tab),
+// checks the tab's lease (see admitLease) before anything touches the
+// tab, applies env's dialog policy, refuses a crashed tab unless
 // the tool recovers it, waits the call's turn on the tab (see enterTab),
 // applies the tool's dialog rule, notes the tab's state when the tool
 // reports changes, runs the handler, and adds the changes section to its
@@ -28,8 +30,23 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.TabIn(ctx, env.Scope, common.Target)
+	var token string
+	if c := callFrom(ctx); c != nil {
+		token = c.lease
+	}
+	selector := common.Target
+	if selector == "" && token != "" {
+		_, id, _, err := parseToken(token)
+		if err != nil {
+			return nil, err
+		}
+		selector = id
+	}
+	tab, err := b.TabIn(ctx, env.Scope, selector)
 	if err != nil {
+		return nil, err
+	}
+	if err := env.admitLease(ctx, b, tab, token); err != nil {
 		return nil, err
 	}
 	tab.SetDialogPolicy(env.DialogPolicy)

@@ -1,0 +1,327 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+)
+
+// The lease acceptance tests: genuinely separate `cdpkit mcp` (and serve)
+// processes attached to one headless Chromium with --browser-url, sharing
+// one lease dir (CDPKIT_STATE_DIR), as agents on one machine would.
+
+// sharedBrowser is a headless Chromium with a DevTools port, killed when
+// the test ends.
+type sharedBrowser struct {
+	url      string // http://127.0.0.1:PORT
+	stateDir string // the lease store's state dir every process shares
+}
+
+func startSharedBrowser(t *testing.T) *sharedBrowser {
+	t.Helper()
+	exe := browsertest.ExecPath(t)
+	dir := t.TempDir()
+	cmd := exec.Command(exe, "--headless", "--remote-debugging-port=0", "--no-sandbox",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--disable-default-apps", "--user-data-dir="+filepath.Join(dir, "profile"), "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		browsertest.WaitNoProcesses(t, filepath.Join(dir, "profile"), browsertest.ProcWait)
+	})
+	var port int
+	browsertest.Eventually(t, time.Minute, func() error {
+		b, err := os.ReadFile(filepath.Join(dir, "profile", "DevToolsActivePort"))
+		if err != nil {
+			return err
+		}
+		port, err = strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+		return err
+	})
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return &sharedBrowser{url: fmt.Sprintf("http://127.0.0.1:%d", port), stateDir: state}
+}
+
+// openRaw opens a tab straight over the DevTools HTTP endpoint, as a human
+// or another tool would: cdpkit has no record of it.
+func (sb *sharedBrowser) openRaw(t *testing.T, url string) string {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPut, sb.url+"/json/new?"+url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.ID == "" {
+		t.Fatalf("/json/new: %v %+v", err, got)
+	}
+	return got.ID
+}
+
+// agent is one MCP client of the shared browser: a `cdpkit mcp` process,
+// or a session of `cdpkit serve`.
+type agent struct {
+	name    string
+	cmd     *exec.Cmd // nil for an HTTP session
+	session *mcp.ClientSession
+	stderr  *bytes.Buffer
+}
+
+// startAgent starts `cdpkit mcp` attached to sb; it is stopped (stdin
+// closed, then waited for) when the test ends, unless stopped before.
+func startAgent(t *testing.T, sb *sharedBrowser, name string, args ...string) *agent {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"mcp", "--tools", "full", "--browser-url", sb.url}, args...)...)
+	cmd.Env = append(os.Environ(), "CDPKIT_STATE_DIR="+sb.stateDir, "CDPKIT_REQUIRE_LEASE=",
+		"CDPKIT_ARTIFACT_DIR="+filepath.Join(t.TempDir(), "artifacts"), "CDPKIT_TOOL_TIMEOUT="+loadedToolTimeout)
+	a := &agent{name: name, cmd: cmd, stderr: &bytes.Buffer{}}
+	cmd.Stderr = a.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "0"}, nil)
+	s, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("starting %s: %v\n%s", name, err, a.stderr)
+	}
+	a.session = s
+	t.Cleanup(func() {
+		a.stop(t)
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", name, a.stderr)
+		}
+	})
+	return a
+}
+
+// stop ends the agent's process and waits until it is gone.
+func (a *agent) stop(t *testing.T) {
+	t.Helper()
+	a.session.Close()
+	if a.cmd != nil && a.cmd.Process != nil {
+		browsertest.Eventually(t, time.Minute, func() error {
+			if syscall.Kill(a.cmd.Process.Pid, 0) == nil {
+				return fmt.Errorf("%s (pid %d) still runs", a.name, a.cmd.Process.Pid)
+			}
+			return nil
+		})
+	}
+}
+
+// call runs a tool; it returns the result's JSON header (the first line)
+// and the error code when it failed ("" when it succeeded).
+func (a *agent) call(t *testing.T, tool string, args map[string]any) (text, code string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	res, err := a.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %s: protocol error: %v", a.name, tool, err)
+	}
+	var sb strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	text = sb.String()
+	if res.IsError {
+		if i, j := strings.Index(text, "["), strings.Index(text, "]"); i == 0 && j > 0 {
+			code = text[1:j]
+		} else {
+			code = "?"
+		}
+	}
+	return text, code
+}
+
+// ok runs a tool that must succeed and decodes its JSON header into out.
+func (a *agent) ok(t *testing.T, tool string, args map[string]any, out any) string {
+	t.Helper()
+	text, code := a.call(t, tool, args)
+	if code != "" {
+		t.Fatalf("%s %s(%v): %s", a.name, tool, args, text)
+	}
+	if out != nil {
+		header, _, _ := strings.Cut(text, "\n")
+		if err := json.Unmarshal([]byte(header), out); err != nil {
+			t.Fatalf("%s %s: decoding %q: %v", a.name, tool, header, err)
+		}
+	}
+	return text
+}
+
+// refused runs a tool that must fail with code and returns its message.
+func (a *agent) refused(t *testing.T, code, tool string, args map[string]any) string {
+	t.Helper()
+	text, got := a.call(t, tool, args)
+	if got != code {
+		t.Fatalf("%s %s(%v) = %q (code %q), want %s", a.name, tool, args, text, got, code)
+	}
+	return text
+}
+
+type claimed struct {
+	Lease    string `json:"lease"`
+	TargetID string `json:"targetId"`
+	Label    string `json:"label"`
+	Opened   bool   `json:"opened"`
+}
+
+type pagesList struct {
+	Pages []struct {
+		ID     string `json:"id"`
+		Index  int    `json:"index"`
+		URL    string `json:"url"`
+		Origin string `json:"origin"`
+		Label  string `json:"label"`
+	} `json:"pages"`
+	Reaped []struct {
+		TargetID string `json:"targetId"`
+		Reason   string `json:"reason"`
+	} `json:"reaped"`
+}
+
+func (p pagesList) has(id string) bool {
+	for _, pg := range p.Pages {
+		if pg.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+type leasesList struct {
+	Leases []struct {
+		TargetID string `json:"targetId"`
+		Label    string `json:"label"`
+		PID      int    `json:"pid"`
+		Client   string `json:"client"`
+		Auto     bool   `json:"auto"`
+		Stale    bool   `json:"stale"`
+		Reason   string `json:"reason"`
+	} `json:"leases"`
+}
+
+// markerPage is a page whose button leaves a marker in the page.
+func markerPage(t *testing.T) string {
+	t.Helper()
+	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<!doctype html><title>lease `+r.URL.Path+`</title>
+<button onclick="document.getElementById('m').textContent='marker-'+'touched'">Mark</button>
+<p id="m">marker-clean</p>`)
+	}))
+	return srv.URL
+}
+
+// TestLeaseStranger is the seed's lease smoke test with separate
+// processes: the owner acts; a tokenless stranger is refused by every
+// selector form with LEASE_CONFLICT naming the tab and holder, and the
+// page's marker proves nothing happened; a missing tab is still
+// TARGET_NOT_FOUND; the stranger is admitted after release; a lease
+// orphaned by a child that exited is reclaimable with a fresh nonce.
+func TestLeaseStranger(t *testing.T) {
+	t.Parallel()
+	sb := startSharedBrowser(t)
+	site := markerPage(t)
+	owner := startAgent(t, sb, "owner")
+	stranger := startAgent(t, sb, "stranger")
+
+	var c claimed
+	owner.ok(t, "claim_page", map[string]any{"label": "checkout-agent"}, &c)
+	if c.Lease == "" || !c.Opened || c.Label != "checkout-agent" {
+		t.Fatalf("claim_page = %+v", c)
+	}
+	owner.ok(t, "navigate_page", map[string]any{"lease": c.Lease, "url": site + "/owned"}, nil)
+	if snap := owner.ok(t, "take_snapshot", map[string]any{"lease": c.Lease}, nil); !strings.Contains(snap, "marker-clean") {
+		t.Fatalf("owner's snapshot lacks the marker:\n%s", snap)
+	}
+
+	var pages pagesList
+	stranger.ok(t, "list_pages", nil, &pages)
+	index := -1
+	for _, p := range pages.Pages {
+		if p.ID == c.TargetID {
+			index = p.Index
+			if p.Origin != "agent" || p.Label != "checkout-agent" {
+				t.Errorf("ledger row %+v: want origin agent, label checkout-agent", p)
+			}
+		}
+	}
+	if index < 0 {
+		t.Fatalf("the stranger does not see the tab %s: %+v", c.TargetID, pages)
+	}
+	for _, sel := range []string{c.TargetID, "index:" + strconv.Itoa(index), "url:/owned", "title:lease /owned"} {
+		msg := stranger.refused(t, "LEASE_CONFLICT", "click", map[string]any{"target": sel, "selector": "button"})
+		if !strings.Contains(msg, c.TargetID) || !strings.Contains(msg, "checkout-agent") || !strings.Contains(msg, "/owned") {
+			t.Errorf("refusal %q does not name the tab, its url and the holder", msg)
+		}
+	}
+	// Not even a read, and not a forged token.
+	stranger.refused(t, "LEASE_CONFLICT", "take_snapshot", map[string]any{"target": c.TargetID})
+	stranger.refused(t, "LEASE_CONFLICT", "click", map[string]any{"lease": c.Lease + "0", "selector": "button"})
+	if snap := owner.ok(t, "take_snapshot", map[string]any{"lease": c.Lease}, nil); !strings.Contains(snap, "marker-clean") {
+		t.Fatalf("a refused call changed the page:\n%s", snap)
+	}
+	// The owner too needs its token for an explicit lease.
+	owner.refused(t, "LEASE_CONFLICT", "click", map[string]any{"target": c.TargetID, "selector": "button"})
+
+	stranger.refused(t, "TARGET_NOT_FOUND", "click", map[string]any{"target": "0123456789ABCDEF0123456789ABCDEF", "selector": "button"})
+
+	var rel struct{ Released, Closed bool }
+	owner.ok(t, "release_page", map[string]any{"lease": c.Lease, "close": false}, &rel)
+	if !rel.Released || rel.Closed {
+		t.Fatalf("release_page = %+v, want released and left open", rel)
+	}
+	stranger.ok(t, "click", map[string]any{"target": c.TargetID, "selector": "button"}, nil)
+	if snap := stranger.ok(t, "take_snapshot", map[string]any{"target": c.TargetID}, nil); !strings.Contains(snap, "marker-touched") {
+		t.Fatalf("the admitted click left no marker:\n%s", snap)
+	}
+
+	// A child claims the tab and exits: its lease is orphaned.
+	child := startAgent(t, sb, "doomed")
+	var orphan claimed
+	child.ok(t, "claim_page", map[string]any{"targetId": c.TargetID, "label": "doomed"}, &orphan)
+	if orphan.Opened {
+		t.Error("claiming an open tab says it opened it")
+	}
+	stranger.refused(t, "LEASE_CONFLICT", "click", map[string]any{"target": c.TargetID, "selector": "button"})
+	child.stop(t)
+	var leases leasesList
+	stranger.ok(t, "list_leases", nil, &leases)
+	if len(leases.Leases) != 1 || leases.Leases[0].Reason != "dead-pid" || !leases.Leases[0].Stale {
+		t.Errorf("list_leases after the child exited = %+v, want one dead-pid row", leases)
+	}
+	if raw := stranger.ok(t, "list_leases", nil, nil); strings.Contains(raw, strings.Split(orphan.Lease, ":")[2]) {
+		t.Errorf("list_leases shows a nonce: %s", raw)
+	}
+	var again claimed
+	stranger.ok(t, "claim_page", map[string]any{"targetId": c.TargetID}, &again)
+	if again.Lease == orphan.Lease || again.TargetID != c.TargetID {
+		t.Errorf("reclaimed lease %q, orphan %q: want a fresh nonce on the same tab", again.Lease, orphan.Lease)
+	}
+	owner.refused(t, "LEASE_CONFLICT", "click", map[string]any{"lease": orphan.Lease, "selector": "button"})
+}
