@@ -325,3 +325,113 @@ func TestLeaseStranger(t *testing.T) {
 	}
 	owner.refused(t, "LEASE_CONFLICT", "click", map[string]any{"lease": orphan.Lease, "selector": "button"})
 }
+
+type newPageResult struct {
+	ID    string `json:"id"`
+	Lease string `json:"lease"`
+	Auto  bool   `json:"auto"`
+}
+
+// TestLeaseStrict runs strict mode (--require-lease) in separate
+// processes: calls auto-acquire, a second strict process is refused,
+// release_page{target} closes only what cdpkit opened, reap closes a dead
+// owner's tab and nothing else, and claim_page{target: "active"} takes
+// over a tab cdpkit did not open and leaves it open on release.
+func TestLeaseStrict(t *testing.T) {
+	t.Parallel()
+	sb := startSharedBrowser(t)
+	site := markerPage(t)
+	s1 := startAgent(t, sb, "strict-1", "--require-lease")
+	s2 := startAgent(t, sb, "strict-2", "--require-lease")
+
+	var t1 newPageResult
+	s1.ok(t, "new_page", map[string]any{"url": site + "/s1"}, &t1)
+	if !t1.Auto || t1.Lease != "" {
+		t.Errorf("strict new_page = %+v, want an auto lease and no token", t1)
+	}
+	s1.ok(t, "click", map[string]any{"target": t1.ID, "selector": "button"}, nil)
+	for _, sel := range []string{t1.ID, "url:/s1"} {
+		s2.refused(t, "LEASE_CONFLICT", "take_snapshot", map[string]any{"target": sel})
+	}
+
+	// An ordinary call on a tab nobody holds acquires it.
+	human := sb.openRaw(t, site+"/human")
+	s1.ok(t, "take_snapshot", map[string]any{"target": human}, nil)
+	var leases leasesList
+	s1.ok(t, "list_leases", nil, &leases)
+	found := false
+	for _, l := range leases.Leases {
+		if l.TargetID == human {
+			found = true
+			if !l.Auto || l.PID != s1.cmd.Process.Pid {
+				t.Errorf("auto-acquired lease %+v: want auto, pid %d", l, s1.cmd.Process.Pid)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no lease on %s after a strict call: %+v", human, leases)
+	}
+	s2.refused(t, "LEASE_CONFLICT", "take_snapshot", map[string]any{"target": human})
+
+	var rel struct{ Released, Closed bool }
+	s1.ok(t, "release_page", map[string]any{"target": human}, &rel)
+	if !rel.Released || rel.Closed {
+		t.Errorf("release_page{target} of a tab cdpkit did not open = %+v, want released, left open", rel)
+	}
+	s1.ok(t, "release_page", map[string]any{"target": t1.ID}, &rel)
+	if !rel.Released || !rel.Closed {
+		t.Errorf("release_page{target} of a tab cdpkit opened = %+v, want released and closed", rel)
+	}
+	var pages pagesList
+	s2.ok(t, "list_pages", nil, &pages)
+	if !pages.has(human) || pages.has(t1.ID) {
+		t.Errorf("after the releases: %+v; want %s open and %s closed", pages, human, t1.ID)
+	}
+	// Explicitly claimed, a tab cdpkit did not open still stays open.
+	var c claimed
+	s1.ok(t, "claim_page", map[string]any{"targetId": human}, &c)
+	s1.ok(t, "release_page", map[string]any{"lease": c.Lease}, &rel)
+	if !rel.Released || rel.Closed {
+		t.Errorf("release_page{lease} of a claimed tab = %+v, want released, left open", rel)
+	}
+
+	// Reap: a strict child opens a tab and dies; the next listing closes
+	// that tab, and only that one.
+	doomed := startAgent(t, sb, "doomed", "--require-lease")
+	var dt newPageResult
+	doomed.ok(t, "new_page", map[string]any{"url": site + "/doomed"}, &dt)
+	var keep newPageResult
+	s1.ok(t, "new_page", map[string]any{"url": site + "/keep"}, &keep)
+	doomed.stop(t)
+	var before pagesList
+	s1.ok(t, "list_pages", nil, &before) // s1 reaps too; read what s2 sees after
+	reaped := before.Reaped
+	s2.ok(t, "list_pages", nil, &pages)
+	reaped = append(reaped, pages.Reaped...)
+	if len(reaped) != 1 || reaped[0].TargetID != dt.ID || reaped[0].Reason != "dead-pid" {
+		t.Errorf("reaped %+v, want only %s for dead-pid", reaped, dt.ID)
+	}
+	if pages.has(dt.ID) || !pages.has(keep.ID) || !pages.has(human) {
+		t.Errorf("after reap: %+v; want %s gone, %s and %s open", pages, dt.ID, keep.ID, human)
+	}
+
+	// Takeover of a tab already open, then a selector matching nothing.
+	other := sb.openRaw(t, site+"/takeover")
+	s1.ok(t, "select_page", map[string]any{"target": other}, nil)
+	s1.ok(t, "claim_page", map[string]any{"target": "active", "label": "continuing-agent"}, &c)
+	if c.Opened || c.TargetID != other {
+		t.Fatalf("claim_page{target: active} = %+v, want %s taken over, not opened", c, other)
+	}
+	s1.ok(t, "click", map[string]any{"lease": c.Lease, "selector": "button"}, nil)
+	s2.refused(t, "LEASE_CONFLICT", "click", map[string]any{"target": other, "selector": "button"})
+	s1.ok(t, "release_page", map[string]any{"lease": c.Lease}, &rel)
+	s2.ok(t, "list_pages", nil, &before)
+	if !before.has(other) {
+		t.Errorf("the taken-over tab %s was closed on release", other)
+	}
+	s1.refused(t, "TARGET_NOT_FOUND", "claim_page", map[string]any{"target": "url:/no-such-tab"})
+	s2.ok(t, "list_pages", nil, &pages)
+	if len(pages.Pages) != len(before.Pages) {
+		t.Errorf("a claim matching nothing changed the tabs: %d → %d", len(before.Pages), len(pages.Pages))
+	}
+}

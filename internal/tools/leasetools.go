@@ -109,10 +109,8 @@ func claimPage(ctx context.Context, env *Env, in claimPageArgs) (*Result, error)
 		if tab, err = b.NewTab(ctx, &browser.TabOptions{Background: true, Scope: env.Scope}); err != nil {
 			return nil, err
 		}
-	} else if tab, err = b.TabIn(ctx, env.Scope, sel); err != nil {
-		// Resolution opens nothing: a selector matching no tab is an
-		// error, never a new tab. The claim below is the lease check:
-		// it refuses a tab another owner holds.
+	} else if tab, err = pickTab(ctx, env, b, sel); err != nil {
+		// A selector matching no tab is an error, never a new tab.
 		return nil, err
 	}
 	key, err := leaseTab(ctx, b, tab.ID())
@@ -208,17 +206,21 @@ func releasePage(ctx context.Context, env *Env, d *door, in releasePageArgs) (*R
 	if !shouldClose {
 		return &Result{Data: res}, nil
 	}
-	tab := browser.TabDriver(nil)
 	if d != nil {
-		tab = d.tab
-	} else if tab, err = b.TabIn(ctx, env.Scope, key.TargetID); err != nil {
-		res.Note = "the tab is already gone"
+		if err := d.tab.Close(ctx); err != nil {
+			return nil, err
+		}
+		res.Closed = true
 		return &Result{Data: res}, nil
 	}
-	if err := tab.Close(ctx); err != nil {
+	there, err := closeLeased(ctx, b, env.Scope, key.TargetID)
+	if err != nil {
 		return nil, err
 	}
-	res.Closed = true
+	res.Closed = there
+	if !there {
+		res.Note = "the tab was already closed"
+	}
 	return &Result{Data: res}, nil
 }
 
@@ -324,7 +326,7 @@ func (env *Env) reap(ctx context.Context, b browser.Driver) []reapedTab {
 	if err != nil {
 		return nil
 	}
-	pages, err := b.PagesNow(nil)
+	pages, err := b.PagesIn(ctx, nil) // every tab, fresh: a close must not act on hearsay
 	if err != nil {
 		return nil
 	}
@@ -339,8 +341,7 @@ func (env *Env) reap(ctx context.Context, b browser.Driver) []reapedTab {
 	var reaped []reapedTab
 	for _, r := range staleAgentTabs(rows, open, origins) {
 		t := lease.Tab{Backend: key.Backend, Browser: key.Browser, TargetID: r.TargetID}
-		tab, err := b.TabIn(ctx, nil, r.TargetID)
-		if err != nil || tab.Close(ctx) != nil {
+		if there, err := closeLeased(ctx, b, nil, r.TargetID); !there || err != nil {
 			continue
 		}
 		env.Leases.Drop(t)

@@ -144,3 +144,24 @@ func withChanges(data any, c *Changes) (any, error) {
 	}
 	return nil, fmt.Errorf("tools: result %T has no place for changes", data)
 }
+
+// pickTab resolves selector within env's scope without the lease check:
+// only for claim_page, whose claim is the lease check (it refuses a tab
+// another live owner holds). Through the door, strict mode would acquire
+// an auto lease on the way in and the explicit claim behind it would then
+// meet it. It opens no tab: a selector matching nothing is an error.
+func pickTab(ctx context.Context, env *Env, b browser.Driver, selector string) (browser.TabDriver, error) {
+	return b.TabIn(ctx, env.Scope, selector)
+}
+
+// closeLeased closes the tab id names, within scope, for a lease just
+// given back (release_page by token: the token was the authority) or
+// reaped (its owner is gone or it expired). It reports whether the tab was
+// there to close.
+func closeLeased(ctx context.Context, b browser.Driver, scope *browser.Scope, id string) (bool, error) {
+	tab, err := b.TabIn(ctx, scope, id)
+	if err != nil {
+		return false, nil
+	}
+	return true, tab.Close(ctx)
+}
