@@ -435,3 +435,59 @@ func TestLeaseStrict(t *testing.T) {
 		t.Errorf("a claim matching nothing changed the tabs: %d → %d", len(before.Pages), len(pages.Pages))
 	}
 }
+
+// startServeAgents starts `cdpkit serve` attached to sb and opens n MCP
+// sessions on it.
+func startServeAgents(t *testing.T, sb *sharedBrowser, n int, args ...string) []*agent {
+	t.Helper()
+	t.Setenv("CDPKIT_STATE_DIR", sb.stateDir) // startServe's child inherits it
+	s := startServe(t, append([]string{"--tools", "full", "--browser-url", sb.url}, args...)...)
+	var out []*agent
+	for i := range n {
+		client := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil)
+		cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{
+			Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{s.token}},
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &agent{name: fmt.Sprintf("session-%d", i), session: cs, stderr: &bytes.Buffer{}}
+		t.Cleanup(func() { cs.Close() })
+		out = append(out, a)
+	}
+	return out
+}
+
+// TestLeaseHTTPSessions: two sessions of one `cdpkit serve` are two
+// owners. Neither can use or give back the other's explicit lease, nor
+// see it; each keeps its own.
+func TestLeaseHTTPSessions(t *testing.T) {
+	sb := startSharedBrowser(t)
+	site := markerPage(t)
+	ss := startServeAgents(t, sb, 2)
+	a, b := ss[0], ss[1]
+	var ca, cb claimed
+	a.ok(t, "claim_page", nil, &ca)
+	b.ok(t, "claim_page", nil, &cb)
+	a.ok(t, "navigate_page", map[string]any{"lease": ca.Lease, "url": site + "/a"}, nil)
+
+	b.refused(t, "TARGET_NOT_FOUND", "click", map[string]any{"lease": ca.Lease, "selector": "button"})
+	b.refused(t, "TARGET_NOT_FOUND", "release_page", map[string]any{"lease": ca.Lease})
+	b.refused(t, "TARGET_NOT_FOUND", "claim_page", map[string]any{"targetId": ca.TargetID})
+	a.refused(t, "TARGET_NOT_FOUND", "take_snapshot", map[string]any{"lease": cb.Lease})
+	if snap := a.ok(t, "take_snapshot", map[string]any{"lease": ca.Lease}, nil); !strings.Contains(snap, "marker-clean") {
+		t.Errorf("session a's tab changed:\n%s", snap)
+	}
+
+	var la, lb leasesList
+	a.ok(t, "list_leases", nil, &la)
+	b.ok(t, "list_leases", nil, &lb)
+	if len(la.Leases) != 1 || la.Leases[0].TargetID != ca.TargetID || len(lb.Leases) != 1 || lb.Leases[0].TargetID != cb.TargetID {
+		t.Fatalf("list_leases: a %+v, b %+v; want each its own only", la, lb)
+	}
+	if ca, cb := la.Leases[0].Client, lb.Leases[0].Client; ca == cb || !strings.HasPrefix(ca, "http-") {
+		t.Errorf("clients %q and %q: want two distinct HTTP owners", ca, cb)
+	}
+	// The explicit lease fences its tab from its own session too.
+	a.refused(t, "LEASE_CONFLICT", "click", map[string]any{"target": ca.TargetID, "selector": "button"})
+}

@@ -187,6 +187,13 @@ func releasePage(ctx context.Context, env *Env, d *door, in releasePageArgs) (*R
 		if backend != key.Backend {
 			return nil, errorf(InvalidArgs, false, "this lease is for another browser backend", "lease is a %s lease", backend)
 		}
+		// A session gives back only leases on its own tabs: another
+		// session's token names a tab it cannot see.
+		if env.Scope != nil {
+			if _, err := pickTab(ctx, env, b, id); err != nil {
+				return nil, err
+			}
+		}
 		if released, err = env.Leases.Release(key, nonce); err != nil {
 			return nil, err
 		}

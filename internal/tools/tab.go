@@ -146,8 +146,9 @@ func withChanges(data any, c *Changes) (any, error) {
 }
 
 // pickTab resolves selector within env's scope without the lease check:
-// only for claim_page, whose claim is the lease check (it refuses a tab
-// another live owner holds). Through the door, strict mode would acquire
+// for claim_page, whose claim is the lease check (it refuses a tab
+// another live owner holds), and for release_page by token, to keep a
+// session to its own tabs. Through the door, strict mode would acquire
 // an auto lease on the way in and the explicit claim behind it would then
 // meet it. It opens no tab: a selector matching nothing is an error.
 func pickTab(ctx context.Context, env *Env, b browser.Driver, selector string) (browser.TabDriver, error) {
