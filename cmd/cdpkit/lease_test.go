@@ -491,3 +491,70 @@ func TestLeaseHTTPSessions(t *testing.T) {
 	// The explicit lease fences its tab from its own session too.
 	a.refused(t, "LEASE_CONFLICT", "click", map[string]any{"target": ca.TargetID, "selector": "button"})
 }
+
+// cliAgent runs CLI calls of one session whose daemon attaches to sb and
+// keeps its leases in sb's state dir.
+type cliAgent struct {
+	e cliEnv
+}
+
+func startCLIAgent(t *testing.T, sb *sharedBrowser, session string) *cliAgent {
+	t.Helper()
+	tmp := t.TempDir()
+	c := &cliAgent{e: cliEnv{tmp: tmp, state: sb.stateDir, session: session}}
+	c.e.env = append(os.Environ(), "TMPDIR="+tmp, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"),
+		"CDPKIT_STATE_DIR="+sb.stateDir, "CDPKIT_SESSION="+session, "CDPKIT_REQUIRE_LEASE=")
+	t.Cleanup(func() {
+		if _, stderr, code := c.e.run(t, "close"); code != 0 {
+			t.Errorf("close %s: exit %d: %s", session, code, stderr)
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(sb.stateDir, session+".log"))
+			t.Logf("%s log:\n%s", session, b)
+		}
+	})
+	return c
+}
+
+// TestLeaseCLI: the daemon holds a CLI session's leases across calls, so
+// two CLI sessions whose daemons attach to one browser refuse each other's
+// explicit leases; a token minted over MCP works with --lease.
+func TestLeaseCLI(t *testing.T) {
+	t.Parallel()
+	sb := startSharedBrowser(t)
+	site := markerPage(t)
+	a := startCLIAgent(t, sb, "lease-a")
+	b := startCLIAgent(t, sb, "lease-b")
+
+	out := a.e.ok(t, "--browser-url", sb.url, "--json", "claim")
+	var c claimed
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Lease == "" {
+		t.Fatalf("cdpkit claim printed %q (%v)", out, err)
+	}
+	a.e.ok(t, "--lease", c.Lease, "open", site+"/cli-a")
+	_, stderr, code := b.e.run(t, "--browser-url", sb.url, "snapshot", "--target", c.TargetID)
+	if code != 1 || !strings.Contains(stderr, "LEASE_CONFLICT") || !strings.Contains(stderr, "cli:lease-a") {
+		t.Fatalf("session b on a's tab: exit %d, stderr %q; want LEASE_CONFLICT naming cli:lease-a", code, stderr)
+	}
+	if snap := a.e.ok(t, "--lease", c.Lease, "snapshot"); !strings.Contains(snap, "marker-clean") {
+		t.Fatalf("a refused call changed the page:\n%s", snap)
+	}
+
+	// A token minted over MCP, used from the CLI.
+	m := startAgent(t, sb, "mcp")
+	var mc claimed
+	m.ok(t, "claim_page", map[string]any{"label": "mcp-agent"}, &mc)
+	m.ok(t, "navigate_page", map[string]any{"lease": mc.Lease, "url": site + "/mcp"}, nil)
+	if _, stderr, code := b.e.run(t, "snapshot", "--target", mc.TargetID); code != 1 || !strings.Contains(stderr, "LEASE_CONFLICT") {
+		t.Errorf("tokenless CLI call on the MCP agent's tab: exit %d, %q", code, stderr)
+	}
+	snap := b.e.ok(t, "--lease", mc.Lease, "snapshot")
+	b.e.ok(t, "--lease", mc.Lease, "click", refOf(t, snap, "button", "Mark"))
+	if snap := m.ok(t, "take_snapshot", map[string]any{"lease": mc.Lease}, nil); !strings.Contains(snap, "marker-touched") {
+		t.Errorf("the CLI call with the MCP token left no marker:\n%s", snap)
+	}
+	a.e.ok(t, "release", c.Lease, "--close=false")
+	b.e.ok(t, "snapshot", "--target", c.TargetID)
+	b.e.ok(t, "--json", "release_page", "--target", c.TargetID) // nothing held: releases nothing, closes nothing
+	b.e.ok(t, "snapshot", "--target", c.TargetID)
+}

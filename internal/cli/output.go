@@ -265,6 +265,7 @@ Global flags:
   --json             print the result (or the error, on stderr) as one JSON object
   --timeout DUR      bound on the whole call, starting the daemon included; the tool is asked to stop
                      just before (default: the tool timeout + 10s, plus up to 10s to start the daemon)
+  --lease TOKEN      act on the tab this lease token holds (from cdpkit claim, claim_page or new_page --claim)
   -h, --help         help for a command: cdpkit click --help
   Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout …)
   apply when a call starts its session's daemon.

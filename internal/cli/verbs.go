@@ -81,6 +81,7 @@ type globals struct {
 	help     bool
 	daemon   []string // flags for a daemon this call starts
 	setFlags []string // names given, for "only when starting" notes
+	lease    string   // --lease: the token of the tab the call acts on
 }
 
 // command is one parsed command line.
@@ -199,6 +200,13 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 			}
 			c.timeout = d
 			continue
+		case "lease":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			c.lease = v
+			continue
 		}
 		if known, takesValue := daemonFlag(name); known {
 			f := "--" + name
@@ -258,6 +266,10 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 	if err := c.fillPositional(words); err != nil {
 		return nil, err
 	}
+	if c.lease != "" {
+		// The door of every tab tool reads it (release_page has its own).
+		c.args["lease"] = c.lease
+	}
 	normalizeRefs(c.args)
 	if c.tool.Name == "upload_file" {
 		absUploads(c.args)
@@ -288,7 +300,7 @@ func absUploads(args map[string]any) {
 
 func isGlobal(name string) bool {
 	switch name {
-	case "h", "help", "session", "json", "timeout":
+	case "h", "help", "session", "json", "timeout", "lease":
 		return true
 	}
 	return false

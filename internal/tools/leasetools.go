@@ -32,6 +32,7 @@ func leaseTools() []Tool {
 			Name: "claim_page",
 			Description: "Lease a tab so other agents are refused it: a fresh tab (no target), or an open one (target or targetId; never one another agent holds). " +
 				"Pass the returned lease token as `lease` on every call on that tab.",
+			Verbs: []Verb{{Name: "claim", Args: []string{"target?"}, Summary: "lease a tab (a fresh one, or target) for this session; prints the token for --lease", Rank: 40}},
 		}, claimPage),
 		defineOn(Tool{
 			Name:        "release_page",
@@ -39,6 +40,7 @@ func leaseTools() []Tool {
 			Idempotent:  true,
 			NoQueue:     true,
 			Tab:         true, Recovers: true, Dialog: DialogPasses,
+			Verbs:       []Verb{{Name: "release", Args: []string{"lease"}, Summary: "give a lease back (closes the tab if cdpkit opened it)", Rank: 41}},
 		}, releasePage),
 		define(Tool{
 			Name:        "list_leases",
