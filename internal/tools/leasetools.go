@@ -40,7 +40,7 @@ func leaseTools() []Tool {
 			Idempotent:  true,
 			NoQueue:     true,
 			Tab:         true, Recovers: true, Dialog: DialogPasses,
-			Verbs:       []Verb{{Name: "release", Args: []string{"lease"}, Summary: "give a lease back (closes the tab if cdpkit opened it)", Rank: 41}},
+			Verbs: []Verb{{Name: "release", Args: []string{"lease"}, Summary: "give a lease back (closes the tab if cdpkit opened it)", Rank: 41}},
 		}, releasePage),
 		define(Tool{
 			Name:        "list_leases",
