@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -191,7 +192,7 @@ func releasePage(ctx context.Context, env *Env, d *door, in releasePageArgs) (*R
 		}
 		// A session gives back only leases on its own tabs: another
 		// session's token names a tab it cannot see.
-		if env.Scope != nil {
+		if env.Scope != nil && isOpen(b, id) {
 			if _, err := pickTab(ctx, env, b, id); err != nil {
 				return nil, err
 			}
@@ -371,4 +372,10 @@ func staleAgentTabs(rows []lease.Row, open map[string]bool, origins map[string]l
 		out = append(out, r)
 	}
 	return out
+}
+
+// isOpen reports whether b has a tab id, in any scope.
+func isOpen(b browser.Driver, id string) bool {
+	pages, err := b.PagesNow(nil)
+	return err == nil && slices.ContainsFunc(pages, func(p browser.Page) bool { return p.ID == id })
 }
