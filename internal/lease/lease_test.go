@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
 // clock is a settable clock for staleness tests.
@@ -361,7 +363,7 @@ const helperEnv = "LEASE_HELPER_DIR"
 func TestMain(m *testing.M) {
 	dir := os.Getenv(helperEnv)
 	if dir == "" {
-		os.Exit(m.Run())
+		browsertest.Main(m, nil)
 	}
 	s, err := Open(dir, nil)
 	if err != nil {
