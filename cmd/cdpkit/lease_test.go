@@ -558,3 +558,57 @@ func TestLeaseCLI(t *testing.T) {
 	b.e.ok(t, "--json", "release_page", "--target", c.TargetID) // nothing held: releases nothing, closes nothing
 	b.e.ok(t, "snapshot", "--target", c.TargetID)
 }
+
+// TestLeaseConcurrentClaims: 50 claim_page calls on one tab at once, 10
+// from each of 5 cdpkit processes, make exactly one holder.
+func TestLeaseConcurrentClaims(t *testing.T) {
+	t.Parallel()
+	sb := startSharedBrowser(t)
+	target := sb.openRaw(t, "about:blank")
+	const procs, each = 5, 10
+	var agents []*agent
+	for i := range procs {
+		agents = append(agents, startAgent(t, sb, fmt.Sprintf("claimer-%d", i)))
+	}
+	type outcome struct{ code, text string }
+	results := make(chan outcome, procs*each)
+	for _, a := range agents {
+		for range each {
+			go func() {
+				ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+				defer cancel()
+				res, err := a.session.CallTool(ctx, &mcp.CallToolParams{Name: "claim_page", Arguments: map[string]any{"targetId": target}})
+				if err != nil {
+					results <- outcome{"protocol", err.Error()}
+					return
+				}
+				text := res.Content[0].(*mcp.TextContent).Text
+				if !res.IsError {
+					results <- outcome{"", text}
+					return
+				}
+				code, _, _ := strings.Cut(strings.TrimPrefix(text, "["), "]")
+				results <- outcome{code, text}
+			}()
+		}
+	}
+	won, refused := 0, 0
+	for range procs * each {
+		switch o := <-results; o.code {
+		case "":
+			won++
+		case "LEASE_CONFLICT":
+			refused++
+		default:
+			t.Errorf("claim_page: %s", o.text)
+		}
+	}
+	if won != 1 || refused != procs*each-1 {
+		t.Errorf("%d claims won and %d were refused; want 1 and %d", won, refused, procs*each-1)
+	}
+	var leases leasesList
+	agents[0].ok(t, "list_leases", nil, &leases)
+	if len(leases.Leases) != 1 || leases.Leases[0].TargetID != target || leases.Leases[0].Stale {
+		t.Errorf("list_leases = %+v, want one live lease on %s", leases, target)
+	}
+}
