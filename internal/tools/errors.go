@@ -49,6 +49,9 @@ const (
 	LimitReached        Code = "LIMIT_REACHED"
 	LeaseConflict       Code = "LEASE_CONFLICT"
 	Internal            Code = "INTERNAL"
+
+	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
+	AuditFailed           Code = "AUDIT_FAILED"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line

@@ -20,6 +20,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/lease"
+	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -89,6 +90,10 @@ type Env struct {
 	// LeaseTTL is a new lease's ttl when the call gives none; zero means
 	// the store's.
 	LeaseTTL time.Duration
+	// Lighthouse installs and runs Lighthouse for lighthouse_audit; nil
+	// means one that installs into lighthouse.DefaultCacheDir and finds
+	// node and npm on PATH.
+	Lighthouse *lighthouse.Runner
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
@@ -148,6 +153,10 @@ type Tool struct {
 	Core bool
 	// Verbs are the tool's short CLI commands.
 	Verbs []Verb
+	// Timeout, if longer than Env.Timeout, is the call's deadline when it
+	// gives no timeout_ms (capped by MaxTimeout): for tools whose work
+	// takes longer than most (an audit).
+	Timeout time.Duration
 	// InputSchema is inferred from the handler's argument type.
 	InputSchema *jsonschema.Schema
 	// ownLease says the tool's own arguments have a lease field, so the
@@ -308,6 +317,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	timeout = max(timeout, min(t.Timeout, MaxTimeout))
 	args, asked, err := takeTimeout(args)
 	if err != nil {
 		return nil, err
@@ -461,7 +471,7 @@ func (c *call) end() {
 func All() []Tool {
 	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
 		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools(), pdfTools(),
-		leaseTools())
+		heapTools(), lighthouseTools(), leaseTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1
