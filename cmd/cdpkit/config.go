@@ -55,6 +55,9 @@ type config struct {
 	// daemon only
 	session     string
 	idleTimeout time.Duration
+
+	requireLease bool          // --require-lease: strict mode (leases.go)
+	leaseTTL     time.Duration // CDPKIT_LEASE_TTL_MS; 0 means the default
 }
 
 // envHelp documents the environment variables; flags win over them.
@@ -74,6 +77,8 @@ Environment:
   CDPKIT_HEADED=1, CDPKIT_USER_DATA_DIR, CDPKIT_VIEWPORT, CDPKIT_DEVICE, CDPKIT_USER_AGENT,
   CDPKIT_PROXY_SERVER, CDPKIT_PROXY_BYPASS, CDPKIT_LANG, CDPKIT_TIMEZONE, CDPKIT_IGNORE_HTTPS_ERRORS=1
                         the launch options, as the flags of the same names
+  CDPKIT_REQUIRE_LEASE  1 (or true, yes, on) is strict mode (same as --require-lease)
+  CDPKIT_LEASE_TTL_MS   ms a tab lease lives without a call before another agent may reclaim it (default 900000)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -149,6 +154,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		urls.BlockedOrigins, err = policy.ParseOrigins(s)
 		return err
 	})
+	fs.BoolVar(&c.requireLease, "require-lease", envTrue("CDPKIT_REQUIRE_LEASE"), "strict mode: a call on a tab nobody leased leases it to the caller (an auto lease), new_page leases its tab, and list_pages/list_leases close tabs whose leaseholder died")
 	fs.Func("chrome-arg", "extra `--switch` for a launched browser (repeatable); switches that run other programs, load extensions or open the DevTools endpoint are refused", func(s string) error {
 		if err := policy.CheckChromeArg(s); err != nil {
 			return err
@@ -227,6 +233,11 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if _, err := envInt("CDPKIT_NETWORK_BUFFER"); err != nil {
 		return nil, err
 	}
+	ttl, err := envInt("CDPKIT_LEASE_TTL_MS")
+	if err != nil {
+		return nil, err
+	}
+	c.leaseTTL = time.Duration(ttl) * time.Millisecond
 	c.artifactDir = os.Getenv("CDPKIT_ARTIFACT_DIR")
 	if c.artifactDir == "" {
 		c.artifactDir = policy.DefaultArtifactDir()

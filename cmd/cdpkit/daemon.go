@@ -52,6 +52,11 @@ func runDaemon(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	// Stop the browser on every way out, a panic included.
 	defer a.close()
+	if err := a.useLeases(cfg, "cli:"+cfg.session); err != nil {
+		fmt.Fprintf(logf, "cdpkit daemon: %v\n", err)
+		fmt.Fprintf(stderr, "cdpkit daemon: %v\n", err)
+		return 2
+	}
 	// Each CLI call sends its directory; a safe one is an upload root for
 	// that call. The socket is private to the user.
 	a.env.CallerDirs = true

@@ -29,6 +29,10 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	// Stop the browser on every way out, a panic included.
 	defer a.close()
+	if err := a.useLeases(cfg, "stdio"); err != nil {
+		fmt.Fprintf(stderr, "cdpkit mcp: %v\n", err)
+		return 2
+	}
 	server := mcpserver.New(a.env, buildVersion(), a.tools)
 	a.log.Info("cdpkit mcp serving on stdio", "version", buildVersion(), "tools", len(a.tools))
 	if err := mcpserver.RunStdio(ctx, server); err != nil && ctx.Err() == nil {

@@ -66,6 +66,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	defer a.close()
+	if err := a.useLeases(cfg, ""); err != nil {
+		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+		return 2
+	}
 	if cfg.token == "" {
 		b := make([]byte, 16) // 128 bits
 		rand.Read(b)

@@ -16,22 +16,23 @@ import (
 )
 
 // attach connects to a running browser named by o.BrowserURL, o.WSEndpoint
-// or o.AutoConnect. The context bounds discovery and the handshake.
-func attach(ctx context.Context, o *Options) (*cdp.Conn, error) {
+// or o.AutoConnect, and returns the websocket endpoint it dialled. The
+// context bounds discovery and the handshake.
+func attach(ctx context.Context, o *Options) (*cdp.Conn, string, error) {
 	endpoint, err := wsEndpoint(ctx, o)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	t, err := cdp.DialWebSocket(ctx, endpoint, o.WSHeaders)
 	if err != nil {
-		return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the browser is running with remote debugging enabled"}
+		return nil, "", &NoBrowserError{Reason: err.Error(), Hint: "check that the browser is running with remote debugging enabled"}
 	}
 	conn := cdp.NewConn(t, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
 	if _, err := browserVersion(ctx, conn); err != nil {
 		conn.Close()
-		return nil, &NoBrowserError{Reason: "browser at " + endpoint + " did not answer: " + err.Error(), Hint: "check the endpoint"}
+		return nil, "", &NoBrowserError{Reason: "browser at " + endpoint + " did not answer: " + err.Error(), Hint: "check the endpoint"}
 	}
-	return conn, nil
+	return conn, endpoint, nil
 }
 
 func wsEndpoint(ctx context.Context, o *Options) (string, error) {

@@ -38,6 +38,8 @@ type Browser struct {
 	active target.ID          // guarded by mu
 	tabs   map[target.ID]*Tab // guarded by mu; tabs we have handed out
 
+	identity string // set by Start when attached; see Identity
+
 	guard *guard // judges every document request; nil only in tests that measure without it
 
 	mocks    mockTable // the fake backend's rules (mock.go)
@@ -71,7 +73,9 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	var err error
 	if o.attaching() {
-		b.conn, err = attach(ctx, o)
+		var endpoint string
+		b.conn, endpoint, err = attach(ctx, o)
+		b.identity = endpointIdentity(endpoint)
 	} else {
 		b.proc, b.conn, err = launch(ctx, o)
 	}

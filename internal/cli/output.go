@@ -268,6 +268,7 @@ Global flags:
                      just before (default: the tool timeout + 10s, plus up to 10s to start the daemon)
   --timeout_ms MS    the tool's own deadline, as MCP's timeout_ms (the CLI waits a moment longer)
   --params '{…}'     the tool's arguments as one JSON object (--json '{…}' is the old spelling)
+  --lease TOKEN      act on the tab this lease token holds (from cdpkit claim, claim_page or new_page --claim)
   -h, --help         help for a command: cdpkit click --help
   Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout, and the
   launch options --headed, --user-data-dir, --viewport, --device, --user-agent,

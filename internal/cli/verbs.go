@@ -82,6 +82,7 @@ type globals struct {
 	daemon   []string // flags for a daemon this call starts
 	setFlags []string // names given, for "only when starting" notes
 	notes    []string // said on stderr before the call, such as a deprecated spelling
+	lease    string   // --lease: the token of the tab the call acts on
 }
 
 // command is one parsed command line.
@@ -224,6 +225,13 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 			}
 			c.timeout = d
 			continue
+		case "lease":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			c.lease = v
+			continue
 		}
 		if known, takesValue := daemonFlag(name); known {
 			f := "--" + name
@@ -283,6 +291,10 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 	if err := c.fillPositional(words); err != nil {
 		return nil, err
 	}
+	if c.lease != "" {
+		// The door of every tab tool reads it (release_page has its own).
+		c.args["lease"] = c.lease
+	}
 	normalizeRefs(c.args)
 	if c.tool.Name == "upload_file" {
 		absUploads(c.args)
@@ -313,7 +325,7 @@ func absUploads(args map[string]any) {
 
 func isGlobal(name string) bool {
 	switch name {
-	case "h", "help", "session", "json", "params", "timeout", "timeout_ms":
+	case "h", "help", "session", "json", "params", "timeout", "timeout_ms", "lease":
 		return true
 	}
 	return false

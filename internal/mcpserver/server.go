@@ -31,7 +31,8 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 		Instructions: "cdpkit drives a real Chromium. `target` picks a tab: active (default), index:N, " +
 			"url:SUBSTR, title:SUBSTR or a tab id. Elements: `uid` is a ref from take_snapshot (e12). " +
 			"Actions return `changes`: what differs since your last look. Failed calls return [CODE] message with a hint. " +
-			"Any tool takes timeout_ms (default 30000, max 120000).",
+			"Any tool takes timeout_ms (default 30000, max 120000). " +
+			"A tab tool takes lease: the token claim_page gave for a tab you leased.",
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { session(req.Session) },
 	})
 	addTools(s, env, list, session)

@@ -53,7 +53,20 @@ func TryLock(f *os.File) error {
 	return err
 }
 
-// Unlock releases a lock TryLock took.
+// Lock takes an exclusive advisory lock on f, waiting while another
+// process holds it. Keep what it guards short: the wait has no deadline.
+// The lock is released by Unlock, when f is closed, or when the process
+// dies.
+func Lock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// Unlock releases a lock TryLock or Lock took.
 func Unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // CheckPrivateDir returns an error unless fi, an Lstat of dir, is a

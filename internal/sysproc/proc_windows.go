@@ -65,7 +65,14 @@ func TryLock(f *os.File) error {
 	return err
 }
 
-// Unlock releases a lock TryLock took.
+// Lock takes an exclusive lock on f, waiting while another process holds
+// it. Keep what it guards short: the wait has no deadline. The lock is
+// released by Unlock, when f is closed, or when the process dies.
+func Lock(f *os.File) error {
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, new(windows.Overlapped))
+}
+
+// Unlock releases a lock TryLock or Lock took.
 func Unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }

@@ -47,6 +47,7 @@ const (
 	IOError             Code = "IO_ERROR"
 	SessionClosed       Code = "SESSION_CLOSED"
 	LimitReached        Code = "LIMIT_REACHED"
+	LeaseConflict       Code = "LEASE_CONFLICT"
 	Internal            Code = "INTERNAL"
 
 	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"

@@ -14,6 +14,9 @@ type listPagesArgs struct{}
 type newPageArgs struct {
 	URL        string `json:"url,omitempty" jsonschema:"URL to open; about:blank when empty"`
 	Background bool   `json:"background,omitempty" jsonschema:"open it behind: the active tab stays active"`
+	Claim      bool   `json:"claim,omitempty" jsonschema:"also lease it (see claim_page); the result has the lease token"`
+	Label      string `json:"label,omitempty" jsonschema:"the lease's and creation record's label"`
+	TTLMs      int    `json:"ttlMs,omitempty" jsonschema:"the lease's ttl in ms (default 900000)"`
 }
 
 type navigateArgs struct {
@@ -40,7 +43,7 @@ func pageTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name:        "list_pages",
-			Description: "List open tabs with id, index, url, title and which is active.",
+			Description: "List tabs: id, index, url, title, active, origin.",
 			ReadOnly:    true,
 			Idempotent:  true,
 			Core:        true,
@@ -48,7 +51,7 @@ func pageTools() []Tool {
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
-			Description: "Open a new tab, active unless background, and load url if given. Returns its id, final url, title and HTTP status.",
+			Description: "Open a new tab, active unless background, and load url if given. Returns its id, final url, title and HTTP status; with claim, also a lease token (see claim_page).",
 		}, newPage),
 		defineOn(Tool{
 			Name: "navigate_page",
@@ -87,14 +90,17 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	reaped := env.reap(ctx, b)
 	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err
 	}
-	if pages == nil {
-		pages = []browser.Page{}
+	rows := env.withOrigins(ctx, b, pages)
+	data := map[string]any{"pages": rows}
+	if len(reaped) > 0 {
+		data["reaped"] = reaped
 	}
-	return &Result{Data: map[string]any{"pages": pages}}, nil
+	return &Result{Data: data}, nil
 }
 
 type pageResult struct {
@@ -102,6 +108,11 @@ type pageResult struct {
 	*browser.NavResult
 	Active bool            `json:"active"`
 	Dialog *browser.Dialog `json:"dialog,omitempty"` // one the page opened while it loaded
+	// The lease new_page took (claim, or strict mode): the token, and
+	// whether it is an auto lease (its owner passes without the token).
+	Lease     string `json:"lease,omitempty"`
+	Auto      bool   `json:"auto,omitempty"`
+	ExpiresAt int64  `json:"expiresAt,omitempty"`
 }
 
 // dialogStop turns a navigation that a dialog of the new page stopped
@@ -113,6 +124,19 @@ func dialogStop(ctx context.Context, tab browser.TabDriver, err error) (*browser
 		return nil, err
 	}
 	return &browser.NavResult{URL: loc.URL, Title: loc.Title}, nil
+}
+
+func (in *newPageArgs) check(_ context.Context, env *Env) error {
+	if in.Claim || in.Label != "" || in.TTLMs != 0 {
+		if in.Claim {
+			if err := env.needLeases(); err != nil {
+				return err
+			}
+		}
+		_, err := env.checkTTL(in.TTLMs)
+		return err
+	}
+	return nil
 }
 
 func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
@@ -130,6 +154,11 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res := pageResult{ID: tab.ID(), Active: !in.Background}
+	// Leased before it loads anything, so no other agent drives it first.
+	if err := env.leaseNewTab(ctx, b, tab, in, &res); err != nil {
+		return nil, err
+	}
 	nav := &browser.NavResult{URL: "about:blank"}
 	if in.URL != "" && in.URL != "about:blank" {
 		progress(ctx, "loading")
@@ -140,7 +169,8 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 			return nil, err
 		}
 	}
-	return &Result{Data: pageResult{ID: tab.ID(), NavResult: nav, Active: !in.Background, Dialog: tab.DialogNote()}}, nil
+	res.NavResult, res.Dialog = nav, tab.DialogNote()
+	return &Result{Data: res}, nil
 }
 
 type navigateResult struct {
@@ -262,6 +292,7 @@ func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Resul
 	if err := tab.Close(ctx); err != nil {
 		return nil, err
 	}
+	env.dropLease(ctx, b, tab.ID())
 	pages, err := b.PagesIn(ctx, env.Scope)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -75,6 +76,20 @@ type Env struct {
 	// Scope is the client's own tabs (one per HTTP session); nil means
 	// every tab (stdio, the CLI daemon).
 	Scope *browser.Scope
+	// Leases is the tab lease store shared by every cdpkit process on the
+	// machine; nil turns leases off (claim_page fails, lease is refused).
+	Leases *lease.Store
+	// Client names the client inside this process that calls come from,
+	// which with the pid is who owns a lease: "stdio", "cli:SESSION", or
+	// a fresh id per HTTP session (set by Scoped).
+	Client string
+	// RequireLease is strict mode: a call on a tab nobody holds acquires
+	// an auto lease for its owner, new_page claims the tab it opens, and
+	// list_pages and list_leases reap tabs abandoned by dead owners.
+	RequireLease bool
+	// LeaseTTL is a new lease's ttl when the call gives none; zero means
+	// the store's.
+	LeaseTTL time.Duration
 	// Lighthouse installs and runs Lighthouse for lighthouse_audit; nil
 	// means one that installs into lighthouse.DefaultCacheDir and finds
 	// node and npm on PATH.
@@ -144,6 +159,9 @@ type Tool struct {
 	Timeout time.Duration
 	// InputSchema is inferred from the handler's argument type.
 	InputSchema *jsonschema.Schema
+	// ownLease says the tool's own arguments have a lease field, so the
+	// registry leaves it to the tool rather than checking it at the door.
+	ownLease bool
 
 	call func(ctx context.Context, env *Env, args json.RawMessage) (*Result, error)
 }
@@ -244,6 +262,7 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 		panic(fmt.Sprintf("tools: %s: resolving schema: %v", t.Name, err))
 	}
 	t.InputSchema = schema
+	_, t.ownLease = schema.Properties[leaseArg]
 	t.call = func(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 		in, common, err := decodeArgs[In](raw, resolved)
 		if err != nil {
@@ -313,10 +332,16 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	if asked > 0 {
 		timeout = asked
 	}
+	var token string
+	if t.Tab && !t.ownLease {
+		if args, token, err = takeLease(args); err != nil {
+			return nil, AsError(err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, steps := browser.WithSteps(ctx)
-	c := &call{tool: t}
+	c := &call{tool: t, lease: token}
 	ctx = context.WithValue(ctx, callKey{}, c)
 	defer c.end()
 	defer func() {
@@ -405,7 +430,8 @@ func (e *stepTimeout) message() string {
 
 // call is one tool call's state, carried in its context for the door.
 type call struct {
-	tool *Tool
+	tool  *Tool
+	lease string // the lease argument, for the door
 
 	mu   sync.Mutex
 	held map[browser.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release
@@ -452,7 +478,7 @@ func (c *call) end() {
 func All() []Tool {
 	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
 		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools(), pdfTools(), visionTools(),
-		perfTools(), heapTools(), lighthouseTools())
+		perfTools(), heapTools(), lighthouseTools(), leaseTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1
@@ -474,9 +500,11 @@ func All() []Tool {
 func (env *Env) Scoped(isolate bool) (scoped *Env, close func(ctx context.Context)) {
 	e := *env
 	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
+	e.Client = newClientID()
 	return &e, func(ctx context.Context) {
 		if b := env.Browsers.Current(); b != nil {
 			b.CloseScope(ctx, e.Scope)
+			e.dropOwnerLeases(ctx, browser.ChromiumDriver(b))
 		}
 	}
 }

@@ -18,7 +18,9 @@ type door struct {
 
 // through is the one door from a tool to a tab. Driven by the tool's
 // declaration, it starts the browser if needed, resolves target within
-// env's scope, applies env's dialog policy, refuses a crashed tab unless
+// env's scope (a lease argument without a target names the lease's tab),
+// checks the tab's lease (see admitLease) before anything touches the
+// tab, applies env's dialog policy, refuses a crashed tab unless
 // the tool recovers it, waits the call's turn on the tab (see enterTab),
 // applies the tool's dialog rule, notes the tab's state when the tool
 // reports changes, runs the handler, and adds the changes section to its
@@ -28,8 +30,23 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.TabIn(ctx, env.Scope, common.Target)
+	var token string
+	if c := callFrom(ctx); c != nil {
+		token = c.lease
+	}
+	selector := common.Target
+	if selector == "" && token != "" {
+		_, id, _, err := parseToken(token)
+		if err != nil {
+			return nil, err
+		}
+		selector = id
+	}
+	tab, err := b.TabIn(ctx, env.Scope, selector)
 	if err != nil {
+		return nil, err
+	}
+	if err := env.admitLease(ctx, b, tab, token); err != nil {
 		return nil, err
 	}
 	tab.SetDialogPolicy(env.DialogPolicy)
@@ -126,4 +143,26 @@ func withChanges(data any, c *Changes) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("tools: result %T has no place for changes", data)
+}
+
+// pickTab resolves selector within env's scope without the lease check:
+// for claim_page, whose claim is the lease check (it refuses a tab
+// another live owner holds), and for release_page by token, to keep a
+// session to its own tabs. Through the door, strict mode would acquire
+// an auto lease on the way in and the explicit claim behind it would then
+// meet it. It opens no tab: a selector matching nothing is an error.
+func pickTab(ctx context.Context, env *Env, b browser.Driver, selector string) (browser.TabDriver, error) {
+	return b.TabIn(ctx, env.Scope, selector)
+}
+
+// closeLeased closes the tab id names, within scope, for a lease just
+// given back (release_page by token: the token was the authority) or
+// reaped (its owner is gone or it expired). It reports whether the tab was
+// there to close.
+func closeLeased(ctx context.Context, b browser.Driver, scope *browser.Scope, id string) (bool, error) {
+	tab, err := b.TabIn(ctx, scope, id)
+	if err != nil {
+		return false, nil
+	}
+	return true, tab.Close(ctx)
 }

@@ -1,0 +1,112 @@
+package lease
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Origin is the creation ledger's record of a tab cdpkit opened. It
+// outlives the tab's lease: only the tab closing removes it (see
+// PruneOrigins). A tab without one has origin "unknown", never "human".
+type Origin struct {
+	TargetID  string `json:"targetId"`
+	Label     string `json:"label"`
+	CreatedAt int64  `json:"createdAt"` // unix ms
+}
+
+// OriginRow is a tab's ledger entry as Origins reads it.
+type OriginRow struct {
+	Origin
+	Unreadable string // errno name or "unparseable"; Origin is empty then
+}
+
+func (s *Store) originPath(t Tab) string {
+	return filepath.Join(s.dir, "origin-"+browserKey(t.Backend, t.Browser)+"-"+fileID(t.TargetID)+".json")
+}
+
+// RecordOrigin notes that cdpkit opened t, for label. A tab already noted
+// keeps its first record.
+func (s *Store) RecordOrigin(t Tab, label string) error {
+	tmp, err := s.writeTemp(Origin{TargetID: t.TargetID, Label: label, CreatedAt: s.now().UnixMilli()})
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, s.originPath(t)); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+// OriginOf returns t's ledger entry; ok is false when there is none.
+func (s *Store) OriginOf(t Tab) (row OriginRow, ok bool) {
+	return readOrigin(s.originPath(t))
+}
+
+func readOrigin(path string) (OriginRow, bool) {
+	var row OriginRow
+	r, err := readJSON[Origin](path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return row, false
+	}
+	if err != nil {
+		row.Unreadable = unreadableReason(err)
+		return row, true
+	}
+	if r.TargetID == "" {
+		row.Unreadable = "unparseable"
+		return row, true
+	}
+	row.Origin = r
+	return row, true
+}
+
+// Origins returns the ledger of one browser, by target id, unreadable
+// entries included.
+func (s *Store) Origins(backend, browser string) (map[string]OriginRow, error) {
+	prefix := "origin-" + browserKey(backend, browser) + "-"
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]OriginRow)
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		row, ok := readOrigin(filepath.Join(s.dir, name))
+		if !ok {
+			continue
+		}
+		id := row.TargetID
+		if row.Unreadable != "" {
+			id = strings.TrimSuffix(strings.TrimPrefix(name, prefix), ".json")
+		}
+		out[id] = row
+	}
+	return out, nil
+}
+
+// pruneGrace spares a young ledger entry from PruneOrigins: another
+// process may have just opened its tab, before this one heard of it.
+const pruneGrace = 10 * time.Second
+
+// PruneOrigins removes the ledger entries of one browser whose tab is not
+// in open (target ids of every tab the browser has, not one client's).
+func (s *Store) PruneOrigins(backend, browser string, open map[string]bool) {
+	rows, err := s.Origins(backend, browser)
+	if err != nil {
+		return
+	}
+	cutoff := s.now().Add(-pruneGrace).UnixMilli()
+	for id, row := range rows {
+		if row.Unreadable == "" && !open[id] && row.CreatedAt < cutoff {
+			os.Remove(s.originPath(Tab{Backend: backend, Browser: browser, TargetID: id}))
+		}
+	}
+}
