@@ -48,6 +48,10 @@ const (
 	SessionClosed       Code = "SESSION_CLOSED"
 	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
+	RecordingActive     Code = "RECORDING_ACTIVE"
+	NoRecording         Code = "NO_RECORDING"
+	FFmpegUnavailable   Code = "FFMPEG_UNAVAILABLE"
+	EncodeFailed        Code = "ENCODE_FAILED"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line
