@@ -21,13 +21,14 @@ var coreTools = func() []string {
 
 // devtoolsTools are the core loop plus what debugging a web app needs:
 // the console, the network log, the fake backend, cookies and storage
-// state, and downloads.
+// state, downloads, and screen recording.
 var devtoolsTools = append(slices.Clone(coreTools),
 	"list_console_messages", "get_console_message",
 	"list_network_requests", "get_network_request",
 	"mock_request", "list_mocks", "clear_mocks",
 	"list_cookies", "set_cookie", "delete_cookies",
 	"save_storage_state", "load_storage_state", "list_downloads",
+	"start_screen_recording", "stop_screen_recording",
 )
 
 // Select returns the tools a --tools value names: "core" (the default
