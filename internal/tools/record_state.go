@@ -94,16 +94,8 @@ func (r *recording) watch(env *Env) {
 	case <-r.stopped:
 		return
 	case <-r.stream.Done():
-		err := r.stream.Err()
-		switch {
-		case err == nil:
+		if why = endedBy(r.stream.Err()); why == "" {
 			return // stopped by a call
-		case errors.Is(err, record.ErrCap):
-			why = "cap"
-		case errors.Is(err, browser.ErrTargetCrashed):
-			why = "tab crashed"
-		default:
-			why = "tab closed"
 		}
 	case <-cap.C:
 		why = "cap"
@@ -119,6 +111,20 @@ func (r *recording) watch(env *Env) {
 		return
 	}
 	env.Log.Info("a recording ended by itself", "tab", r.key.tab, "why", why, "path", data.Path)
+}
+
+// endedBy names why a screencast ended by itself with err; "" for nil.
+func endedBy(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, record.ErrCap):
+		return "cap"
+	case errors.Is(err, browser.ErrTargetCrashed):
+		return "tab crashed"
+	default:
+		return "tab closed"
+	}
 }
 
 // claimEnded moves r, which ended by itself, from active to ended, unless
@@ -222,6 +228,9 @@ func (r *recording) encode(ctx context.Context, env *Env, why, savePath string) 
 	progress(ctx, "stopping the screencast")
 	if err := r.stream.Stop(ctx); err != nil {
 		env.Log.Debug("stopping a screencast", "tab", r.key.tab, "err", err)
+	}
+	if ended := endedBy(r.stream.Err()); ended != "" && why == "stop" {
+		why = ended // it ended by itself just before the stop came
 	}
 	r.spool.Close()
 	r.release()
