@@ -172,11 +172,46 @@ func stopRecording(ctx context.Context, env *Env, d *door, in stopRecordingArgs)
 			return nil, errorf(NoRecording, false, "start one with start_screen_recording", "tab %s is not being recorded", d.tab.ID())
 		}
 	}
-	data, err := r.finish(ctx, env, "stop", in.SavePath)
-	if err != nil {
-		return nil, err
+	// The encode has its own deadline (record.Deadline), which may be
+	// longer than the call's: when the call runs out of time the encode
+	// goes on, and the next stop returns its video. A cancelled call
+	// (the client gave up) ends it, and ffmpeg with it.
+	live := func(msg string) {
+		if ctx.Err() == nil {
+			progress(ctx, msg)
+		}
 	}
-	return &Result{Data: data}, nil
+	ectx, cancel := context.WithCancel(WithProgress(context.Background(), live))
+	unhook := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	type outcome struct {
+		data *recordingData
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer cancel()
+		data, err := r.finish(ectx, env, "stop", in.SavePath)
+		done <- outcome{data, err}
+	}()
+	select {
+	case o := <-done:
+		unhook()
+		if o.err != nil {
+			return nil, o.err
+		}
+		return &Result{Data: o.data}, nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			recordings.park(r)
+			return nil, errorf(Timeout, true, "call stop_screen_recording again (with a larger timeout_ms) to get the video",
+				"the video of tab %s is still being encoded", r.key.tab)
+		}
+		return nil, ctx.Err()
+	}
 }
 
 // recordingData is what stop_screen_recording returns.

@@ -15,6 +15,9 @@ import (
 // tab closed or crashed, or it reached its cap), on top of record.Deadline.
 const finishWait = 10 * time.Minute
 
+// streamStopWait bounds Page.stopScreencast.
+const streamStopWait = 10 * time.Second
+
 // recordings are the screen recordings of every browser this process
 // drives, keyed by browser manager and tab: one per tab. A recording that
 // ended by itself is encoded at once and kept until a stop call (or the
@@ -141,6 +144,16 @@ func (s *recordingSet) claimEnded(r *recording) bool {
 	return true
 }
 
+// park keeps r, whose stop call ran out of time while it encodes, for
+// the next stop call.
+func (s *recordingSet) park(r *recording) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended[r.key] == nil {
+		s.ended[r.key] = r
+	}
+}
+
 // take hands tab's recording to a stop call: the capturing one, else one
 // that ended by itself; nil if none.
 func (s *recordingSet) take(env *Env, tab string) *recording {
@@ -226,7 +239,9 @@ func (r *recording) encode(ctx context.Context, env *Env, why, savePath string) 
 		}
 	}
 	progress(ctx, "stopping the screencast")
-	if err := r.stream.Stop(ctx); err != nil {
+	sctx, cancel := context.WithTimeout(ctx, streamStopWait)
+	defer cancel()
+	if err := r.stream.Stop(sctx); err != nil {
 		env.Log.Debug("stopping a screencast", "tab", r.key.tab, "err", err)
 	}
 	if ended := endedBy(r.stream.Err()); ended != "" && why == "stop" {

@@ -293,3 +293,34 @@ func TestRecordCap(t *testing.T) {
 		t.Errorf("durationMs = %v, want at most the 1 s cap", d)
 	}
 }
+
+// TestRecordEncodeOutlivesCall: a stop whose call runs out of time leaves
+// the encode running under its own deadline, and the next stop returns
+// the video. The ffmpeg reads at a fifth of real time. Not parallel: it
+// sets CDPKIT_FFMPEG.
+func TestRecordEncodeOutlivesCall(t *testing.T) {
+	real := needFFmpegPath(t)
+	srv := browsertest.Server(t, recordPages)
+	slow := filepath.Join(t.TempDir(), "slow-ffmpeg")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec "+real+" -readrate 0.2 \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CDPKIT_FFMPEG", slow)
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
+	h.mustCall(t, "start_screen_recording", `{}`)
+	h.mustCall(t, "wait_for", `{"time":1000}`)
+	_, err := h.call(t, "stop_screen_recording", `{"timeout_ms":1000}`)
+	wantCode(t, err, Timeout, "still being encoded")
+	res := h.mustCall(t, "stop_screen_recording", `{}`)
+	if dur, _ := probeVideo(t, res["path"].(string)); dur < 900*time.Millisecond {
+		t.Errorf("ffprobe duration %v, want the whole recording", dur)
+	}
+}
+
+func needFFmpegPath(t *testing.T) string {
+	t.Helper()
+	needFFmpeg(t)
+	p, _ := exec.LookPath("ffmpeg")
+	return p
+}
