@@ -140,7 +140,7 @@ func (f *FFmpeg) Args(manifest, out string, w, h int) []string {
 	case "libx264":
 		args = append(args, "-preset", "veryfast", "-crf", "23")
 	case "libx265":
-		args = append(args, "-preset", "veryfast", "-crf", "28", "-x265-params", "log-level=error")
+		args = append(args, "-preset", "ultrafast", "-crf", "28", "-x265-params", "log-level=error")
 	}
 	if f.Encoder.Codec == "hevc" {
 		args = append(args, "-tag:v", "hvc1")
