@@ -44,7 +44,7 @@ func recordTools() []Tool {
 		defineOn(Tool{
 			Name: "start_screen_recording",
 			Description: "Record a tab to video until stop_screen_recording: a frame per repaint, spooled to disk; it survives navigation. " +
-				"Needs ffmpeg. One recording per tab.",
+				"Brings the tab to the front (a background tab does not paint). Needs ffmpeg. One recording per tab.",
 			NoQueue: true, Dialog: DialogPasses, Tab: true,
 			Verbs: []Verb{{Name: "record start", Summary: "start recording the active tab to video", Rank: 20}},
 		}, startRecording),
@@ -112,6 +112,13 @@ func startRecording(ctx context.Context, env *Env, d *door, in startRecordingArg
 	dir := filepath.Join(env.Artifacts.Dir(), "recordings", fmt.Sprintf("spool-%s-%s", id[:min(6, len(id))], start.Format("20060102-150405.000")))
 	spool, err := record.NewSpool(dir, format, start, in.limits)
 	if err != nil {
+		recordings.drop(r)
+		return nil, err
+	}
+	// A tab in the background does not paint, so it would send no frame.
+	progress(ctx, "bringing the tab to the front")
+	if err := d.tab.MakeActive(ctx, true); err != nil {
+		spool.Remove()
 		recordings.drop(r)
 		return nil, err
 	}
@@ -265,7 +272,8 @@ func encodeError(err error) error {
 			"%s", strings.TrimPrefix(ee.Error(), "record: "))
 	}
 	if errors.Is(err, record.ErrNoFrames) {
-		return errorf(EncodeFailed, false, "keep the tab visible while recording", "the recording captured no frames")
+		return errorf(EncodeFailed, false, "a tab in the background does not paint: keep the recorded tab in front (select_page)",
+			"the recording captured no frames")
 	}
 	return err
 }
