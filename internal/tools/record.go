@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,7 +103,7 @@ type startedData struct {
 }
 
 func startRecording(ctx context.Context, env *Env, d *door, in startRecordingArgs) (*Result, error) {
-	format := cmpOr(in.Format, "jpeg")
+	format := cmp.Or(in.Format, "jpeg")
 	r, err := recordings.reserve(env, d.tab.ID())
 	if err != nil {
 		return nil, err
@@ -276,11 +277,4 @@ func encodeError(err error) error {
 			"the recording captured no frames")
 	}
 	return err
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
