@@ -124,14 +124,16 @@ func startRecording(ctx context.Context, env *Env, d *door, in startRecordingArg
 		return nil, err
 	}
 	progress(ctx, "starting the screencast")
-	stream, err := d.tab.StartScreencast(ctx, browser.ScreencastOptions{
+	opts := browser.ScreencastOptions{
 		Format: format, Quality: in.Quality, MaxWidth: in.MaxWidth, MaxHeight: in.MaxHeight, EveryNthFrame: in.EveryNthFrame,
-	}, spoolSink{spool})
+	}
+	stream, err := d.tab.StartScreencast(ctx, opts, spoolSink{spool})
 	if err != nil {
 		spool.Remove()
 		recordings.drop(r)
 		return nil, err
 	}
+	r.tab, r.opts = d.tab, opts
 	r.begin(env, stream, spool, in.ff, in.limits)
 	return &Result{Data: startedData{
 		Target: d.tab.ID(), Format: format, SpoolDir: dir, Encoder: in.ff.Encoder.Name, Codec: in.ff.Encoder.Codec,

@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"bytes"
+	"image"
+	"image/png"
 	"testing"
 
+	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
@@ -20,5 +24,31 @@ func TestRecordBackgroundTab(t *testing.T) {
 	res := h.mustCall(t, "stop_screen_recording", `{"target":"`+id+`"}`)
 	if n := res["frameCount"].(float64); n < 1 {
 		t.Errorf("frameCount = %v, want frames from the background tab", n)
+	}
+}
+
+// TestFitFrame scales a stand-in frame as the screencast scales frames.
+func TestFitFrame(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 1000, 500))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		o          browser.ScreencastOptions
+		w, h       int
+		wantFormat string
+	}{
+		{browser.ScreencastOptions{Format: "png"}, 1000, 500, "png"},
+		{browser.ScreencastOptions{Format: "png", MaxWidth: 400}, 400, 200, "png"},
+		{browser.ScreencastOptions{Format: "jpeg", MaxWidth: 400, MaxHeight: 100}, 200, 100, "jpeg"},
+	} {
+		out, err := fitFrame(buf.Bytes(), tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, format, err := image.DecodeConfig(bytes.NewReader(out))
+		if err != nil || cfg.Width != tc.w || cfg.Height != tc.h || (tc.o.MaxWidth > 0 && format != tc.wantFormat) {
+			t.Errorf("fitFrame(%+v) = %s %dx%d (%v), want %dx%d", tc.o, format, cfg.Width, cfg.Height, err, tc.w, tc.h)
+		}
 	}
 }

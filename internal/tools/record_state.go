@@ -40,6 +40,8 @@ type recordingSet struct {
 type recording struct {
 	key   recKey
 	scope *browser.Scope
+	tab   browser.TabDriver
+	opts  browser.ScreencastOptions
 
 	begun   bool // guarded by recordingSet.mu
 	stream  browser.ScreencastStream
@@ -246,6 +248,14 @@ func (r *recording) encode(ctx context.Context, env *Env, why, savePath string) 
 	}
 	if ended := endedBy(r.stream.Err()); ended != "" && why == "stop" {
 		why = ended // it ended by itself just before the stop came
+	}
+	if n, _ := r.spool.Frames(); n == 0 && why == "stop" {
+		// Nothing painted (a still page on a busy machine, or a tab
+		// kept in the background): the tab as it is now stands for the
+		// whole recording, rather than no video at all.
+		if err := r.seed(ctx); err != nil {
+			env.Log.Debug("no frame to seed a recording with", "tab", r.key.tab, "err", err)
+		}
 	}
 	r.spool.Close()
 	r.release()
