@@ -11,6 +11,8 @@ bash ./install-browser.sh
 # using a new program.
 deps=(
 	"pdfinfo:poppler-utils"
+	"node:nodejs"
+	"npm:npm"
 	"ffmpeg:ffmpeg"
 )
 

@@ -52,6 +52,9 @@ const (
 	NoRecording         Code = "NO_RECORDING"
 	FFmpegUnavailable   Code = "FFMPEG_UNAVAILABLE"
 	EncodeFailed        Code = "ENCODE_FAILED"
+
+	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
+	AuditFailed           Code = "AUDIT_FAILED"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line
