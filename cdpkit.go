@@ -305,9 +305,15 @@ func init() {
 // Close stops a launched browser (or disconnects from an attached one,
 // leaving it and its tabs running), removes the temporary artifact dir if
 // Options.ArtifactDir was empty, and releases the artifact dir. Calls in
-// flight fail, and later calls fail with SESSION_CLOSED. Close waits for
-// the browser process to exit; it is safe to call more than once.
+// flight fail, and later calls fail with SESSION_CLOSED. Screen recordings
+// still running are first encoded, for two minutes at most. Close waits
+// for the browser process to exit; it is safe to call more than once.
 func (b *Browser) Close() error {
+	// Screen recordings still capturing are encoded before the browser
+	// goes; the log says where each was saved.
+	ctx, cancel := context.WithTimeout(context.Background(), recordingsWait)
+	tools.FinishRecordings(ctx, b.env)
+	cancel()
 	err := b.env.Browsers.Close()
 	b.env.Artifacts.Close()
 	b.removeTemp()
@@ -316,6 +322,10 @@ func (b *Browser) Close() error {
 	}
 	return err
 }
+
+// recordingsWait bounds how long Close waits for screen recordings to be
+// encoded.
+const recordingsWait = 2 * time.Minute
 
 func (b *Browser) removeTemp() {
 	if b.tempDir != "" {

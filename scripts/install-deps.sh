@@ -13,6 +13,7 @@ deps=(
 	"pdfinfo:poppler-utils"
 	"node:nodejs"
 	"npm:npm"
+	"ffmpeg:ffmpeg"
 )
 
 missing=()

@@ -78,6 +78,10 @@ type TabDriver interface {
 
 	Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error)
 	PrintPDF(ctx context.Context, o PDFOptions, w io.Writer) (int64, error)
+	// StartScreencast streams the tab's repaints to sink until the
+	// stream's Stop, the tab's end, or a sink error; see
+	// [Tab.StartScreencast].
+	StartScreencast(ctx context.Context, o ScreencastOptions, sink FrameSink) (ScreencastStream, error)
 
 	SetDialogPolicy(p DialogPolicy)
 	CheckDialog() error
@@ -168,6 +172,15 @@ func (t *Tab) MakeActive(ctx context.Context, front bool) error {
 	}
 	t.b.Select(t)
 	return nil
+}
+
+// StartScreencast is [Tab.Screencast] as a TabDriver returns it.
+func (t *Tab) StartScreencast(ctx context.Context, o ScreencastOptions, sink FrameSink) (ScreencastStream, error) {
+	sc, err := t.Screencast(ctx, o, sink)
+	if err != nil {
+		return nil, err
+	}
+	return sc, nil
 }
 
 // Close closes the tab and waits until it is gone.

@@ -43,7 +43,7 @@ type Options struct {
 // IsCommand reports whether name is a CLI command: a verb, close,
 // sessions, or a tool's name.
 func IsCommand(name string, all []tools.Tool) bool {
-	if findVerb(name, all) != nil || name == "close" || name == "sessions" {
+	if findVerb(name, all) != nil || len(groupVerbs(name, all)) > 0 || name == "close" || name == "sessions" {
 		return true
 	}
 	return slices.ContainsFunc(all, func(t tools.Tool) bool { return t.Name == name })

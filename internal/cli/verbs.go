@@ -64,6 +64,18 @@ func verbs(all []tools.Tool) []verb {
 	return out
 }
 
+// groupVerbs returns the second words of the two-word verbs whose first
+// word is name ("record" → start, stop).
+func groupVerbs(name string, all []tools.Tool) []string {
+	var out []string
+	for _, v := range verbs(all) {
+		if first, second, ok := strings.Cut(v.name, " "); ok && first == name {
+			out = append(out, second)
+		}
+	}
+	return out
+}
+
 func findVerb(name string, all []tools.Tool) *verb {
 	vs := verbs(all)
 	i := slices.IndexFunc(vs, func(v verb) bool { return v.name == name })
@@ -95,6 +107,10 @@ type command struct {
 	// savePath is screenshot's path: the CLI copies the capture there.
 	savePath string
 	words    []string // positional words of help
+	// group is the first word of a two-word verb ("record") until the
+	// second arrives; verbWords counts the extra words a verb took.
+	group     string
+	verbWords int
 }
 
 // usageError is a bad command line: exit code 2.
@@ -127,8 +143,13 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" || isNegativeNumber(a) {
 			words = append(words, a)
-			if c.name == "" {
-				if err := c.setCommand(a, all); err != nil {
+			if c.name == "" || c.group != "" {
+				name := a
+				if c.group != "" { // the second word of a two-word verb
+					name, c.group = c.group+" "+a, ""
+					c.verbWords++
+				}
+				if err := c.setCommand(name, all); err != nil {
 					return nil, err
 				}
 			}
@@ -263,7 +284,10 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 		}
 		return nil, usagef("no command")
 	}
-	words = words[1:] // the command itself
+	if c.group != "" {
+		return nil, usagef("%s needs one of: %s", c.group, strings.Join(groupVerbs(c.group, all), ", "))
+	}
+	words = words[1+c.verbWords:] // the command itself
 	if c.name == "help" {
 		c.words = words
 		return c, nil
@@ -335,6 +359,10 @@ func (c *command) setCommand(name string, all []tools.Tool) error {
 	c.name = name
 	switch name {
 	case "help", "close", "sessions":
+		return nil
+	}
+	if len(groupVerbs(name, all)) > 0 {
+		c.group = name // a two-word verb's first word
 		return nil
 	}
 	tool := name

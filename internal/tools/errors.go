@@ -49,6 +49,10 @@ const (
 	LimitReached        Code = "LIMIT_REACHED"
 	LeaseConflict       Code = "LEASE_CONFLICT"
 	Internal            Code = "INTERNAL"
+	RecordingActive     Code = "RECORDING_ACTIVE"
+	NoRecording         Code = "NO_RECORDING"
+	FFmpegUnavailable   Code = "FFMPEG_UNAVAILABLE"
+	EncodeFailed        Code = "ENCODE_FAILED"
 
 	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
 	AuditFailed           Code = "AUDIT_FAILED"

@@ -136,8 +136,8 @@ func (in *insightArgs) check(_ context.Context, env *Env) error {
 	return nil
 }
 
-// startedData is performance_start_trace's result without autoStop.
-type startedData struct {
+// traceStartedData is performance_start_trace's result without autoStop.
+type traceStartedData struct {
 	Tracing    bool   `json:"tracing"`
 	Throttling string `json:"throttling"`
 	Note       string `json:"note"`
@@ -156,9 +156,9 @@ type traceData struct {
 	LongTasks  int     `json:"longTasks"`
 }
 
-// startRecording brings the tab to the front and starts its trace, saved
+// startTracing brings the tab to the front and starts its trace, saved
 // to name (a default one when empty) when it stops, within limit.
-func startRecording(ctx context.Context, env *Env, tab browser.TabDriver, name string, limit time.Duration) error {
+func startTracing(ctx context.Context, env *Env, tab browser.TabDriver, name string, limit time.Duration) error {
 	if name == "" {
 		name = filepath.Join("traces", time.Now().Format("20060102-150405.000")+"-"+tab.ID()[:min(6, len(tab.ID()))]+".json")
 	}
@@ -190,7 +190,7 @@ func startTrace(ctx context.Context, env *Env, d *door, in startTraceArgs) (*Res
 		}
 		limit = wait + traceReserve // never outlives the call
 	}
-	if err := startRecording(ctx, env, d.tab, in.FilePath, limit); err != nil {
+	if err := startTracing(ctx, env, d.tab, in.FilePath, limit); err != nil {
 		return nil, err
 	}
 	if in.AutoStop == 0 {
@@ -204,7 +204,7 @@ func startTrace(ctx context.Context, env *Env, d *door, in startTraceArgs) (*Res
 			return nil, err
 		}
 		th := throttlingText(e)
-		return &Result{Data: startedData{Tracing: true, Throttling: th,
+		return &Result{Data: traceStartedData{Tracing: true, Throttling: th,
 			Note: "recording; performance_stop_trace saves and summarizes it (it stops by itself after 5 min)"}}, nil
 	}
 	return recordAndStop(ctx, env, d.tab, in.Reload, time.Duration(in.AutoStop)*time.Millisecond)
@@ -226,7 +226,7 @@ func perfTrace(ctx context.Context, env *Env, d *door, in traceArgs) (*Result, e
 	if dl, ok := ctx.Deadline(); ok {
 		limit = time.Until(dl) // never outlives the call
 	}
-	if err := startRecording(ctx, env, d.tab, in.FilePath, limit); err != nil {
+	if err := startTracing(ctx, env, d.tab, in.FilePath, limit); err != nil {
 		return nil, err
 	}
 	return recordAndStop(ctx, env, d.tab, reload, wait)
@@ -260,7 +260,7 @@ func recordAndStop(ctx context.Context, env *Env, tab browser.TabDriver, reload 
 			return nil, err
 		}
 	}
-	if err := record(ctx, wait); err != nil {
+	if err := recordTrace(ctx, wait); err != nil {
 		return nil, err
 	}
 	stopped = true
@@ -280,8 +280,8 @@ func reloadForTrace(ctx context.Context, tab browser.TabDriver) error {
 	return err
 }
 
-// record waits while the trace records.
-func record(ctx context.Context, wait time.Duration) error {
+// recordTrace waits while the trace records.
+func recordTrace(ctx context.Context, wait time.Duration) error {
 	progress(ctx, "recording")
 	defer heartbeat(ctx, "recording")()
 	done := time.NewTimer(wait)

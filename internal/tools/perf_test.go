@@ -350,7 +350,7 @@ func TestPerfHeartbeat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var got []string
 		ctx := WithProgress(t.Context(), func(msg string) { got = append(got, msg) })
-		if err := record(ctx, 2*heartbeatEvery+heartbeatEvery/2); err != nil {
+		if err := recordTrace(ctx, 2*heartbeatEvery+heartbeatEvery/2); err != nil {
 			t.Fatal(err)
 		}
 		every := int(heartbeatEvery.Seconds())

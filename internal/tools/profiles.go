@@ -21,8 +21,8 @@ var coreTools = func() []string {
 
 // devtoolsTools are the core loop plus what debugging a web app needs:
 // the console, the network log, the fake backend, cookies and storage
-// state, downloads, and performance work (traces, heap snapshots,
-// Lighthouse).
+// state, downloads, performance work (traces, heap snapshots,
+// Lighthouse) and screen recording.
 var devtoolsTools = append(slices.Clone(coreTools),
 	"list_console_messages", "get_console_message",
 	"list_network_requests", "get_network_request",
@@ -31,6 +31,7 @@ var devtoolsTools = append(slices.Clone(coreTools),
 	"save_storage_state", "load_storage_state", "list_downloads",
 	"take_heapsnapshot", "lighthouse_audit",
 	"performance_start_trace", "performance_stop_trace", "performance_trace", "performance_analyze_insight",
+	"start_screen_recording", "stop_screen_recording",
 )
 
 // visionProfile is the core loop plus the tools that act at screenshot

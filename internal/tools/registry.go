@@ -478,7 +478,7 @@ func (c *call) end() {
 func All() []Tool {
 	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
 		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools(), pdfTools(), visionTools(),
-		perfTools(), heapTools(), lighthouseTools(), leaseTools())
+		perfTools(), heapTools(), lighthouseTools(), leaseTools(), recordTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1

@@ -1,0 +1,326 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+)
+
+// recordPages are the recording fixtures: a CSS animation that repaints
+// every frame, and a still page that paints once.
+var recordPages = fstest.MapFS{
+	"anim.html": {Data: []byte(`<!doctype html><title>anim</title>
+<style>
+body { margin: 0; background: #fff }
+#box { width: 120px; height: 120px; background: #c33; animation: slide 1s linear infinite alternate }
+@keyframes slide { from { transform: translateX(0) rotate(0) } to { transform: translateX(400px) rotate(180deg) } }
+</style><div id=box></div>`)},
+	"still.html":  {Data: []byte(`<!doctype html><title>still</title><h1>Nothing moves here</h1>`)},
+	"still2.html": {Data: []byte(`<!doctype html><title>still 2</title><h1 style="color:blue">Another still page</h1>`)},
+}
+
+// needFFmpeg skips a test on a machine without ffmpeg and ffprobe; make
+// test installs them (scripts/install-deps.sh).
+func needFFmpeg(t *testing.T) {
+	t.Helper()
+	for _, c := range []string{"ffmpeg", "ffprobe"} {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("%s is not installed (scripts/install-deps.sh installs it)", c)
+		}
+	}
+}
+
+// probeVideo returns an MP4's duration and video codec by ffprobe.
+func probeVideo(t *testing.T, path string) (time.Duration, string) {
+	t.Helper()
+	out, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0",
+		"-show_entries", "format=duration:stream=codec_name", "-of", "default=nw=1", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v", path, err)
+	}
+	var dur time.Duration
+	var codec string
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), "=")
+		switch k {
+		case "duration":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("ffprobe duration %q: %v", v, err)
+			}
+			dur = time.Duration(f * float64(time.Second))
+		case "codec_name":
+			codec = v
+		}
+	}
+	return dur, codec
+}
+
+// within10 fails the test unless got is within 10 % of want.
+func within10(t *testing.T, what string, got, want time.Duration) {
+	t.Helper()
+	if math.Abs(float64(got-want)) > 0.1*float64(want) {
+		t.Errorf("%s = %v, want within 10%% of %v", what, got, want)
+	}
+}
+
+// recordFor records the harness's active tab for about d and returns the
+// stop result and the wall time between the two calls.
+func recordFor(t *testing.T, h *harness, d time.Duration, during func()) (map[string]any, time.Duration) {
+	t.Helper()
+	h.mustCall(t, "start_screen_recording", `{}`)
+	began := time.Now()
+	if during != nil {
+		during()
+	}
+	// The recording's length is the content, not a synchronisation.
+	if left := d - time.Since(began); left > time.Millisecond {
+		h.mustCall(t, "wait_for", fmt.Sprintf(`{"time":%d}`, left.Milliseconds()))
+	}
+	wall := time.Since(began)
+	return h.mustCall(t, "stop_screen_recording", `{}`), wall
+}
+
+// TestRecordAnimation records a CSS animation for 3 s: the video lasts as
+// long as the time between the calls, by ffprobe, and holds the frames.
+func TestRecordAnimation(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/anim.html"}`)
+	res, wall := recordFor(t, h, 3*time.Second, nil)
+	path := res["path"].(string)
+	dur, codec := probeVideo(t, path)
+	within10(t, "ffprobe duration", dur, wall)
+	within10(t, "durationMs", time.Duration(res["durationMs"].(float64))*time.Millisecond, wall)
+	if n := res["encodedFrames"].(float64); n <= 0 {
+		t.Errorf("encodedFrames = %v, want > 0", n)
+	}
+	if _, ok := res["frameCount"].(float64); !ok {
+		t.Errorf("no frameCount in %v", res)
+	}
+	if codec != res["codec"] {
+		t.Errorf("ffprobe codec %s, result says %v", codec, res["codec"])
+	}
+	if w, h := res["width"].(float64), res["height"].(float64); int(w)%2 != 0 || int(h)%2 != 0 || w == 0 {
+		t.Errorf("size %vx%v, want even and non-zero", w, h)
+	}
+	if left, _ := filepath.Glob(filepath.Join(h.env.Artifacts.Dir(), "recordings", "spool-*")); len(left) > 0 {
+		t.Errorf("spool left after a successful encode: %v", left)
+	}
+	t.Logf("animation: %v frames in %v wall (%.1f fps captured), %v encoded, encode %vms",
+		res["frameCount"], wall.Round(time.Millisecond), res["frameCount"].(float64)/wall.Seconds(), res["encodedFrames"], res["encodeMs"])
+}
+
+// TestRecordStill records a still page for 2 s: it paints once or twice,
+// yet the video lasts as long as the recording, by the ledger's times.
+func TestRecordStill(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
+	res, wall := recordFor(t, h, 2*time.Second, nil)
+	dur, _ := probeVideo(t, res["path"].(string))
+	within10(t, "ffprobe duration", dur, wall)
+	if n := res["encodedFrames"].(float64); n < 1 {
+		t.Errorf("encodedFrames = %v, want at least the first paint", n)
+	}
+}
+
+// TestRecordNavigation navigates to another site while recording: the
+// recording goes on, with the next page's frames.
+func TestRecordNavigation(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
+	other := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/still2.html" // another site: maybe another renderer
+	res, wall := recordFor(t, h, 3*time.Second, func() {
+		h.mustCall(t, "wait_for", `{"time":1000}`)
+		h.mustCall(t, "navigate_page", `{"url":"`+other+`"}`)
+	})
+	if res["stoppedBy"] != "stop" {
+		t.Errorf("stoppedBy = %v, want stop: the navigation ended the recording", res["stoppedBy"])
+	}
+	dur, _ := probeVideo(t, res["path"].(string))
+	within10(t, "ffprobe duration", dur, wall)
+	if n := res["frameCount"].(float64); n < 2 {
+		t.Errorf("frameCount = %v, want the first page's frame and the next page's", n)
+	}
+}
+
+// TestRecordStates: one recording per tab, and a stop needs one.
+func TestRecordStates(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
+	_, err := h.call(t, "stop_screen_recording", `{}`)
+	wantCode(t, err, NoRecording, "not being recorded")
+	h.mustCall(t, "start_screen_recording", `{"format":"png","maxWidth":400}`)
+	_, err = h.call(t, "start_screen_recording", `{}`)
+	wantCode(t, err, RecordingActive, "already being recorded")
+	res := h.mustCall(t, "stop_screen_recording", `{"savePath":"mine/flow.mp4"}`)
+	if want := filepath.Join(h.env.Artifacts.Dir(), "mine", "flow.mp4"); res["path"] != want {
+		t.Errorf("path = %v, want %s", res["path"], want)
+	}
+	if w := res["width"].(float64); w > 400 {
+		t.Errorf("width %v, over maxWidth 400", w)
+	}
+	_, err = h.call(t, "stop_screen_recording", `{}`)
+	wantCode(t, err, NoRecording, "not being recorded")
+	_, err = h.call(t, "start_screen_recording", `{"format":"gif"}`)
+	wantCode(t, err, InvalidArgs, "gif")
+}
+
+// TestRecordTabClosed closes the recorded tab: the recording is finished
+// with what it has, and a stop naming the tab returns the playable file.
+func TestRecordTabClosed(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
+	opened := h.mustCall(t, "new_page", `{"url":"`+srv.URL+`/anim.html"}`)
+	id := opened["id"].(string)
+	h.mustCall(t, "start_screen_recording", `{"target":"`+id+`"}`)
+	h.mustCall(t, "wait_for", `{"time":1000}`)
+	h.mustCall(t, "close_page", `{"target":"`+id+`"}`)
+	waitRecordingEnded(t, h, id)
+	res := h.mustCall(t, "stop_screen_recording", `{"target":"`+id+`"}`)
+	if res["stoppedBy"] != "tab closed" {
+		t.Errorf("stoppedBy = %v, want tab closed", res["stoppedBy"])
+	}
+	if dur, _ := probeVideo(t, res["path"].(string)); dur <= 0 {
+		t.Errorf("ffprobe duration %v, want a playable video", dur)
+	}
+}
+
+// fakeFFmpeg writes a script that answers the probe as the real ffmpeg
+// does and fails every encode.
+func fakeFFmpeg(t *testing.T) string {
+	t.Helper()
+	real, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		t.Skip("ffmpeg is not installed")
+	}
+	path := filepath.Join(t.TempDir(), "ffmpeg-fails")
+	script := "#!/bin/sh\ncase \"$2\" in -version|-encoders) exec " + real + " \"$@\";; esac\necho 'Conversion failed!' >&2\nexit 1\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRecordEncoderFails: a failing ffmpeg keeps the spool and names the
+// command to re-run. Not parallel: it sets CDPKIT_FFMPEG.
+func TestRecordEncoderFails(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	fake := fakeFFmpeg(t)
+	t.Setenv("CDPKIT_FFMPEG", fake)
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/anim.html"}`)
+	started := h.mustCall(t, "start_screen_recording", `{}`)
+	spool := started["spoolDir"].(string)
+	h.mustCall(t, "wait_for", `{"time":500}`)
+	_, err := h.call(t, "stop_screen_recording", `{}`)
+	te := wantCode(t, err, EncodeFailed, "ffmpeg failed")
+	if !strings.Contains(te.Hint, fake+" ") || !strings.Contains(te.Hint, spool) || !strings.Contains(te.Hint, "frames.ffconcat") {
+		t.Errorf("hint %q does not name the spool %s and the command", te.Hint, spool)
+	}
+	for _, name := range []string{"ledger.tsv", "frames.ffconcat", "frame-000000.jpg"} {
+		if _, err := os.Stat(filepath.Join(spool, name)); err != nil {
+			t.Errorf("spool lost %s: %v", name, err)
+		}
+	}
+	// The command, re-run with the real ffmpeg, encodes the kept frames.
+	real, _ := exec.LookPath("ffmpeg")
+	cmd := strings.Replace(te.Hint[strings.Index(te.Hint, "re-run: ")+len("re-run: "):], fake, real, 1)
+	if out, err := exec.Command("sh", "-c", cmd).CombinedOutput(); err != nil {
+		t.Errorf("re-running %s: %v\n%s", cmd, err, out)
+	}
+}
+
+// TestRecordNoFFmpeg: without ffmpeg a recording is refused at start,
+// before anything is captured. Not parallel: it sets CDPKIT_FFMPEG.
+func TestRecordNoFFmpeg(t *testing.T) {
+	srv := browsertest.Server(t, recordPages)
+	t.Setenv("CDPKIT_FFMPEG", filepath.Join(t.TempDir(), "no-ffmpeg-here"))
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
+	_, err := h.call(t, "start_screen_recording", `{}`)
+	te := wantCode(t, err, FFmpegUnavailable, "CDPKIT_FFMPEG")
+	if !strings.Contains(te.Hint, "apt install ffmpeg") {
+		t.Errorf("hint %q says nothing of installing ffmpeg", te.Hint)
+	}
+	if _, err := os.Stat(filepath.Join(h.env.Artifacts.Dir(), "recordings")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a spool was made before ffmpeg was found: %v", err)
+	}
+	_, err = h.call(t, "stop_screen_recording", `{}`)
+	wantCode(t, err, NoRecording, "not being recorded")
+}
+
+// TestRecordCap: a recording stops itself at CDPKIT_RECORDING_MAX and the
+// stop reports it. Not parallel: it sets the variable.
+func TestRecordCap(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	t.Setenv("CDPKIT_RECORDING_MAX", "1s")
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/anim.html"}`)
+	h.mustCall(t, "start_screen_recording", `{}`)
+	h.mustCall(t, "wait_for", `{"time":2000}`)
+	res := h.mustCall(t, "stop_screen_recording", `{}`)
+	if res["stoppedBy"] != "cap" || !strings.Contains(fmt.Sprint(res["note"]), "cap") {
+		t.Errorf("stoppedBy %v, note %v: want the cap reported", res["stoppedBy"], res["note"])
+	}
+	if d := time.Duration(res["durationMs"].(float64)) * time.Millisecond; d > 1100*time.Millisecond {
+		t.Errorf("durationMs = %v, want at most the 1 s cap", d)
+	}
+}
+
+// TestRecordEncodeOutlivesCall: a stop whose call runs out of time leaves
+// the encode running under its own deadline, and the next stop returns
+// the video. The ffmpeg reads at a fifth of real time. Not parallel: it
+// sets CDPKIT_FFMPEG.
+func TestRecordEncodeOutlivesCall(t *testing.T) {
+	real := needFFmpegPath(t)
+	srv := browsertest.Server(t, recordPages)
+	slow := filepath.Join(t.TempDir(), "slow-ffmpeg")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec "+real+" -readrate 0.2 \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CDPKIT_FFMPEG", slow)
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
+	h.mustCall(t, "start_screen_recording", `{}`)
+	h.mustCall(t, "wait_for", `{"time":1000}`)
+	_, err := h.call(t, "stop_screen_recording", `{"timeout_ms":1000}`)
+	wantCode(t, err, Timeout, "still being encoded")
+	res := h.mustCall(t, "stop_screen_recording", `{}`)
+	if dur, _ := probeVideo(t, res["path"].(string)); dur < 900*time.Millisecond {
+		t.Errorf("ffprobe duration %v, want the whole recording", dur)
+	}
+}
+
+func needFFmpegPath(t *testing.T) string {
+	t.Helper()
+	needFFmpeg(t)
+	p, _ := exec.LookPath("ffmpeg")
+	return p
+}
