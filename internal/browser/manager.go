@@ -71,7 +71,7 @@ func NewManager(o *Options) *Manager {
 	if o != nil {
 		m.opts = *o
 	}
-	if !m.opts.attaching() {
+	if !m.opts.attaching() && m.opts.Backend == nil {
 		// At every start, not only at the first launch: what a killed
 		// cdpkit or a failed launch left goes at once (issue #25 item 18).
 		m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
@@ -82,6 +82,9 @@ func NewManager(o *Options) *Manager {
 // Browser returns the running browser, starting one if there is none or
 // the last one died. The context bounds the wait and the start.
 func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
+	if m.opts.Backend != nil {
+		return nil, &UnsupportedError{Backend: m.opts.Backend.Name(), What: "the Chromium-only operations"}
+	}
 	select {
 	case m.lock <- struct{}{}:
 	case <-ctx.Done():
@@ -320,6 +323,9 @@ func (m *Manager) Close() error {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
 	m.done = true
+	if m.opts.Backend != nil {
+		return m.opts.Backend.Close()
+	}
 	m.idleMu.Lock()
 	if m.idle != nil {
 		m.idle.Stop()

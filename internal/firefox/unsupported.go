@@ -1,0 +1,105 @@
+package firefox
+
+import (
+	"context"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// The TabDriver methods below have no Firefox implementation yet. The
+// tools that call them declare capabilities this backend lacks (see
+// Lacks), so they are not offered under Firefox and these errors are a
+// backstop, not something an agent meets in normal use.
+
+// Drag implements browser.TabDriver; unsupported.
+func (t *Tab) Drag(context.Context, browser.DragOptions) (*browser.DragResult, error) {
+	return nil, unsupported("drag")
+}
+
+// Scroll implements browser.TabDriver; unsupported.
+func (t *Tab) Scroll(context.Context, browser.ScrollOptions) (*browser.ScrollResult, error) {
+	return nil, unsupported("scroll")
+}
+
+// SelectOptions implements browser.TabDriver; unsupported.
+func (t *Tab) SelectOptions(context.Context, string, string, []string) ([]string, error) {
+	return nil, unsupported("select_option")
+}
+
+// SetFiles implements browser.TabDriver; unsupported.
+func (t *Tab) SetFiles(context.Context, string, string, []string) error {
+	return unsupported("upload_file")
+}
+
+// NetworkRequests implements browser.TabDriver; unsupported.
+func (t *Tab) NetworkRequests(context.Context, browser.RequestQuery) ([]browser.Request, int, error) {
+	return nil, 0, unsupported("the network log")
+}
+
+// NetworkRequest implements browser.TabDriver; unsupported.
+func (t *Tab) NetworkRequest(context.Context, int) (browser.RequestDetail, error) {
+	return browser.RequestDetail{}, unsupported("the network log")
+}
+
+// RequestPostData implements browser.TabDriver; unsupported.
+func (t *Tab) RequestPostData(context.Context, int) ([]byte, error) {
+	return nil, unsupported("the network log")
+}
+
+// ResponseBody implements browser.TabDriver; unsupported.
+func (t *Tab) ResponseBody(context.Context, int) ([]byte, bool, error) {
+	return nil, false, unsupported("the network log")
+}
+
+// AddMock implements browser.TabDriver; unsupported.
+func (t *Tab) AddMock(context.Context, browser.MockRule) (browser.Mock, error) {
+	return browser.Mock{}, unsupported("network mocks")
+}
+
+// Cookies implements browser.TabDriver; unsupported.
+func (t *Tab) Cookies(context.Context, []string) ([]browser.Cookie, error) {
+	return nil, unsupported("cookies")
+}
+
+// SetCookie implements browser.TabDriver; unsupported.
+func (t *Tab) SetCookie(context.Context, browser.CookieSpec) error { return unsupported("cookies") }
+
+// DeleteCookies implements browser.TabDriver; unsupported.
+func (t *Tab) DeleteCookies(context.Context, string, string, string, string) (int, error) {
+	return 0, unsupported("cookies")
+}
+
+// SaveStorageState implements browser.TabDriver; unsupported.
+func (t *Tab) SaveStorageState(context.Context) (*browser.StorageState, error) {
+	return nil, unsupported("storage state")
+}
+
+// LoadStorageState implements browser.TabDriver; unsupported.
+func (t *Tab) LoadStorageState(context.Context, *browser.StorageState) error {
+	return unsupported("storage state")
+}
+
+// ConsoleMessages implements browser.TabDriver; unsupported.
+func (t *Tab) ConsoleMessages(context.Context, browser.ConsoleQuery) ([]browser.ConsoleMessage, int, error) {
+	return nil, 0, unsupported("the console log")
+}
+
+// ConsoleMessage implements browser.TabDriver; unsupported.
+func (t *Tab) ConsoleMessage(context.Context, int) (browser.ConsoleMessage, error) {
+	return browser.ConsoleMessage{}, unsupported("the console log")
+}
+
+// SetConsolePreserve implements browser.TabDriver; it does nothing.
+func (t *Tab) SetConsolePreserve(bool) {}
+
+// SetViewport implements browser.TabDriver; unsupported.
+func (t *Tab) SetViewport(context.Context, *browser.Viewport) (browser.ViewportMetrics, error) {
+	return browser.ViewportMetrics{}, unsupported("resize_page")
+}
+
+// Emulate implements browser.TabDriver; unsupported.
+func (t *Tab) Emulate(context.Context, browser.EmulationChange) (browser.Emulation, error) {
+	return browser.Emulation{}, unsupported("emulate")
+}
+
+var _ browser.TabDriver = (*Tab)(nil)
