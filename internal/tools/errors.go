@@ -48,6 +48,7 @@ const (
 	SessionClosed       Code = "SESSION_CLOSED"
 	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
+	Unsupported         Code = "UNSUPPORTED"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line
