@@ -53,6 +53,8 @@ type config struct {
 	// daemon only
 	session     string
 	idleTimeout time.Duration
+
+	backend string // --browser: tools.BackendChromium or tools.BackendFirefox
 }
 
 // envHelp documents the environment variables; flags win over them.
@@ -69,6 +71,8 @@ Environment:
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
   CDPKIT_NETWORK_BUFFER requests each tab's network log keeps (default 1000)
   CDPKIT_DOWNLOAD_MAX   largest download in bytes; bigger ones are cancelled (default 104857600)
+  CDPKIT_BROWSER        chromium (default) or firefox (same as --browser)
+  FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -83,6 +87,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", "", "attach to a running browser at this `ws://` DevTools URL")
 	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable)")
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
+	fs.StringVar(&c.backend, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
 	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), devtools (core + console, network, mocks, cookies, storage state, downloads), full (all), or a comma-separated list of names")
 	if name == "serve" {
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
@@ -161,6 +166,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := c.pickBackend(fs); err != nil {
+		return nil, err
 	}
 	if c.maxSessions < 0 || c.rateLimit < 0 {
 		return nil, errors.New("--max-sessions and --rate-limit are 0 (no limit) or more")

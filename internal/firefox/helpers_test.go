@@ -2,4 +2,6 @@ package firefox
 
 import "github.com/cdpkit/cdpkit/internal/snapshot"
 
-func snapshotOptions(interactive bool) snapshot.Options { return snapshot.Options{Interactive: interactive} }
+func snapshotOptions(interactive bool) snapshot.Options {
+	return snapshot.Options{Interactive: interactive}
+}

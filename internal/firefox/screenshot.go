@@ -70,8 +70,11 @@ func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*bro
 	if maxBytes <= 0 {
 		maxBytes = browser.DefaultMaxImageBytes
 	}
-	if cfg.Width*cfg.Height > maxPixels || len(data) > maxBytes {
-		return nil, fmt.Errorf("%w: %d×%d, %d bytes (Firefox captures are not downscaled)", browser.ErrScreenshotTooLarge, cfg.Width, cfg.Height, len(data))
+	if cfg.Width*cfg.Height > maxPixels {
+		return nil, unsupported(fmt.Sprintf("a %d×%d capture, over %d pixels (Firefox captures are not downscaled)", cfg.Width, cfg.Height, maxPixels))
+	}
+	if len(data) > maxBytes {
+		return nil, &browser.ScreenshotTooLargeError{Bytes: len(data), Limit: maxBytes, Width: cfg.Width, Height: cfg.Height}
 	}
 	var dpr float64
 	if err := t.callJSON(ctx, sharedScript("device_pixel_ratio"), nil, &dpr); err != nil || dpr <= 0 {
