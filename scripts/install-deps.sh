@@ -11,6 +11,7 @@ bash ./install-browser.sh
 # using a new program.
 deps=(
 	"firefox-esr:firefox-esr"
+	"pdfinfo:poppler-utils"
 )
 
 missing=()

@@ -216,6 +216,12 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, fmt.Errorf("cli: %w", err)
 	}
 	rep.addCLIFigures(cli)
+	log.Info("never-wedge timings")
+	wedge, err := benchWedge(ctx, log, cfg, scratch)
+	if err != nil {
+		return nil, fmt.Errorf("never-wedge: %w", err)
+	}
+	rep.addWedgeFigures(wedge)
 	rep.Load = []float64{load, loadAverage()}
 	return rep, nil
 }

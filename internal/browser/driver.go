@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/snapshot"
@@ -69,6 +70,7 @@ type TabDriver interface {
 	PressKey(ctx context.Context, ref, selector, key string) error
 
 	Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error)
+	PrintPDF(ctx context.Context, o PDFOptions, w io.Writer) (int64, error)
 
 	SetDialogPolicy(p DialogPolicy)
 	CheckDialog() error

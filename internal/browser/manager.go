@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 
+	"github.com/cdpkit/cdpkit/internal/idle"
 	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
@@ -58,10 +59,7 @@ type Manager struct {
 	cookieMu sync.Mutex             // guards cookies
 	cookies  []*network.CookieParam // the launched browser's cookies after the last call
 
-	idleMu   sync.Mutex  // guards the fields below
-	inFlight int         // calls between Use and its release
-	idleGen  int         // bumped on every Use and release, so a stale timer does nothing
-	idle     *time.Timer // fires IdleTimeout after the last call ended
+	idle *idle.Clock // stops the browser IdleTimeout after the last call ended
 }
 
 // NewManager returns a Manager that starts browsers with o. Nil means
@@ -71,6 +69,7 @@ func NewManager(o *Options) *Manager {
 	if o != nil {
 		m.opts = *o
 	}
+	m.idle = idle.New(m.opts.IdleTimeout, m.stopIdle)
 	if !m.opts.attaching() && m.opts.Backend == nil {
 		// At every start, not only at the first launch: what a killed
 		// cdpkit or a failed launch left goes at once (issue #25 item 18).
@@ -210,33 +209,26 @@ func (m *Manager) Use() (release func()) {
 	if m == nil {
 		return func() {}
 	}
-	m.idleMu.Lock()
-	m.inFlight++
-	m.idleGen++
-	if m.idle != nil {
-		m.idle.Stop()
-	}
-	m.idleMu.Unlock()
+	end := m.idle.Begin()
 	var once sync.Once
-	return func() { once.Do(m.release) }
+	return func() {
+		once.Do(func() {
+			m.saveAfterCall()
+			end()
+		})
+	}
 }
 
-func (m *Manager) release() {
-	m.idleMu.Lock()
-	defer m.idleMu.Unlock()
-	m.inFlight--
-	m.idleGen++
-	if !m.opts.attaching() {
-		m.unsaved.Store(true)
-		if m.saving.CompareAndSwap(false, true) {
-			go m.saveCookies()
-		}
-	}
-	if m.inFlight > 0 || m.opts.IdleTimeout <= 0 {
+// saveAfterCall starts a cookie snapshot after a call on a launched
+// browser, unless one is running (which then takes another).
+func (m *Manager) saveAfterCall() {
+	if m.opts.attaching() {
 		return
 	}
-	gen := m.idleGen
-	m.idle = time.AfterFunc(m.opts.IdleTimeout, func() { m.stopIdle(gen) })
+	m.unsaved.Store(true)
+	if m.saving.CompareAndSwap(false, true) {
+		go m.saveCookies()
+	}
 }
 
 // cookieSave bounds taking a cookie snapshot.
@@ -274,15 +266,12 @@ func (m *Manager) saveCookiesOnce() {
 	m.cookieMu.Unlock()
 }
 
-// stopIdle stops the browser if no call has started since the timer of
-// generation gen was set.
-func (m *Manager) stopIdle(gen int) {
+// stopIdle stops the browser if no call has started since the idle
+// period began.
+func (m *Manager) stopIdle(stillIdle func() bool) {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
-	m.idleMu.Lock()
-	stale := gen != m.idleGen || m.inFlight > 0
-	m.idleMu.Unlock()
-	if stale || m.done || m.b == nil {
+	if !stillIdle() || m.done || m.b == nil {
 		return
 	}
 	log := m.opts.logger()
@@ -323,14 +312,10 @@ func (m *Manager) Close() error {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
 	m.done = true
+	m.idle.Stop()
 	if m.opts.Backend != nil {
 		return m.opts.Backend.Close()
 	}
-	m.idleMu.Lock()
-	if m.idle != nil {
-		m.idle.Stop()
-	}
-	m.idleMu.Unlock()
 	var err error
 	if m.b != nil {
 		err = m.b.Close()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/idle"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -50,9 +51,9 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	if err := CheckSession(d.Session); err != nil {
 		return err
 	}
-	idle := d.IdleTimeout
-	if idle <= 0 {
-		idle = DefaultIdleTimeout
+	idleAfter := d.IdleTimeout
+	if idleAfter <= 0 {
+		idleAfter = DefaultIdleTimeout
 	}
 	p := sessionPaths(d.Dir, d.Session)
 	if len(p.socket) > maxSocketPath {
@@ -93,12 +94,20 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"closed":true}`}}}, nil
 	})
 
-	d.Log.Info("cdpkit daemon serving", "session", d.Session, "socket", p.socket, "idle_timeout", idle.String())
+	d.Log.Info("cdpkit daemon serving", "session", d.Session, "socket", p.socket, "idle_timeout", idleAfter.String())
 
+	// A connection is a call in flight for the idle clock.
+	clock := idle.New(idleAfter, func(stillIdle func() bool) {
+		if stillIdle() {
+			d.Log.Info("idle timeout: exiting", "idle", idleAfter.String())
+			stop()
+		}
+	})
+	defer clock.Stop()
+	clock.Start()
 	var (
-		mu      sync.Mutex // guards conns, last, closing, st and the state file
+		mu      sync.Mutex // guards conns, closing, st and the state file
 		conns   = map[net.Conn]bool{}
-		last    = time.Now()
 		closing bool
 		active  sync.WaitGroup // one per conn; added to only under mu, before closing
 	)
@@ -119,13 +128,14 @@ func (d *Daemon) Serve(ctx context.Context) error {
 				return
 			}
 			conns[conn] = true
+			end := clock.Begin()
 			active.Go(func() {
+				defer end()
 				d.serveConn(ctx, conn)
 				mu.Lock()
 				defer mu.Unlock()
 				delete(conns, conn)
-				last = time.Now()
-				st.LastCall = last.UTC()
+				st.LastCall = time.Now().UTC()
 				// Under mu: writers share the temporary file's name.
 				if ctx.Err() == nil {
 					if err := writeState(p.state, st); err != nil {
@@ -137,21 +147,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 		}
 	}()
 
-	tick := time.NewTicker(min(idle/4+time.Millisecond, time.Second))
-	defer tick.Stop()
-	for ctx.Err() == nil {
-		select {
-		case <-ctx.Done():
-		case <-tick.C:
-			mu.Lock()
-			quiet := len(conns) == 0 && time.Since(last) >= idle
-			mu.Unlock()
-			if quiet {
-				d.Log.Info("idle timeout: exiting", "idle", idle.String())
-				stop()
-			}
-		}
-	}
+	<-ctx.Done()
 
 	// New clients must find no socket (and start a new daemon) while this
 	// one finishes the calls in flight.

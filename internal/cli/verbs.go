@@ -325,7 +325,13 @@ func (c *command) fillPositional(words []string) error {
 	for k, v := range c.verb.fixed {
 		c.args[k] = v
 	}
-	for i, p := range c.verb.positional {
+	positional := c.verb.positional
+	if _, bySelector := c.args["selector"]; bySelector {
+		// --selector names the element instead of a ref: the words fill
+		// the arguments after the ref (fill --selector '#name' ada).
+		positional = slices.DeleteFunc(slices.Clone(positional), func(p string) bool { return strings.TrimSuffix(p, "?") == "uid" })
+	}
+	for i, p := range positional {
 		name, optional := strings.CutSuffix(p, "?")
 		if i >= len(words) {
 			if _, given := c.args[name]; optional || given {
@@ -343,8 +349,8 @@ func (c *command) fillPositional(words []string) error {
 		}
 		c.args[name] = words[i]
 	}
-	if len(words) > len(c.verb.positional) {
-		return usagef("unexpected argument %q; usage: cdpkit %s", words[len(c.verb.positional)], verbUsage(c.verb))
+	if len(words) > len(positional) {
+		return usagef("unexpected argument %q; usage: cdpkit %s", words[len(positional)], verbUsage(c.verb))
 	}
 	if c.savePath != "" {
 		if _, set := c.args["format"]; !set {

@@ -72,6 +72,10 @@ func TestParse(t *testing.T) {
 		{args: []string{"upload_file", "--uid", "e1", "--filePath", "a.txt"}, tool: "upload_file", want: map[string]any{"uid": "e1", "filePath": cwdPath("a.txt")}},
 		{args: []string{"screenshot", "--filePath", "shots/a.png"}, tool: "take_screenshot", want: map[string]any{"filePath": "shots/a.png"}},
 		{args: []string{"type", "--", "--not-a-flag"}, tool: "type_text", want: map[string]any{"text": "--not-a-flag"}},
+		// --selector (or --json) names the element instead of a ref (issue #24 bug 3).
+		{args: []string{"click", "--selector", "#go"}, tool: "click", want: map[string]any{"selector": "#go"}},
+		{args: []string{"click", "--json", `{"selector":"#go"}`}, tool: "click", want: map[string]any{"selector": "#go"}},
+		{args: []string{"fill", "--selector", "#name", "ada"}, tool: "fill", want: map[string]any{"selector": "#name", "value": "ada"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -124,6 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"nosuch"}, `unknown command "nosuch"`},
 		{[]string{"click"}, "usage: cdpkit click <ref>"},
 		{[]string{"click", "e1", "e2"}, `unexpected argument "e2"`},
+		{[]string{"click", "--selector", "#go", "e1"}, `unexpected argument "e1"`},
 		{[]string{"click", "--bogus", "1"}, "click has no argument --bogus"},
 		{[]string{"navigate_page", "--timeout", "soon"}, `--timeout "soon": want an integer`},
 		{[]string{"open", "http://x.test/", "--timeout", "5000"}, `--timeout "5000": want a duration`},

@@ -173,3 +173,20 @@ func TestDialogWaitsForAnswer(t *testing.T) {
 }
 
 var snapshotInteractive = snapshotOptions(true)
+
+func TestPrintPDF(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.Server(t, testPages)
+	tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/form.html"); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n, err := tab.PrintPDF(t.Context(), browser.PDFOptions{Landscape: true, PageRanges: "1"}, &buf)
+	if err != nil {
+		t.Fatalf("PrintPDF: %v", err)
+	}
+	if n != int64(buf.Len()) || !bytes.HasPrefix(buf.Bytes(), []byte("%PDF-")) {
+		t.Errorf("PrintPDF wrote %d bytes starting %q, want a PDF", n, buf.Bytes()[:min(8, buf.Len())])
+	}
+}

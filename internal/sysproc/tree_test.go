@@ -4,6 +4,7 @@ package sysproc
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,18 +13,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
 // waitUntil polls cond until it holds or a generous deadline passes; the
 // deadline only stops a broken test, it bounds no behaviour.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := poll.Until(t.Context(), poll.Options{Interval: 20 * time.Millisecond, Within: 30 * time.Second},
+		func(context.Context) bool { return cond() }); err != nil {
+		t.Fatalf("waiting until %s: %v", what, err)
 	}
 }
 

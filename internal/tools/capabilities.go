@@ -26,6 +26,7 @@ const (
 	CapFormsSelect       Capability = "forms.select"
 	CapFormsUpload       Capability = "forms.upload"
 	CapScreenshot        Capability = "screenshot"
+	CapPDF               Capability = "pdf"
 	CapEvaluate          Capability = "evaluate"
 	CapDialogs           Capability = "dialogs"
 	CapWait              Capability = "wait"
@@ -57,6 +58,7 @@ var toolNeeds = map[string][]Capability{
 	"drag": {CapInputDrag}, "scroll": {CapInputScroll},
 	"fill": {CapFormsFill}, "fill_form": {CapFormsFill}, "select_option": {CapFormsSelect}, "upload_file": {CapFormsUpload},
 	"take_screenshot":       {CapScreenshot},
+	"save_pdf":              {CapPDF},
 	"evaluate_script":       {CapEvaluate},
 	"handle_dialog":         {CapDialogs},
 	"wait_for":              {CapWait},

@@ -34,8 +34,9 @@ func loginSite(t *testing.T) string {
 }
 
 func TestCookiesAndStorageState(t *testing.T) {
+	t.Parallel()
 	site := loginSite(t)
-	env := browserEnv(t, nil)
+	env := browserEnv(t)
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/login"))
 	if text := mustCall(t, env, "get_text", `{}`).Text; !strings.Contains(text, "Welcome ada") {
 		t.Fatalf("not logged in: %q", text)
@@ -110,8 +111,9 @@ func TestCookiesAndStorageState(t *testing.T) {
 }
 
 func TestCookieToolsRejectArgs(t *testing.T) {
+	t.Parallel()
 	site := loginSite(t)
-	env := browserEnv(t, nil)
+	env := browserEnv(t)
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/app"))
 	os.WriteFile(env.Artifacts.Dir()+"/bad-state.json", []byte(`{"cookies":[{"name":"","value":"x","domain":"a","path":"/"}],"origins":[]}`), 0o600)
 	tests := []struct {

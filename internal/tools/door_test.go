@@ -31,6 +31,7 @@ var doorOnly = map[string]bool{
 // returns its data, so none can skip the scope, queue, crash and dialog
 // checks or the changes section.
 func TestNoHandlerSkipsTheDoor(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestNoHandlerSkipsTheDoor(t *testing.T) {
 }
 
 func TestWithChanges(t *testing.T) {
+	t.Parallel()
 	c := &Changes{URL: "u"}
 	type withField struct {
 		A       int      `json:"a"`
@@ -111,6 +113,7 @@ func TestWithChanges(t *testing.T) {
 // TestAsErrorFollowsTheWrapping checks that which rule applies follows
 // from how the error is wrapped, not from the table's order.
 func TestAsErrorFollowsTheWrapping(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		err     error

@@ -20,6 +20,7 @@ import (
 // the artifact dir's downloads/ and reports it in changes, and that one
 // over the limit is refused, removed and reported.
 func TestDownloads(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<title>files</title><a id=small href="/file/report.csv">report</a> <a id=big href="/file/big.bin">big</a>`)

@@ -18,21 +18,16 @@ import (
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
-// netEventually polls cond until it holds, failing the test when the
-// test's own deadline is near. Network events arrive after the page's
-// load, so a reader waits for the log to catch up.
+// netEventually waits until cond holds. Network events arrive after the
+// page's load, so a reader waits for the log to catch up.
 func netEventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	if d, ok := t.Deadline(); ok && time.Until(d) < 35*time.Second {
-		deadline = d.Add(-5 * time.Second)
-	}
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
+	browsertest.Eventually(t, 30*time.Second, func() error {
+		if cond() {
+			return nil
 		}
-		time.Sleep(20 * time.Millisecond) // polling interval, not synchronisation
-	}
+		return fmt.Errorf("no %s yet", what)
+	})
 }
 
 // netSite serves the request-log and mocking fixtures.
@@ -108,8 +103,9 @@ fetch("/api/users").then(r => { document.title = "status " + r.status; return r.
 // status, filters and paging, a POST's body and a JSON response body,
 // redacted credentials, and a 2 MiB body written whole to savePath.
 func TestNetworkLog(t *testing.T) {
+	t.Parallel()
 	site := netSite(t)
-	env := browserEnv(t, nil)
+	env := browserEnv(t)
 	env.AllowEval = true
 
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/fifty"))
@@ -245,8 +241,9 @@ func mustCall(t *testing.T, env *Env, name, args string) *Result {
 // TestNetworkLogSize measures list_network_requests on a page with 300
 // requests (the page and 299 images), and checks it stays small.
 func TestNetworkLogSize(t *testing.T) {
+	t.Parallel()
 	site := netSite(t)
-	env := browserEnv(t, nil)
+	env := browserEnv(t)
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/many"))
 	var res *Result
 	var last string
@@ -276,6 +273,7 @@ func TestNetworkLogSize(t *testing.T) {
 }
 
 func TestNetworkToolsRejectArgs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tool, args, mention string
 	}{
@@ -323,6 +321,7 @@ func mockEnv(t *testing.T) *Env {
 // TestMockRequest checks the fake backend on a page that fetches
 // /api/users, which the server does not have.
 func TestMockRequest(t *testing.T) {
+	t.Parallel()
 	site := netSite(t)
 	env := mockEnv(t)
 	title := func() string {
@@ -399,6 +398,7 @@ func TestMockRequest(t *testing.T) {
 // TestMockGuard checks that a rule for a URL the policy blocks does not
 // make it load: not as the tab's page, nor in an iframe.
 func TestMockGuard(t *testing.T) {
+	t.Parallel()
 	site := netSite(t)
 	env := mockEnv(t)
 	blocked := strings.Replace(site, "127.0.0.1", "blocked.test", 1)
@@ -428,6 +428,7 @@ func TestMockGuard(t *testing.T) {
 }
 
 func TestMockRequestRejectArgs(t *testing.T) {
+	t.Parallel()
 	site := netSite(t)
 	env := mockEnv(t)
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/fifty"))
@@ -461,6 +462,7 @@ func TestMockRequestRejectArgs(t *testing.T) {
 }
 
 func TestRequestLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		r    browser.Request
 		want string
@@ -488,6 +490,7 @@ func TestRequestLine(t *testing.T) {
 // TestNetworkLogChildTargets checks that requests of an out-of-process
 // iframe and of a dedicated worker are in their tab's log.
 func TestNetworkLogChildTargets(t *testing.T) {
+	t.Parallel()
 	site := netSite(t)
 	env := mockEnv(t)
 	port := site[strings.LastIndex(site, ":")+1:]
@@ -507,6 +510,7 @@ func TestNetworkLogChildTargets(t *testing.T) {
 // TestMockScopes checks a context rule in a tab opened after it, and that
 // a closed tab's rules are pruned and reported by list_mocks.
 func TestMockScopes(t *testing.T) {
+	t.Parallel()
 	site := netSite(t)
 	env := mockEnv(t)
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/fifty"))
@@ -527,26 +531,13 @@ func TestMockScopes(t *testing.T) {
 	}
 }
 
-// browserEnv returns an Env with its own lazily started real browser and
-// artifact dir, both closed when the test ends. These tests need a browser
-// of their own for options the shared one lacks, or reuse this one.
-func browserEnv(t *testing.T, log *slog.Logger) *Env {
+// browserEnv returns the Env of a harness in the package's shared browser
+// (a scope of the test's own), with evaluate_script off as by default.
+func browserEnv(t *testing.T) *Env {
 	t.Helper()
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	return &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}
+	env := newHarness(t, nil).env
+	env.AllowEval = false
+	return env
 }
 
 // runTool calls a tool and returns its data as decoded JSON.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 type listPagesArgs struct{}
@@ -115,6 +116,7 @@ func dialogStop(ctx context.Context, tab browser.TabDriver, err error) (*browser
 
 func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if in.URL != "" {
+		in.URL = policy.CompleteURL(in.URL)
 		if err := env.checkURL(ctx, in.URL); err != nil {
 			return nil, err
 		}
@@ -155,6 +157,7 @@ func (in *navigateArgs) check(ctx context.Context, env *Env) error {
 		if in.URL == "" {
 			return errorf(InvalidArgs, false, "give url, or type back, forward or reload", "url is required to navigate to a url")
 		}
+		in.URL = policy.CompleteURL(in.URL) // localhost:3000 as an address bar reads it
 		if err := env.checkURL(ctx, in.URL); err != nil {
 			return err
 		}

@@ -290,3 +290,25 @@ func TestClosingTheLastTab(t *testing.T) {
 		t.Errorf("new_page after closing every tab = %v, want title One, active", got)
 	}
 }
+
+// TestSchemelessURL checks that a URL typed without a scheme loads as an
+// address bar would load it (issue #24 item 7), and that the result says
+// which URL was loaded; a bare word stays INVALID_URL.
+func TestSchemelessURL(t *testing.T) {
+	t.Parallel()
+	base := serveFixtures(t)
+	h := newHarness(t, nil)
+	hostport := strings.TrimPrefix(base, "http://127.0.0.1")
+	for _, typed := range []string{"localhost" + hostport + "/nav-one.html", "127.0.0.1" + hostport + "/nav-one.html"} {
+		nav := h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, typed))
+		if got := nav["url"]; got != "http://"+typed {
+			t.Errorf("navigate_page %s loaded %v, want http://%s", typed, got, typed)
+		}
+		page := h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q,"background":true}`, typed))
+		if got := page["url"]; got != "http://"+typed {
+			t.Errorf("new_page %s loaded %v, want http://%s", typed, got, typed)
+		}
+	}
+	_, err := h.call(t, "navigate_page", `{"url":"intranet"}`)
+	wantCode(t, err, InvalidURL, "intranet")
+}

@@ -12,6 +12,7 @@ import (
 // TestReadToolsRejectArgs checks the argument errors caught before any
 // browser is needed.
 func TestReadToolsRejectArgs(t *testing.T) {
+	t.Parallel()
 	tools := map[string]Tool{}
 	for _, tool := range readTools() {
 		tools[tool.Name] = tool
@@ -52,6 +53,7 @@ func TestReadToolsRejectArgs(t *testing.T) {
 }
 
 func TestConsoleLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		m    browser.ConsoleMessage
 		want string

@@ -434,7 +434,7 @@ func (c *call) end() {
 // All returns every tool, sorted by name.
 func All() []Tool {
 	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
-		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools())
+		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools(), pdfTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1
