@@ -195,7 +195,7 @@ func New(o *Options) (*Browser, error) {
 	}
 	if backend == tools.BackendFirefox {
 		bo.Backend = firefox.NewBackend(&firefox.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful,
-			WSEndpoint: bo.WSEndpoint, CommandTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log})
+			WSEndpoint: bo.WSEndpoint, CommandTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log, URLPolicy: urls})
 	}
 	b.env = &tools.Env{Browsers: browser.NewManager(&bo), Artifacts: artifacts, Log: log, Timeout: o.Timeout,
 		QueueLimit: o.QueueLimit, MaxScreenshotPixels: o.MaxScreenshotPixels, MaxImageBytes: o.MaxImageBytes,

@@ -27,6 +27,10 @@ type Browser struct {
 	tabs   map[string]*Tab // guarded by mu; by context id
 	order  []string        // guarded by mu; context ids in the order opened
 	active string          // guarded by mu; the tab calls act on by default
+	// parents maps a frame's context to its parent's; guarded by mu.
+	parents map[string]string
+	// blocks are the guard's latest refusals, by tab; guarded by mu.
+	blocks map[string]blockRecord
 }
 
 // Launch starts a headless Firefox with a throwaway profile (see Options)
@@ -51,13 +55,16 @@ func Launch(ctx context.Context, o *Options) (*Browser, error) {
 }
 
 func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Browser, error) {
-	b := &Browser{conn: conn, proc: p, o: *o, tabs: make(map[string]*Tab)}
+	b := &Browser{conn: conn, proc: p, o: *o, tabs: make(map[string]*Tab), parents: make(map[string]string), blocks: make(map[string]blockRecord)}
 	conn.On(b.onEvent, "browsingContext.contextCreated", "browsingContext.contextDestroyed",
 		"browsingContext.userPromptOpened", "browsingContext.userPromptClosed",
 		"browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated")
 	err := conn.Subscribe(ctx, "browsingContext.contextCreated", "browsingContext.contextDestroyed",
 		"browsingContext.userPromptOpened", "browsingContext.userPromptClosed",
 		"browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated")
+	if err == nil {
+		err = b.startGuard(ctx)
+	}
 	if err == nil {
 		err = b.reconcile(ctx)
 	}
@@ -90,11 +97,12 @@ type contextInfo struct {
 }
 
 func (b *Browser) added(c contextInfo) *Tab {
-	if c.Parent != nil {
-		return nil // a frame, not a tab
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if c.Parent != nil {
+		b.parents[c.Context] = *c.Parent
+		return nil // a frame, not a tab
+	}
 	if t := b.tabs[c.Context]; t != nil {
 		return t
 	}
@@ -126,6 +134,9 @@ func (b *Browser) onEvent(e bidi.Event) {
 	}
 	b.mu.Lock()
 	t := b.tabs[p.Context]
+	if e.Method == "browsingContext.contextDestroyed" {
+		delete(b.parents, p.Context)
+	}
 	if e.Method == "browsingContext.contextDestroyed" && t != nil {
 		delete(b.tabs, p.Context)
 		b.order = slices.DeleteFunc(b.order, func(id string) bool { return id == p.Context })

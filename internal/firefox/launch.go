@@ -20,6 +20,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/bidi"
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -49,6 +50,10 @@ type Options struct {
 	// LaunchTimeout bounds starting or reaching the browser; zero means 30s.
 	LaunchTimeout time.Duration
 	Logger        *slog.Logger
+	// URLPolicy judges every navigation request of every tab and frame,
+	// in the browser (see guard.go); nil means the defaults of
+	// policy.Policy.
+	URLPolicy *policy.Policy
 }
 
 func (o *Options) logger() *slog.Logger {

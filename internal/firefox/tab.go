@@ -128,7 +128,13 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *browser.NavOption
 		return nil, err
 	}
 	browser.Step(ctx, "navigating")
+	start := time.Now()
 	err = t.b.conn.Call(ctx, "browsingContext.navigate", map[string]any{"context": t.id, "url": url, "wait": wait}, nil)
+	if err != nil {
+		if b := t.b.blockSince(t.id, start); b != nil {
+			return nil, b
+		}
+	}
 	return t.navigated(ctx, url, err)
 }
 
@@ -265,10 +271,6 @@ func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
 	defer cancel()
 	t.callJSON(ctx, sharedScript("await_two_frames"), nil, nil)
 }
-
-// BlockNote implements browser.TabDriver; the URL guard does not run on
-// Firefox yet.
-func (t *Tab) BlockNote() *browser.BlockedError { return nil }
 
 // unsupported is the error of a TabDriver method this backend lacks.
 func unsupported(what string) error {
