@@ -93,6 +93,7 @@ type process struct {
 	exited  chan struct{}
 	stderr  *sysproc.Tail
 	once    sync.Once
+	url     string // the BiDi websocket address Firefox printed
 }
 
 // launch starts Firefox on a new throwaway profile and returns it with a
@@ -151,6 +152,7 @@ func launch(ctx context.Context, o *Options) (*process, *bidi.Conn, error) {
 		p.close(nil)
 		return nil, nil, &browser.NoBrowserError{Reason: fmt.Sprintf("%s did not print its WebDriver BiDi address in time", exe), Hint: "a loaded machine may need a longer launch timeout"}
 	}
+	p.url = url
 	conn, err := connect(ctx, url, o)
 	if err != nil {
 		p.close(nil)

@@ -82,3 +82,46 @@ func TestBackendRelaunchesAfterCrash(t *testing.T) {
 		t.Error("Browser after Close: got nil error")
 	}
 }
+
+// TestAttachWSEndpoint attaches to a Firefox cdpkit did not launch (here
+// one launched and let go): tabs work, and Close ends the session but
+// leaves Firefox running.
+func TestAttachWSEndpoint(t *testing.T) {
+	exe := browsertest.FirefoxPath(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	p, conn, err := launch(ctx, &Options{ExecPath: exe, LaunchTimeout: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close(nil)
+	// Let go of the launch's session: Firefox allows one at a time.
+	if err := conn.Call(ctx, "session.end", nil, nil); err != nil {
+		t.Fatalf("session.end: %v", err)
+	}
+	conn.Close()
+
+	b, err := Launch(ctx, &Options{WSEndpoint: p.url})
+	if err != nil {
+		t.Fatalf("attaching to %s: %v", p.url, err)
+	}
+	if b.PID() != 0 || b.Profile() != "" {
+		t.Errorf("attached browser reports pid %d profile %q; want none", b.PID(), b.Profile())
+	}
+	srv := browsertest.Server(t, testPages)
+	td, err := b.NewTab(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nav, err := td.Navigate(ctx, srv.URL+"/other.html"); err != nil || nav.Title != "Other" {
+		t.Fatalf("Navigate on an attached Firefox: %+v, %v", nav, err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	select {
+	case <-p.exited:
+		t.Fatal("closing an attached Firefox stopped it")
+	default:
+	}
+}
