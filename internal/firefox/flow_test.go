@@ -190,3 +190,38 @@ func TestPrintPDF(t *testing.T) {
 		t.Errorf("PrintPDF wrote %d bytes starting %q, want a PDF", n, buf.Bytes()[:min(8, buf.Len())])
 	}
 }
+
+func TestFillChoices(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.Server(t, testPages)
+	tab := newTab(t)
+	ctx := t.Context()
+	if _, err := tab.Navigate(ctx, srv.URL+"/form.html"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tab.Fill(ctx, refOf(t, snap.Text, `checkbox "Agree"`), "", "true")
+	if err != nil || res.Checked == nil || !*res.Checked {
+		t.Fatalf("Fill checkbox true: %+v, %v", res, err)
+	}
+	res, err = tab.Fill(ctx, refOf(t, snap.Text, `combobox "Size"`), "", "Large")
+	if err != nil || len(res.Selected) != 1 || res.Selected[0] != "l" {
+		t.Fatalf("Fill select by label: %+v, %v", res, err)
+	}
+	var oe *browser.OptionError
+	if _, err := tab.SelectOptions(ctx, refOf(t, snap.Text, `combobox "Size"`), "", []string{"Huge"}); !errors.As(err, &oe) || oe.Total != 2 {
+		t.Errorf("SelectOptions of a missing option: got %v, want an OptionError listing 2 options", err)
+	}
+	after, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`checkbox "Agree" checked`, `value="Large" options=["Small","Large"]`} {
+		if !strings.Contains(after.Text, want) {
+			t.Errorf("snapshot after filling lacks %s:\n%s", want, after.Text)
+		}
+	}
+}

@@ -168,9 +168,10 @@ type fieldInfo struct {
 	Checked  bool   `json:"checked"`
 }
 
-// Fill implements browser.TabDriver for text fields: the value is set as
-// a whole (input and change events fire), as on Chromium. Selects,
-// checkboxes and content-editables are refused as unsupported here.
+// Fill implements browser.TabDriver for text fields (the value is set as
+// a whole; input and change events fire), selects, checkboxes and radios,
+// as on Chromium. Content-editables and file inputs are refused as
+// unsupported here.
 func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*browser.FillResult, error) {
 	el, err := t.element(ctx, ref, selector)
 	if err != nil {
@@ -182,6 +183,8 @@ func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*browser.F
 	}
 	fail := func(err error) error { return &browser.ElementError{Ref: ref, Selector: selector, Err: err} }
 	switch {
+	case f.Kind == "select" || f.Kind == "checkbox" || f.Kind == "radio":
+		return t.fillChoice(ctx, el, ref, selector, f, value)
 	case f.Kind != "text":
 		if f.Kind == "none" {
 			return nil, fail(browser.ErrNotTypeable)

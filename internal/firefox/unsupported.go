@@ -21,11 +21,6 @@ func (t *Tab) Scroll(context.Context, browser.ScrollOptions) (*browser.ScrollRes
 	return nil, unsupported("scroll")
 }
 
-// SelectOptions implements browser.TabDriver; unsupported.
-func (t *Tab) SelectOptions(context.Context, string, string, []string) ([]string, error) {
-	return nil, unsupported("select_option")
-}
-
 // SetFiles implements browser.TabDriver; unsupported.
 func (t *Tab) SetFiles(context.Context, string, string, []string) error {
 	return unsupported("upload_file")

@@ -82,7 +82,7 @@ const (
 var backendLacks = map[string][]Capability{
 	BackendChromium: nil,
 	// Firefox over WebDriver BiDi, as cdpkit drives it so far.
-	BackendFirefox: {CapInputDrag, CapInputScroll, CapFormsSelect, CapFormsUpload, CapConsole,
+	BackendFirefox: {CapInputDrag, CapInputScroll, CapFormsUpload, CapConsole,
 		CapNetworkLog, CapNetworkMock, CapCookies, CapStorageState, CapDownloads, CapEmulate,
 		CapEmulateViewport, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
 		CapCaptureScreencast, CapUndeclared},

@@ -117,7 +117,8 @@ function(scope, maxNodes) {
 		if (node.nodeType !== 1) return null;
 		const el = node;
 		if (['script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link'].includes(el.localName)) return null;
-		if (hidden(el)) return null;
+		// A closed select's options are not rendered but are its choices.
+		if (!(el.localName === 'option' || el.localName === 'optgroup') && hidden(el)) return null;
 		const role = roleOf(el);
 		if (role === '') return null;
 		const n = {r: role};
