@@ -26,7 +26,11 @@ func (t *Tab) promptOpened(d browser.Dialog) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), t.b.o.CommandTimeout+bidi.DefaultTimeout)
 		defer cancel()
-		if _, err := t.answer(ctx, accept, ""); err != nil && !errors.Is(err, browser.ErrNoDialog) {
+		text := ""
+		if accept && d.Type == "prompt" {
+			text = d.DefaultPrompt // an accepted prompt gets its default text
+		}
+		if _, err := t.answer(ctx, accept, text); err != nil && !errors.Is(err, browser.ErrNoDialog) {
 			t.b.o.logger().Warn("firefox: answering a dialog", "type", d.Type, "err", err)
 		}
 	}()
@@ -67,6 +71,18 @@ func (t *Tab) promptOpen() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.prompt != nil
+}
+
+// promptWaits reports whether a prompt is open that the dialog policy
+// leaves for the agent to answer.
+func (t *Tab) promptWaits() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.prompt == nil {
+		return false
+	}
+	_, auto := autoAnswer(t.policy, t.prompt.Type)
+	return !auto
 }
 
 // opened returns a channel closed when a prompt opens on the tab.

@@ -56,16 +56,22 @@ func (t *Tab) perform(ctx context.Context, actions []any) (dialog bool, err erro
 	go func() {
 		done <- t.b.conn.Call(ctx, "input.performActions", map[string]any{"context": t.id, "actions": actions}, nil)
 	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			return false, t.wrap(err)
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return false, t.wrap(err)
+			}
+			// Key and pointer state must not leak into the next call.
+			t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": t.id}, nil)
+			return false, nil
+		case <-opened:
+			if t.promptWaits() {
+				return true, nil
+			}
+			// The policy answers this one by itself: the actions go on.
+			opened = nil
 		}
-		// Key and pointer state must not leak into the next call.
-		t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": t.id}, nil)
-		return false, nil
-	case <-opened:
-		return true, nil
 	}
 }
 
