@@ -30,6 +30,10 @@ type Backend interface {
 	// Driver returns the running browser, starting one (or a new one in
 	// place of one that died) if needed. ctx bounds the wait and start.
 	Driver(ctx context.Context) (Driver, error)
-	// Close stops the browser, if any, and removes what it left on disk.
+	// Stop stops the browser, if any, for being idle (Options.IdleTimeout);
+	// the next Driver call starts one again.
+	Stop() error
+	// Close stops the browser, if any, and removes what it left on disk;
+	// later Driver calls fail with ErrClosed.
 	Close() error
 }

@@ -222,7 +222,7 @@ func (m *Manager) Use() (release func()) {
 // saveAfterCall starts a cookie snapshot after a call on a launched
 // browser, unless one is running (which then takes another).
 func (m *Manager) saveAfterCall() {
-	if m.opts.attaching() {
+	if m.opts.attaching() || m.opts.Backend != nil {
 		return
 	}
 	m.unsaved.Store(true)
@@ -271,6 +271,13 @@ func (m *Manager) saveCookiesOnce() {
 func (m *Manager) stopIdle(stillIdle func() bool) {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
+	if m.opts.Backend != nil && stillIdle() && !m.done {
+		m.opts.logger().Info("stopping the idle browser", "idle", m.opts.IdleTimeout, "browser", m.opts.Backend.Name())
+		if err := m.opts.Backend.Stop(); err != nil {
+			m.opts.logger().Warn("stopping the idle browser", "err", err)
+		}
+		return
+	}
 	if !stillIdle() || m.done || m.b == nil {
 		return
 	}

@@ -68,6 +68,20 @@ func (be *Backend) Browser(ctx context.Context) (*Browser, error) {
 	return b, nil
 }
 
+// Stop implements browser.Backend: it stops Firefox (removing its
+// profile), or ends the session with an attached one; the next call starts
+// or attaches again.
+func (be *Backend) Stop() error {
+	be.lock <- struct{}{}
+	defer func() { <-be.lock }()
+	if be.b == nil {
+		return nil
+	}
+	err := be.b.Close()
+	be.b = nil
+	return err
+}
+
 // Close implements browser.Backend: it stops Firefox, if running, and
 // makes later calls fail with browser.ErrClosed.
 func (be *Backend) Close() error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
+	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
@@ -123,5 +124,36 @@ func TestAttachWSEndpoint(t *testing.T) {
 	case <-p.exited:
 		t.Fatal("closing an attached Firefox stopped it")
 	default:
+	}
+}
+
+// TestManagerIdleStopsFirefox: a Manager over the Firefox backend stops
+// Firefox after IdleTimeout without a call, and the next call starts one.
+func TestManagerIdleStopsFirefox(t *testing.T) {
+	exe := browsertest.FirefoxPath(t)
+	be := NewBackend(&Options{ExecPath: exe, LaunchTimeout: 90 * time.Second})
+	m := browser.NewManager(&browser.Options{Backend: be, IdleTimeout: 200 * time.Millisecond})
+	defer m.Close()
+	release := m.Use()
+	if _, err := m.Driver(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := be.Browser(t.Context())
+	pid := first.PID()
+	release()
+	browsertest.Eventually(t, 30*time.Second, func() error {
+		if sysproc.Alive(pid) {
+			return errors.New("firefox still running after the idle timeout")
+		}
+		return nil
+	})
+	release = m.Use()
+	defer release()
+	d, err := m.Driver(t.Context())
+	if err != nil {
+		t.Fatalf("Driver after the idle stop: %v", err)
+	}
+	if d.(*Browser).PID() == pid {
+		t.Error("got the stopped Firefox back")
 	}
 }
