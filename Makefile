@@ -72,3 +72,35 @@ soak: deps build
 
 clean:
 	rm -rf bin/
+
+.PHONY: release npm npm-pack clean-dist
+
+# release builds static binaries (no cgo, -trimpath, the version stamped in)
+# for every PLATFORMS entry into dist/build/, then archives each with the
+# README (tar.gz; zip for Windows) and writes dist/SHA256SUMS. Archive names
+# and contents match .goreleaser.yaml, which publishes the same for a tag.
+# Archived files carry the commit's time, so a commit gives the same bytes.
+DIST := dist
+COMMIT_TIME = $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+release:
+	rm -rf $(DIST)
+	@set -e; for p in $(PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; exe=cdpkit; \
+		if [ $$os = windows ]; then exe=cdpkit.exe; fi; echo "go build $$p"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" \
+			-o $(DIST)/build/$${os}_$$arch/$$exe ./cmd/cdpkit; done
+	$(GO) run ./scripts/release archives -version $(VERSION) -dist $(DIST) -mtime $(COMMIT_TIME)
+
+# npm builds the npm packages from the release archives into dist/npm/ and
+# packs each there: the launcher cdpkit and @cdpkit/<os>-<cpu> per platform
+# (docs/decisions/2026-12-03-npm-packages.md). npm-pack alone does the same
+# from archives already in dist/, such as those GoReleaser made for a tag.
+npm: release
+	$(MAKE) npm-pack VERSION=$(VERSION)
+npm-pack:
+	$(GO) run ./scripts/release npm -version $(VERSION) -dist $(DIST)
+	cd $(DIST)/npm && npm pack --silent $$(for d in */; do printf './%s ' "$$d"; done)
+
+# clean also removes dist/.
+clean: clean-dist
+clean-dist:
+	rm -rf $(DIST)

@@ -12,6 +12,8 @@ bash ./install-browser.sh
 deps=(
 	"firefox-esr:firefox-esr"
 	"pdfinfo:poppler-utils"
+	"node:nodejs"
+	"npm:npm"
 )
 
 missing=()

@@ -6,6 +6,7 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
@@ -76,20 +77,16 @@ func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, events <-cha
 	awaitFrame(ctx, ps)
 	// Events that came before the frame's reply may still be on their way
 	// through the subscription's goroutine: read until a short quiet spell.
-	quiet := time.NewTimer(eventsQuiet)
-	defer quiet.Stop()
-	for drained := false; !drained; {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return nil
-			}
-			w.observe(ev)
-			quiet.Reset(eventsQuiet)
-		case <-quiet.C:
-			drained = true
-		case <-ctx.Done():
-			return nil
+	drainQuiet(ctx, events, w)
+	if ctx.Err() != nil {
+		return nil
+	}
+	if !w.started && len(w.fetches) > 0 {
+		// The page is fetching in reaction to the input, and may navigate
+		// once the answer comes (fetch, then set location): wait for the
+		// fetches, then for what their handlers set off.
+		if err := t.awaitFetches(ctx, ps, events, w); err != nil {
+			return err
 		}
 	}
 	if !w.started || w.done() {
@@ -117,10 +114,68 @@ func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, events <-cha
 	return nil
 }
 
-// actionEvents are the events act watches on the page's session.
+// actionFetchWait bounds the wait for the fetches an action set off; it
+// also never takes more than half the time left.
+const actionFetchWait = time.Second
+
+// awaitFetches waits, at most actionFetchWait, until the fetches w saw the
+// page start have ended or a navigation has started, and then for one more
+// frame and quiet spell, in which a handler of the last answer may start
+// one.
+func (t *Tab) awaitFetches(ctx context.Context, ps *cdp.Session, events <-chan cdp.Event, w *navWatch) error {
+	wait := actionFetchWait
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)/2)
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for len(w.fetches) > 0 && !w.started {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			w.observe(ev)
+		case <-timer.C:
+			return nil // a slow or endless request: report what is there
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if w.started {
+		return nil
+	}
+	awaitFrame(ctx, ps)
+	drainQuiet(ctx, events, w)
+	return nil
+}
+
+// drainQuiet reads events into w until none has come for eventsQuiet.
+func drainQuiet(ctx context.Context, events <-chan cdp.Event, w *navWatch) {
+	quiet := time.NewTimer(eventsQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			w.observe(ev)
+			quiet.Reset(eventsQuiet)
+		case <-quiet.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// actionEvents are the events act watches on the page's session: the main
+// frame's navigation, and the fetches the page makes in reaction.
 var actionEvents = []string{
 	"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameNavigated",
 	"Page.lifecycleEvent", "Page.frameStoppedLoading",
+	"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed",
 }
 
 // navWatch follows the events of the main frame after some input: whether
@@ -131,6 +186,9 @@ type navWatch struct {
 	loader  cdpapi.LoaderID // the committed document's, once committed
 	loaded  bool
 	stopped bool
+	// fetches are the main frame's fetch and XHR requests in flight that
+	// began after the input.
+	fetches map[network.RequestID]bool
 }
 
 func (w *navWatch) observe(ev cdp.Event) {
@@ -156,6 +214,25 @@ func (w *navWatch) observe(ev cdp.Event) {
 		var e page.EventLifecycleEvent
 		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == w.main && e.Name == "load" && w.loader != "" && e.LoaderID == w.loader {
 			w.loaded = true
+		}
+	case "Network.requestWillBeSent":
+		var e network.EventRequestWillBeSent
+		if jsonv2.Unmarshal(ev.Params, &e) == nil && e.FrameID == w.main &&
+			(e.Type == network.ResourceTypeFetch || e.Type == network.ResourceTypeXHR) {
+			if w.fetches == nil {
+				w.fetches = map[network.RequestID]bool{}
+			}
+			w.fetches[e.RequestID] = true
+		}
+	case "Network.loadingFinished":
+		var e network.EventLoadingFinished
+		if jsonv2.Unmarshal(ev.Params, &e) == nil {
+			delete(w.fetches, e.RequestID)
+		}
+	case "Network.loadingFailed":
+		var e network.EventLoadingFailed
+		if jsonv2.Unmarshal(ev.Params, &e) == nil {
+			delete(w.fetches, e.RequestID)
 		}
 	case "Page.frameStoppedLoading":
 		var e page.EventFrameStoppedLoading

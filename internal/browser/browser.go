@@ -94,7 +94,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	// "active" means the first of them.
 	if err := b.watchTargets(ctx); err != nil {
 		b.Close()
-		return nil, &NoBrowserError{Reason: err.Error(), Hint: "run `cdpkit doctor`"}
+		return nil, &NoBrowserError{Reason: err.Error()}
 	}
 	if _, err := b.PagesNow(nil); err != nil {
 		b.Close()

@@ -382,17 +382,28 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 	if accept && promptText == "" {
 		promptText = od.DefaultPrompt
 	}
-	err := answerDialog(ctx, od.sess, accept, promptText)
+	// What the answer sets off (a navigation, perhaps after a fetch) is
+	// waited for as after any action, so that the caller reads the page
+	// the answer led to, not the one being replaced.
+	var events <-chan cdp.Event
+	ps, err := t.session(ctx)
+	if err == nil {
+		var stop func()
+		events, stop = ps.SubscribeEvents(actionEvents...)
+		defer stop()
+	}
+	err = answerDialog(ctx, od.sess, accept, promptText)
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	switch {
 	case isNoDialog(err):
 		if d.open == od {
 			d.open = nil
 		}
+		d.mu.Unlock()
 		return nil, fmt.Errorf("browser: handling a dialog: %w", ErrNoDialog)
 	case err != nil:
 		od.answering, od.byAgent = false, false
+		d.mu.Unlock()
 		return nil, fmt.Errorf("browser: handling a dialog: %w", err)
 	}
 	if d.open == od {
@@ -400,6 +411,11 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 	}
 	dl := od.Dialog
 	dl.Handled = handledAs(accept)
+	d.mu.Unlock()
+	if events != nil {
+		// Best effort, like settling: the answer is given either way.
+		t.RunUntilDialog(ctx, func(ctx context.Context) error { return t.awaitNavigation(ctx, ps, events) })
+	}
 	return &dl, nil
 }
 

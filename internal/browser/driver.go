@@ -66,6 +66,7 @@ type TabDriver interface {
 	Fill(ctx context.Context, ref, selector, value string) (*FillResult, error)
 	SelectOptions(ctx context.Context, ref, selector string, values []string) ([]string, error)
 	SetFiles(ctx context.Context, ref, selector string, paths []string) error
+	FileChooser(ctx context.Context) (*FileChooser, error)
 	TypeText(ctx context.Context, ref, selector, text string) error
 	PressKey(ctx context.Context, ref, selector, key string) error
 
@@ -103,6 +104,10 @@ type TabDriver interface {
 
 	WaitFor(ctx context.Context, c WaitCondition, timeout time.Duration) (*WaitResult, error)
 	Settle(ctx context.Context, bound time.Duration)
+
+	// HeapSnapshot writes the tab's JavaScript heap snapshot to w; see
+	// Tab.HeapSnapshot.
+	HeapSnapshot(ctx context.Context, w io.Writer, progress func(done, total int64)) (int64, error)
 
 	Acquire(ctx context.Context, op string, limit int) (release func(), err error)
 	AwaitNavigation(ctx context.Context) error

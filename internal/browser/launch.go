@@ -147,7 +147,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		if tail := lastLine(p.stderr); tail != "" {
 			reason += "; last stderr line: " + tail
 		}
-		return nil, nil, &NoBrowserError{Reason: reason, Hint: "run `cdpkit doctor` to diagnose"}
+		return nil, nil, &NoBrowserError{Reason: reason}
 	}
 	return p, conn, nil
 }
@@ -235,7 +235,7 @@ func (p *process) startPort(ctx context.Context, exe string, args []string) (cdp
 		if tail := lastLine(p.stderr); tail != "" {
 			reason += "; last stderr line: " + tail
 		}
-		return nil, &NoBrowserError{Reason: reason, Hint: "run `cdpkit doctor` to diagnose"}
+		return nil, &NoBrowserError{Reason: reason}
 	}
 	endpoint, err := pollUntil(ctx, 20*time.Millisecond, p.exited, func() (string, bool) {
 		ep, err := activePortEndpoint(p.profile)

@@ -9,8 +9,9 @@ import (
 )
 
 // swapWait bounds the retries of a command that found the tab between
-// two documents.
-const swapWait = 2 * time.Second
+// two documents: the swap is quick, but a loaded machine (load average
+// 50 on 2 cores) was seen to take over 2 s.
+const swapWait = 5 * time.Second
 
 // isSwapping reports the error of a command sent while a navigation swaps
 // the tab's document (and often its renderer process): for a moment the

@@ -33,6 +33,8 @@ type Tab struct {
 
 	dialogs dialogTracker // JavaScript dialogs, followed from the first attach
 
+	chooser chooserNote // the last file chooser the page opened (filechooser.go)
+
 	emu emulator // viewport and emulation overrides, kept to apply again on a new session
 
 	queue opQueue // state-changing calls run one at a time; see queue.go
@@ -80,6 +82,9 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	}
 	if _, err := cdpapi.Call(ctx, s, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return nil, fmt.Errorf("browser: enabling lifecycle events: %w", err)
+	}
+	if err := t.chooser.follow(ctx, s); err != nil {
+		return nil, err
 	}
 	if !t.b.noNetLog {
 		t.net.follow(s, cdpapi.FrameID(t.id)) // before Network.enable, so no request goes unseen

@@ -94,6 +94,9 @@ func (c *command) callTimeout() time.Duration {
 	if c.timeout > 0 {
 		return c.timeout
 	}
+	if ms, ok := c.args["timeout_ms"].(int); ok {
+		return time.Duration(ms)*time.Millisecond + callMargin
+	}
 	d := tools.DefaultTimeout
 	if v, err := time.ParseDuration(os.Getenv("CDPKIT_TOOL_TIMEOUT")); err == nil && v > 0 {
 		d = v
@@ -121,6 +124,9 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 	}
 	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && o.Version != "" && r.ServerInfo.Version != o.Version {
 		fmt.Fprintf(stderr, "cdpkit: session %q's daemon runs cdpkit %s, not %s (run 'cdpkit close' to restart it)\n", c.session, r.ServerInfo.Version, o.Version)
+	}
+	for _, n := range c.notes {
+		fmt.Fprintf(stderr, "cdpkit: %s\n", n)
 	}
 	if !st.started && len(c.setFlags) > 0 {
 		fmt.Fprintf(stderr, "cdpkit: session %q is already running; --%s applies only when a session starts (run 'cdpkit close' first)\n", c.session, c.setFlags[0])
@@ -287,6 +293,10 @@ func printJSON(w io.Writer, v any) int {
 // printError writes a failure to stderr: `[CODE] message (hint: …)`, or the
 // error object as JSON.
 func printError(stderr io.Writer, asJSON bool, e *tools.Error, reset bool) {
+	if e.Code == tools.EvalDisabled {
+		// The daemon's flags are set when it starts.
+		e.Hint = "run 'cdpkit close', then call again with --allow-eval (or CDPKIT_ALLOW_EVAL=1): a running session keeps the flags it started with"
+	}
 	if asJSON {
 		m := map[string]any{"code": e.Code, "message": e.Message, "recoverable": e.Recoverable}
 		if e.Hint != "" {

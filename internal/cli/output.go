@@ -149,6 +149,7 @@ func (o *output) printHuman(w io.Writer, tool string) {
 		var d struct {
 			Pages []struct {
 				Index  int    `json:"index"`
+				ID     string `json:"id"`
 				URL    string `json:"url"`
 				Title  string `json:"title"`
 				Active bool   `json:"active"`
@@ -160,7 +161,7 @@ func (o *output) printHuman(w io.Writer, tool string) {
 				if p.Active {
 					mark = "*"
 				}
-				fmt.Fprintf(w, "%s %d  %s  %s\n", mark, p.Index, p.URL, p.Title)
+				fmt.Fprintf(w, "%s %d  %s  %s  %s\n", mark, p.Index, p.ID, p.URL, p.Title)
 			}
 			return
 		}
@@ -254,7 +255,7 @@ Commands:
 	fmt.Fprintf(&b, "  %-26s %s\n", "close", "stop the session's daemon and browser")
 	fmt.Fprintf(&b, "  %-26s %s\n", "sessions", "list live sessions: name, pid, age, idle")
 	b.WriteString(`
-Every tool, by name: cdpkit <tool> --argName value ... | --json '{"argName": ...}'
+Every tool, by name: cdpkit <tool> --argName value ... | --params '{"argName": ...}'
 `)
 	for _, t := range all {
 		fmt.Fprintf(&b, "  %-26s %s\n", t.Name, firstSentence(t.Description))
@@ -265,6 +266,8 @@ Global flags:
   --json             print the result (or the error, on stderr) as one JSON object
   --timeout DUR      bound on the whole call, starting the daemon included; the tool is asked to stop
                      just before (default: the tool timeout + 10s, plus up to 10s to start the daemon)
+  --timeout_ms MS    the tool's own deadline, as MCP's timeout_ms (the CLI waits a moment longer)
+  --params '{…}'     the tool's arguments as one JSON object (--json '{…}' is the old spelling)
   -h, --help         help for a command: cdpkit click --help
   Flags of 'cdpkit daemon' (--allow-eval, --executable-path, --idle-timeout …)
   apply when a call starts its session's daemon.
@@ -321,7 +324,7 @@ func toolHelp(t *tools.Tool, v *verb) string {
 		fmt.Fprintf(&b, "Usage: cdpkit %s [--argName value ...]\n", verbUsage(v))
 		fmt.Fprintf(&b, "   or: cdpkit %s --argName value ...\n\n", t.Name)
 	} else {
-		fmt.Fprintf(&b, "Usage: cdpkit %s [--argName value ...] [--json '{...}']\n\n", t.Name)
+		fmt.Fprintf(&b, "Usage: cdpkit %s [--argName value ...] [--params '{...}']\n\n", t.Name)
 	}
 	fmt.Fprintf(&b, "%s\n", t.Description)
 	props := t.InputSchema.Properties

@@ -81,6 +81,7 @@ type globals struct {
 	help     bool
 	daemon   []string // flags for a daemon this call starts
 	setFlags []string // names given, for "only when starting" notes
+	notes    []string // said on stderr before the call, such as a deprecated spelling
 }
 
 // command is one parsed command line.
@@ -176,17 +177,41 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 			}
 			c.session = v
 			continue
+		case "params":
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+				return nil, usagef("--params %s: want a JSON object of the tool's arguments", v)
+			}
+			rawJSON = v
+			continue
 		case "json":
-			// --json '{…}' is the tool's arguments; bare --json asks for JSON output.
+			// Bare --json asks for JSON output. --json '{…}', the tool's
+			// arguments, is the old spelling of --params.
 			if hasValue || (i+1 < len(args) && strings.HasPrefix(strings.TrimSpace(args[i+1]), "{")) {
 				v, _ := next()
 				if !strings.HasPrefix(strings.TrimSpace(v), "{") {
-					return nil, usagef("--json=%s: want a JSON object of arguments, or bare --json for JSON output", v)
+					return nil, usagef("--json=%s: want bare --json for JSON output, or --params '{…}' for the tool's arguments", v)
 				}
 				rawJSON = v
+				c.notes = append(c.notes, "--json '{…}' for a tool's arguments is deprecated; use --params '{…}' (bare --json still asks for JSON output)")
 				continue
 			}
 			c.json = true
+			continue
+		case "timeout_ms":
+			// Every tool takes it, though no schema lists it.
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			ms, err := strconv.Atoi(v)
+			if err != nil || ms <= 0 || c.tool == nil {
+				return nil, usagef("--timeout_ms %q: want a positive number of milliseconds after a command", v)
+			}
+			c.args["timeout_ms"] = ms
 			continue
 		case "timeout":
 			v, err := next()
@@ -288,7 +313,7 @@ func absUploads(args map[string]any) {
 
 func isGlobal(name string) bool {
 	switch name {
-	case "h", "help", "session", "json", "timeout":
+	case "h", "help", "session", "json", "params", "timeout", "timeout_ms":
 		return true
 	}
 	return false

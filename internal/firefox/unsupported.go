@@ -2,6 +2,7 @@ package firefox
 
 import (
 	"context"
+	"io"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 )
@@ -95,6 +96,16 @@ func (t *Tab) SetViewport(context.Context, *browser.Viewport) (browser.ViewportM
 // Emulate implements browser.TabDriver; unsupported.
 func (t *Tab) Emulate(context.Context, browser.EmulationChange) (browser.Emulation, error) {
 	return browser.Emulation{}, unsupported("emulate")
+}
+
+// FileChooser implements browser.TabDriver: file choosers are not tracked
+// on Firefox (upload_file is not offered), so there is never one.
+func (t *Tab) FileChooser(context.Context) (*browser.FileChooser, error) { return nil, nil }
+
+// HeapSnapshot implements browser.TabDriver; unsupported (BiDi has no
+// heap profiler).
+func (t *Tab) HeapSnapshot(context.Context, io.Writer, func(done, total int64)) (int64, error) {
+	return 0, unsupported("heap snapshots")
 }
 
 var _ browser.TabDriver = (*Tab)(nil)

@@ -59,6 +59,8 @@ var toolNeeds = map[string][]Capability{
 	"fill": {CapFormsFill}, "fill_form": {CapFormsFill}, "select_option": {CapFormsSelect}, "upload_file": {CapFormsUpload},
 	"take_screenshot":       {CapScreenshot},
 	"save_pdf":              {CapPDF},
+	"take_heapsnapshot":     {CapHeapSnapshot},
+	"lighthouse_audit":      {CapAuditLighthouse},
 	"evaluate_script":       {CapEvaluate},
 	"handle_dialog":         {CapDialogs},
 	"wait_for":              {CapWait},

@@ -80,6 +80,15 @@ type Changes struct {
 	// Downloads are the files the action downloaded into the artifact
 	// dir's downloads/, or why one was refused.
 	Downloads []browser.Download `json:"downloads,omitempty"`
+	// FileChooser is a file picker the action opened: give it files with
+	// upload_file on its ref.
+	FileChooser *FileChooserNote `json:"fileChooser,omitempty"`
+}
+
+// FileChooserNote is a file picker an action opened.
+type FileChooserNote struct {
+	*browser.FileChooser
+	Hint string `json:"hint"`
 }
 
 // BlockedNavigation is a page-initiated navigation the URL policy refused.
@@ -112,17 +121,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if err != nil {
 		return nil, err
 	}
-	if loc.URL != o.loc.URL {
-		c.URL, c.Navigated = loc.URL, true
-	}
-	if loc.Title != o.loc.Title {
-		c.Title = loc.Title
-	}
-	if c.Blocked = blockedNavigation(o.tab); c.Blocked != nil && c.Navigated && loc.URL == c.Blocked.URL {
-		// The tab shows the browser's error page for the refused URL: it
-		// went nowhere.
-		c.URL, c.Title, c.Navigated = "", "", false
-	}
+	o.noteLocation(c, loc)
 	pages, err := o.b.PagesNow(o.scope)
 	if err != nil {
 		return nil, err
@@ -152,11 +151,17 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if !now[string(o.tab.ID())] {
 		return c, nil // the tab itself closed
 	}
+	if fc, err := o.tab.FileChooser(ctx); err == nil && fc != nil {
+		hint := "call upload_file with the input's uid and the files"
+		if fc.Ref != "" {
+			hint = "call upload_file with uid " + fc.Ref + " and the files"
+		}
+		c.FileChooser = &FileChooserNote{FileChooser: fc, Hint: hint}
+	}
 	if c.Dialog = o.tab.DialogNote(); c.Dialog != nil && c.Dialog.Handled == browser.DialogOpen {
 		return c, nil // the page can be read only once the dialog is answered
 	}
-	opts := browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
-	res, diff, err := o.tab.SnapshotDiff(ctx, opts)
+	res, diff, err := o.snapshotOf(ctx, loc, c)
 	if err != nil {
 		return nil, err
 	}
@@ -171,6 +176,60 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 		c.Elements = diff.Text(maxChangesChars)
 	}
 	return c, nil
+}
+
+// noteLocation sets c's URL, title and navigation from the tab's location
+// now, and a navigation the URL policy refused.
+func (o *before) noteLocation(c *Changes, loc browser.Location) {
+	c.URL, c.Title, c.Navigated = "", "", false
+	if loc.URL != o.loc.URL {
+		c.URL, c.Navigated = loc.URL, true
+	}
+	if loc.Title != o.loc.Title {
+		c.Title = loc.Title
+	}
+	if c.Blocked == nil {
+		c.Blocked = blockedNavigation(o.tab)
+	}
+	if c.Blocked != nil && c.Navigated && loc.URL == c.Blocked.URL {
+		// The tab shows the browser's error page for the refused URL: it
+		// went nowhere.
+		c.URL, c.Title, c.Navigated = "", "", false
+	}
+}
+
+// docSwapWait bounds the wait for a document that replaced the one being
+// read to finish loading.
+const docSwapWait = 2 * time.Second
+
+// snapshotOf reads the tab's interactive snapshot and its diff. If the
+// document was replaced while it was read (the URL is no longer loc's: a
+// navigation the action set off late, such as after a fetch), it waits for
+// the new document to load and reads again, and notes the navigation in c:
+// refs of a document that is going away are never handed out.
+func (o *before) snapshotOf(ctx context.Context, loc browser.Location, c *Changes) (snapshot.Result, snapshot.Changes, error) {
+	opts := browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
+	res, diff, err := o.tab.SnapshotDiff(ctx, opts)
+	if err != nil {
+		return res, diff, err
+	}
+	st, err := o.tab.DocumentState(ctx)
+	if err != nil || st.URL == loc.URL {
+		return res, diff, nil
+	}
+	browser.Step(ctx, "waiting for the document that replaced the page")
+	wctx, cancel := context.WithTimeout(ctx, docSwapWait)
+	defer cancel()
+	for st.ReadyState != "complete" && wctx.Err() == nil {
+		o.tab.Settle(wctx, settleTime)
+		if st, err = o.tab.DocumentState(wctx); err != nil {
+			break
+		}
+	}
+	if now, err := o.tab.Location(ctx); err == nil {
+		o.noteLocation(c, now)
+	}
+	return o.tab.SnapshotDiff(ctx, opts)
 }
 
 // settle waits, bounded by settleTime, for the page to render what it

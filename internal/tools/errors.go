@@ -49,6 +49,9 @@ const (
 	LimitReached        Code = "LIMIT_REACHED"
 	Internal            Code = "INTERNAL"
 	Unsupported         Code = "UNSUPPORTED"
+
+	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
+	AuditFailed           Code = "AUDIT_FAILED"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line

@@ -61,7 +61,8 @@ func pageTools() []Tool {
 			Verbs: []Verb{
 				{Name: "open", Args: []string{"url"}, Summary: "go to a URL in the active tab", Rank: 1},
 				{Name: "back", Fixed: map[string]any{"type": "back"}, Summary: "go back in history", Rank: 10},
-				{Name: "reload", Fixed: map[string]any{"type": "reload"}, Summary: "reload the page", Rank: 11},
+				{Name: "forward", Fixed: map[string]any{"type": "forward"}, Summary: "go forward in history", Rank: 11},
+				{Name: "reload", Fixed: map[string]any{"type": "reload"}, Summary: "reload the page", Rank: 12},
 			},
 		}, navigatePage),
 		defineOn(Tool{

@@ -21,19 +21,21 @@ var coreTools = func() []string {
 
 // devtoolsTools are the core loop plus what debugging a web app needs:
 // the console, the network log, the fake backend, cookies and storage
-// state, and downloads.
+// state, downloads, and performance work (heap snapshots, Lighthouse).
 var devtoolsTools = append(slices.Clone(coreTools),
 	"list_console_messages", "get_console_message",
 	"list_network_requests", "get_network_request",
 	"mock_request", "list_mocks", "clear_mocks",
 	"list_cookies", "set_cookie", "delete_cookies",
 	"save_storage_state", "load_storage_state", "list_downloads",
+	"take_heapsnapshot", "lighthouse_audit",
 )
 
 // Select returns the tools a --tools value names: "core" (the default
 // when empty), "devtools" (core plus console, network, mocks, cookies,
-// storage state and downloads), "full" (every tool), or a comma-separated
-// list of names. An unknown name is an error that lists the valid ones.
+// storage state, downloads, heap snapshots and Lighthouse), "full" (every
+// tool), or a comma-separated list of names. An unknown name is an error
+// that lists the valid ones.
 func Select(spec string) ([]Tool, error) {
 	all := All()
 	var names []string

@@ -19,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -74,6 +75,10 @@ type Env struct {
 	// Scope is the client's own tabs (one per HTTP session); nil means
 	// every tab (stdio, the CLI daemon).
 	Scope *browser.Scope
+	// Lighthouse installs and runs Lighthouse for lighthouse_audit; nil
+	// means one that installs into lighthouse.DefaultCacheDir and finds
+	// node and npm on PATH.
+	Lighthouse *lighthouse.Runner
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
@@ -133,6 +138,10 @@ type Tool struct {
 	Core bool
 	// Verbs are the tool's short CLI commands.
 	Verbs []Verb
+	// Timeout, if longer than Env.Timeout, is the call's deadline when it
+	// gives no timeout_ms (capped by MaxTimeout): for tools whose work
+	// takes longer than most (an audit).
+	Timeout time.Duration
 	// InputSchema is inferred from the handler's argument type.
 	InputSchema *jsonschema.Schema
 
@@ -289,6 +298,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	timeout = max(timeout, min(t.Timeout, MaxTimeout))
 	args, asked, err := takeTimeout(args)
 	if err != nil {
 		return nil, err
@@ -434,7 +444,8 @@ func (c *call) end() {
 // All returns every tool, sorted by name.
 func All() []Tool {
 	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
-		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools(), pdfTools())
+		dialogTools(), waitTools(), evalTools(), networkTools(), mockTools(), cookieTools(), downloadTools(), pdfTools(),
+		heapTools(), lighthouseTools())
 	slices.SortFunc(all, func(a, b Tool) int {
 		if a.Name < b.Name {
 			return -1

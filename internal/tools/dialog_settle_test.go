@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+)
+
+// TestHandleDialogSettles is a regression test (issue #24 bug 1): accepting
+// a confirm() whose handler fetches and then sets location must report the
+// page it navigated to, with refs of that page that work on the next call,
+// never refs of the document being replaced.
+func TestHandleDialogSettles(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/list", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>list</title><button id=arch onclick="archive()">Archive</button>
+<script>
+async function archive() {
+  if (!confirm("Archive this item?")) return;
+  await fetch("/api/archive", {method: "POST"});
+  location = "/archived";
+}
+</script>`)
+	})
+	mux.HandleFunc("/api/archive", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond) // the behaviour under test: a server that takes a moment
+		fmt.Fprint(w, `{"ok":true}`)
+	})
+	mux.HandleFunc("/archived", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>archived</title><p>Archived.</p><a href="/list">Back to the list</a>`)
+	})
+	srv := browsertest.ServerHandler(t, mux)
+	h := newHarness(t, nil)
+	ref := regexp.MustCompile(`e\d+ link "Back to the list"`)
+	stale := 0
+	for i := range 50 {
+		h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/list"))
+		snap, err := h.result(t, "take_snapshot", `{}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		btn := regexp.MustCompile(`e\d+ button "Archive"`).FindString(snap.Text)
+		if btn == "" {
+			t.Fatalf("no Archive button in %s", snap.Text)
+		}
+		h.mustCall(t, "click", fmt.Sprintf(`{"uid":%q}`, strings.Fields(btn)[0]))
+		res := h.mustCall(t, "handle_dialog", `{"action":"accept"}`)
+		ch, _ := res["changes"].(map[string]any)
+		if ch == nil || ch["navigated"] != true || !strings.HasSuffix(fmt.Sprint(ch["url"]), "/archived") {
+			t.Errorf("run %d: handle_dialog changes = %v, want navigated to /archived", i, ch)
+			continue
+		}
+		link := ref.FindString(fmt.Sprint(ch["elements"]))
+		if link == "" {
+			t.Errorf("run %d: handle_dialog changes list no link of the new page: %v", i, ch["elements"])
+			continue
+		}
+		if _, err := h.call(t, "click", fmt.Sprintf(`{"uid":%q}`, strings.Fields(link)[0])); err != nil {
+			stale++
+			t.Errorf("run %d: clicking %s from handle_dialog's changes: %v", i, link, err)
+		}
+	}
+	if stale > 0 {
+		t.Errorf("%d of 50 refs from handle_dialog's changes failed", stale)
+	}
+}
