@@ -34,6 +34,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/apienv"
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/firefox"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -146,6 +147,14 @@ type Options struct {
 
 	// Logger receives cdpkit's logs; nil discards them.
 	Logger *slog.Logger
+
+	// Browser is the browser to drive: "chromium" (the default when
+	// empty) or "firefox", over WebDriver BiDi (firefox-esr or firefox on
+	// PATH, or ExecPath). Firefox offers fewer tools (see the README's
+	// tool table); Endpoint must then be its ws:// BiDi address, and
+	// AutoConnect, StorageState and the URL policy's in-browser guard do
+	// not apply.
+	Browser string
 }
 
 // Browser is a Chromium that cdpkit launched or attached to, with its tabs.
@@ -153,6 +162,7 @@ type Options struct {
 // run concurrently, and state-changing calls on one tab wait their turn.
 // If the browser crashes, the next call starts a new one.
 type Browser struct {
+	backend string // tools.BackendChromium or tools.BackendFirefox
 	env     *tools.Env
 	tools   map[string]*tools.Tool
 	tempDir string // the artifact dir Close removes; "" when the caller chose it
@@ -174,7 +184,15 @@ func New(o *Options) (*Browser, error) {
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "use report, accept or dismiss"}
 	}
-	b := &Browser{tools: map[string]*tools.Tool{}}
+	backend, err := tools.ParseBackend(o.Browser)
+	if err != nil {
+		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "use chromium or firefox"}
+	}
+	if backend == tools.BackendFirefox && (o.AutoConnect != "" || o.Endpoint != "" && !strings.HasPrefix(o.Endpoint, "ws")) {
+		return nil, &Error{Code: string(tools.InvalidArgs), Message: "Firefox is attached to by its ws:// WebDriver BiDi address only",
+			Hint: "start Firefox with --remote-debugging-port and give the ws:// address it prints"}
+	}
+	b := &Browser{backend: backend, tools: map[string]*tools.Tool{}}
 	dir := o.ArtifactDir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "cdpkit-artifacts-"); err != nil {
@@ -206,13 +224,17 @@ func New(o *Options) (*Browser, error) {
 		}
 		bo.StorageState = st
 	}
+	if backend == tools.BackendFirefox {
+		bo.Backend = firefox.NewBackend(&firefox.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful,
+			WSEndpoint: bo.WSEndpoint, CommandTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log, URLPolicy: urls})
+	}
 	b.env = &tools.Env{Browsers: browser.NewManager(&bo), Artifacts: artifacts, Log: log, Timeout: o.Timeout,
 		QueueLimit: o.QueueLimit, MaxScreenshotPixels: o.MaxScreenshotPixels, MaxImageBytes: o.MaxImageBytes,
 		AllowEval: o.AllowEval, ShowSecrets: o.ShowSecrets, DialogPolicy: dialogs, URLPolicy: urls}
 	if o.UploadRoots != nil {
 		b.env.UploadRoots = policy.UploadRoots(o.UploadRoots)
 	}
-	for _, t := range tools.All() {
+	for _, t := range tools.ForBackend(tools.All(), backend) {
 		b.tools[t.Name] = &t
 	}
 	return b, nil
@@ -289,7 +311,7 @@ func start(ctx context.Context, o *Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.env.Browsers.Browser(ctx); err != nil {
+	if _, err := b.env.Browsers.Driver(ctx); err != nil {
 		b.Close()
 		return nil, asError(err)
 	}
@@ -409,6 +431,10 @@ func (b *Browser) call(ctx context.Context, name string, args map[string]any, ou
 // run runs the tool name with args and returns its result.
 func (b *Browser) run(ctx context.Context, name string, args map[string]any) (*tools.Result, error) {
 	t := b.tools[name]
+	if t == nil {
+		return nil, &Error{Code: string(tools.Unsupported), Message: b.backend + " cannot run " + name,
+			Hint: "use Options.Browser chromium for this"}
+	}
 	if args == nil {
 		args = map[string]any{}
 	}

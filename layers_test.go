@@ -39,6 +39,7 @@ var layerRules = []struct {
 	{"internal/tools", isRaw, "the CDP handles are for tests and measurement"},
 	{"internal/mcpserver", isRaw, "the CDP handles are for tests and measurement"},
 	{"internal/cli", isRaw, "the CDP handles are for tests and measurement"},
+	{"internal/firefox", func(p string) bool { return strings.HasPrefix(p, "github.com/chromedp/cdproto") }, "the Firefox backend speaks BiDi; it borrows only internal/cdp's transport"},
 	{"cmd/cdpkit", isRaw, "the CDP handles are for tests and measurement"},
 }
 

@@ -14,6 +14,10 @@ type ToolOptions struct {
 	Profile string
 	// Names lists the tools to add, by name, instead of a profile.
 	Names []string
+	// Browser, for Tools, keeps only the tools that backend can run:
+	// "chromium" (the default when empty) or "firefox". AddTools goes by
+	// its Browser's backend instead.
+	Browser string
 }
 
 func (o *ToolOptions) spec() string {
@@ -42,6 +46,15 @@ func Tools(o *ToolOptions) ([]*mcp.Tool, error) {
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error()}
 	}
+	var name string
+	if o != nil {
+		name = o.Browser
+	}
+	backend, err := tools.ParseBackend(name)
+	if err != nil {
+		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error()}
+	}
+	list = tools.ForBackend(list, backend)
 	out := make([]*mcp.Tool, len(list))
 	for i, t := range list {
 		out[i] = &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
@@ -60,6 +73,6 @@ func AddTools(server *mcp.Server, b *Browser, o *ToolOptions) error {
 	if err != nil {
 		return &Error{Code: string(tools.InvalidArgs), Message: err.Error()}
 	}
-	mcpserver.AddTools(server, b.env, list)
+	mcpserver.AddTools(server, b.env, tools.ForBackend(list, b.backend))
 	return nil
 }

@@ -10,6 +10,7 @@ bash ./install-browser.sh
 # Each entry is "command:debian-package". Add a line when a test starts
 # using a new program.
 deps=(
+	"firefox-esr:firefox-esr"
 	"pdfinfo:poppler-utils"
 	"node:nodejs"
 	"npm:npm"

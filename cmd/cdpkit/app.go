@@ -33,6 +33,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	list = tools.ForBackend(list, cfg.backend)
 	bo, urls := &cfg.browser, cfg.browser.URLPolicy
 	o := &cdpkit.Options{
 		ExecPath: bo.ExecPath, Args: bo.Args, Headful: bo.Headful,
@@ -42,6 +43,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes,
 		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,
 		ShowSecrets: cfg.showSecrets, StorageState: cfg.storageState, DownloadMax: bo.DownloadMax,
+		Browser: cfg.backend,
 	}
 	if bo.WSEndpoint != "" {
 		o.Endpoint = bo.WSEndpoint

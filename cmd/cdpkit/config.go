@@ -58,6 +58,7 @@ type config struct {
 
 	requireLease bool          // --require-lease: strict mode (leases.go)
 	leaseTTL     time.Duration // CDPKIT_LEASE_TTL_MS; 0 means the default
+	backend string // --browser: tools.BackendChromium or tools.BackendFirefox
 }
 
 // envHelp documents the environment variables; flags win over them.
@@ -79,6 +80,8 @@ Environment:
                         the launch options, as the flags of the same names
   CDPKIT_REQUIRE_LEASE  1 (or true, yes, on) is strict mode (same as --require-lease)
   CDPKIT_LEASE_TTL_MS   ms a tab lease lives without a call before another agent may reclaim it (default 900000)
+  CDPKIT_BROWSER        chromium (default) or firefox (same as --browser)
+  FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -93,6 +96,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", "", "attach to a running browser at this `ws://` DevTools URL")
 	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable)")
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
+	fs.StringVar(&c.backend, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
 	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
 	if name == "serve" {
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
@@ -175,6 +179,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := c.launch.check(); err != nil {
+		return nil, err
+	}
+	if err := c.pickBackend(fs); err != nil {
 		return nil, err
 	}
 	if c.maxSessions < 0 || c.rateLimit < 0 {

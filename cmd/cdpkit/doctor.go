@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
 // runDoctor checks, step by step, that cdpkit can find, start and drive a
@@ -31,6 +32,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cfg.browser.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d := &doctor{out: stdout}
 	fmt.Fprintf(stdout, "cdpkit %s\n", buildVersion())
+	if cfg.backend == tools.BackendFirefox {
+		return doctorFirefox(ctx, cfg, stdout)
+	}
 
 	if cfg.browser.BrowserURL == "" && cfg.browser.WSEndpoint == "" && cfg.browser.AutoConnect == "" {
 		if cfg.browser.ExecPath != "" {

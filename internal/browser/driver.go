@@ -189,8 +189,12 @@ func (t *Tab) Close(ctx context.Context) error { return t.b.CloseTab(ctx, t) }
 var _ TabDriver = (*Tab)(nil)
 
 // Driver returns the running browser as a Driver, starting (or
-// reconnecting to) it first if needed, as Browser does.
+// reconnecting to) it first if needed, as Browser does; with
+// Options.Backend set, the backend's.
 func (m *Manager) Driver(ctx context.Context) (Driver, error) {
+	if m.opts.Backend != nil {
+		return m.opts.Backend.Driver(ctx)
+	}
 	b, err := m.Browser(ctx)
 	if err != nil {
 		return nil, err

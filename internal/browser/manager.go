@@ -70,7 +70,7 @@ func NewManager(o *Options) *Manager {
 		m.opts = *o
 	}
 	m.idle = idle.New(m.opts.IdleTimeout, m.stopIdle)
-	if !m.opts.attaching() {
+	if !m.opts.attaching() && m.opts.Backend == nil {
 		// At every start, not only at the first launch: what a killed
 		// cdpkit or a failed launch left goes at once (issue #25 item 18).
 		m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
@@ -81,6 +81,9 @@ func NewManager(o *Options) *Manager {
 // Browser returns the running browser, starting one if there is none or
 // the last one died. The context bounds the wait and the start.
 func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
+	if m.opts.Backend != nil {
+		return nil, &UnsupportedError{Backend: m.opts.Backend.Name(), What: "the Chromium-only operations"}
+	}
 	select {
 	case m.lock <- struct{}{}:
 	case <-ctx.Done():
@@ -222,7 +225,7 @@ func (m *Manager) Use() (release func()) {
 // saveAfterCall starts a cookie snapshot after a call on a launched
 // browser, unless one is running (which then takes another).
 func (m *Manager) saveAfterCall() {
-	if m.opts.attaching() {
+	if m.opts.attaching() || m.opts.Backend != nil {
 		return
 	}
 	m.unsaved.Store(true)
@@ -271,6 +274,13 @@ func (m *Manager) saveCookiesOnce() {
 func (m *Manager) stopIdle(stillIdle func() bool) {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
+	if m.opts.Backend != nil && stillIdle() && !m.done {
+		m.opts.logger().Info("stopping the idle browser", "idle", m.opts.IdleTimeout, "browser", m.opts.Backend.Name())
+		if err := m.opts.Backend.Stop(); err != nil {
+			m.opts.logger().Warn("stopping the idle browser", "err", err)
+		}
+		return
+	}
 	if !stillIdle() || m.done || m.b == nil {
 		return
 	}
@@ -316,6 +326,9 @@ func (m *Manager) Close() error {
 	defer func() { <-m.lock }()
 	m.done = true
 	m.idle.Stop()
+	if m.opts.Backend != nil {
+		return m.opts.Backend.Close()
+	}
 	var err error
 	if m.b != nil {
 		err = m.b.Close()

@@ -86,6 +86,11 @@ type Options struct {
 	// do not verify (self-signed, expired, wrong host).
 	IgnoreHTTPSErrors bool
 
+	// Backend, if set, is the browser the Manager drives instead of a
+	// Chromium: its Driver serves every tool, and Manager.Browser fails
+	// with ErrUnsupported.
+	Backend Backend
+
 	// noNetLog turns the request log off, for tests that measure its cost.
 	noNetLog bool
 	// noGuard turns the guard off, for tests that measure its cost.

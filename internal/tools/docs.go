@@ -6,10 +6,11 @@ import (
 )
 
 // MarkdownTable renders tools as the README's tool table: name, what it
-// does, and its annotations. The README is checked against it by a test.
+// does, its annotations, and whether Firefox runs it (from the capability
+// table). The README is checked against it by a test.
 func MarkdownTable(tools []Tool) string {
 	var b strings.Builder
-	b.WriteString("| tool | what it does | |\n|---|---|---|\n")
+	b.WriteString("| tool | what it does | | firefox |\n|---|---|---|---|\n")
 	for _, t := range tools {
 		var notes []string
 		if t.ReadOnly {
@@ -21,7 +22,15 @@ func MarkdownTable(tools []Tool) string {
 		if t.Idempotent {
 			notes = append(notes, "idempotent")
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", t.Name, strings.ReplaceAll(t.Description, "|", `\|`), strings.Join(notes, ", "))
+		ff := "yes"
+		if !Supports(BackendFirefox, t.Name) {
+			var lacked []string
+			for _, c := range Needs(t.Name) {
+				lacked = append(lacked, "`"+string(c)+"`")
+			}
+			ff = "no: needs " + strings.Join(lacked, ", ")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", t.Name, strings.ReplaceAll(t.Description, "|", `\|`), strings.Join(notes, ", "), ff)
 	}
 	return b.String()
 }

@@ -53,6 +53,7 @@ const (
 	NoRecording         Code = "NO_RECORDING"
 	FFmpegUnavailable   Code = "FFMPEG_UNAVAILABLE"
 	EncodeFailed        Code = "ENCODE_FAILED"
+	Unsupported         Code = "UNSUPPORTED"
 
 	LighthouseUnavailable Code = "LIGHTHOUSE_UNAVAILABLE"
 	AuditFailed           Code = "AUDIT_FAILED"

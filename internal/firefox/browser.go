@@ -1,0 +1,340 @@
+package firefox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cdpkit/cdpkit/internal/bidi"
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// Browser is one Firefox, launched or attached to, driven over BiDi. It
+// keeps its tabs (top-level browsing contexts) in a table fed by
+// browsingContext events. It implements browser.Driver. Safe for
+// concurrent use.
+type Browser struct {
+	conn *bidi.Conn
+	proc *process // nil when attached
+	o    Options
+
+	mu     sync.Mutex
+	tabs   map[string]*Tab // guarded by mu; by context id
+	order  []string        // guarded by mu; context ids in the order opened
+	active string          // guarded by mu; the tab calls act on by default
+	// parents maps a frame's context to its parent's; guarded by mu.
+	parents map[string]string
+	// blocks are the guard's latest refusals, by tab; guarded by mu.
+	blocks map[string]blockRecord
+}
+
+// Launch starts a headless Firefox with a throwaway profile (see Options)
+// and returns it once its BiDi session runs. ctx bounds only the launch.
+func Launch(ctx context.Context, o *Options) (*Browser, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	if o.WSEndpoint != "" {
+		conn, err := connect(ctx, o.WSEndpoint, o)
+		if err != nil {
+			return nil, &browser.NoBrowserError{Reason: fmt.Sprintf("attaching to %s: %v", o.WSEndpoint, err),
+				Hint: "start Firefox with --remote-debugging-port and give its ws:// address"}
+		}
+		return start(ctx, conn, nil, o)
+	}
+	p, conn, err := launch(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return start(ctx, conn, p, o)
+}
+
+func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Browser, error) {
+	b := &Browser{conn: conn, proc: p, o: *o, tabs: make(map[string]*Tab), parents: make(map[string]string), blocks: make(map[string]blockRecord)}
+	conn.On(b.onEvent, "browsingContext.contextCreated", "browsingContext.contextDestroyed",
+		"browsingContext.userPromptOpened", "browsingContext.userPromptClosed",
+		"browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated")
+	err := conn.Subscribe(ctx, "browsingContext.contextCreated", "browsingContext.contextDestroyed",
+		"browsingContext.userPromptOpened", "browsingContext.userPromptClosed",
+		"browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated")
+	if err == nil {
+		err = b.startGuard(ctx)
+	}
+	if err == nil {
+		err = b.reconcile(ctx)
+	}
+	if err != nil {
+		b.Close()
+		return nil, &browser.NoBrowserError{Reason: "setting up the BiDi session: " + err.Error(), Hint: "check that this is Firefox 129 or newer"}
+	}
+	return b, nil
+}
+
+// reconcile reads the open tabs once, after subscribing: events keep the
+// table from then on.
+func (b *Browser) reconcile(ctx context.Context) error {
+	var r struct {
+		Contexts []contextInfo `json:"contexts"`
+	}
+	if err := b.conn.Call(ctx, "browsingContext.getTree", map[string]any{"maxDepth": 0}, &r); err != nil {
+		return err
+	}
+	for _, c := range r.Contexts {
+		b.added(c)
+	}
+	return nil
+}
+
+type contextInfo struct {
+	Context string  `json:"context"`
+	URL     string  `json:"url"`
+	Parent  *string `json:"parent"`
+}
+
+func (b *Browser) added(c contextInfo) *Tab {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c.Parent != nil {
+		b.parents[c.Context] = *c.Parent
+		return nil // a frame, not a tab
+	}
+	if t := b.tabs[c.Context]; t != nil {
+		return t
+	}
+	t := makeTab(b, c.Context, c.URL)
+	b.tabs[c.Context] = t
+	b.order = append(b.order, c.Context)
+	if b.active == "" {
+		b.active = c.Context
+	}
+	return t
+}
+
+// onEvent keeps the tab table; it runs on the connection's reader and
+// never blocks.
+func (b *Browser) onEvent(e bidi.Event) {
+	var p struct {
+		contextInfo
+		Type         string `json:"type"`
+		Message      string `json:"message"`
+		DefaultValue string `json:"defaultValue"`
+		Accepted     bool   `json:"accepted"`
+	}
+	if json.Unmarshal(e.Params, &p) != nil {
+		return
+	}
+	if e.Method == "browsingContext.contextCreated" {
+		b.added(p.contextInfo)
+		return
+	}
+	b.mu.Lock()
+	t := b.tabs[p.Context]
+	if e.Method == "browsingContext.contextDestroyed" {
+		delete(b.parents, p.Context)
+	}
+	if e.Method == "browsingContext.contextDestroyed" && t != nil {
+		delete(b.tabs, p.Context)
+		b.order = slices.DeleteFunc(b.order, func(id string) bool { return id == p.Context })
+		if b.active == p.Context {
+			b.active = ""
+			if len(b.order) > 0 {
+				b.active = b.order[len(b.order)-1]
+			}
+		}
+	}
+	b.mu.Unlock()
+	if t == nil {
+		return
+	}
+	switch e.Method {
+	case "browsingContext.contextDestroyed":
+		t.gone()
+	case "browsingContext.navigationStarted":
+		t.newDocument(p.URL)
+	case "browsingContext.load", "browsingContext.fragmentNavigated":
+		t.setURL(p.URL)
+	case "browsingContext.userPromptOpened":
+		t.promptOpened(browser.Dialog{Type: p.Type, Message: p.Message, DefaultPrompt: p.DefaultValue, Handled: browser.DialogOpen})
+	case "browsingContext.userPromptClosed":
+		t.promptClosed(p.Accepted)
+	}
+}
+
+// Done is closed when the connection to Firefox is gone.
+func (b *Browser) Done() <-chan struct{} { return b.conn.Done() }
+
+// Version is Firefox's name and version, such as "firefox/153.8.0".
+func (b *Browser) Version() string { return b.conn.Version() }
+
+// PID is the launched Firefox's process id; 0 when attached.
+func (b *Browser) PID() int {
+	if b.proc == nil || b.proc.cmd.Process == nil {
+		return 0
+	}
+	return b.proc.cmd.Process.Pid
+}
+
+// Profile is the launched Firefox's throwaway profile; "" when attached.
+func (b *Browser) Profile() string {
+	if b.proc == nil {
+		return ""
+	}
+	return b.proc.profile
+}
+
+// Close stops a launched Firefox (and removes its profile) or ends the
+// session with an attached one. It waits for the process to exit, bounded
+// by a few seconds.
+func (b *Browser) Close() error {
+	if b.proc == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2e9)
+		b.conn.Call(ctx, "session.end", nil, nil)
+		cancel()
+		return b.conn.Close()
+	}
+	err := b.proc.close(b.conn)
+	b.conn.Close()
+	return err
+}
+
+// pages lists the tabs in the order opened.
+func (b *Browser) pages() []*Tab {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]*Tab, 0, len(b.order))
+	for _, id := range b.order {
+		out = append(out, b.tabs[id])
+	}
+	return out
+}
+
+// PagesIn implements browser.Driver. Scopes are not kept apart on
+// Firefox: every scope sees every tab.
+func (b *Browser) PagesIn(ctx context.Context, _ *browser.Scope) ([]browser.Page, error) {
+	tabs := b.pages()
+	out := make([]browser.Page, 0, len(tabs))
+	for i, t := range tabs {
+		loc, err := t.Location(ctx)
+		if err != nil {
+			loc = browser.Location{URL: t.url()}
+		}
+		out = append(out, browser.Page{ID: t.id, Index: i, URL: loc.URL, Title: loc.Title, Active: b.isActive(t.id)})
+	}
+	return out, nil
+}
+
+// PagesNow implements browser.Driver, from the event-fed table.
+func (b *Browser) PagesNow(_ *browser.Scope) ([]browser.Page, error) {
+	tabs := b.pages()
+	out := make([]browser.Page, 0, len(tabs))
+	for i, t := range tabs {
+		out = append(out, browser.Page{ID: t.id, Index: i, URL: t.url(), Title: t.title(), Active: b.isActive(t.id)})
+	}
+	return out, nil
+}
+
+func (b *Browser) isActive(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.active == id
+}
+
+// DownloadMark implements browser.Driver; downloads are not tracked on
+// Firefox.
+func (b *Browser) DownloadMark() int { return 0 }
+
+// DownloadsSince implements browser.Driver; it returns none.
+func (b *Browser) DownloadsSince(context.Context, int, string) []browser.Download { return nil }
+
+// TabIn implements browser.Driver: "active" (or ""), "index:N",
+// "url:SUBSTR", "title:SUBSTR" or a context id.
+func (b *Browser) TabIn(ctx context.Context, _ *browser.Scope, selector string) (browser.TabDriver, error) {
+	tabs := b.pages()
+	notFound := &browser.TargetNotFoundError{Selector: selector, Open: len(tabs)}
+	switch {
+	case selector == "" || selector == "active":
+		b.mu.Lock()
+		t := b.tabs[b.active]
+		b.mu.Unlock()
+		if t == nil {
+			if len(tabs) == 0 {
+				return b.NewTab(ctx, nil)
+			}
+			t = tabs[len(tabs)-1]
+		}
+		return t, nil
+	case strings.HasPrefix(selector, "index:"):
+		i, err := strconv.Atoi(strings.TrimPrefix(selector, "index:"))
+		if err != nil || i < 0 {
+			return nil, fmt.Errorf("%w: %q: index:N wants N ≥ 0", browser.ErrInvalidSelector, selector)
+		}
+		if i >= len(tabs) {
+			return nil, notFound
+		}
+		return tabs[i], nil
+	case strings.HasPrefix(selector, "url:"), strings.HasPrefix(selector, "title:"):
+		pages, err := b.PagesIn(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		byURL := strings.HasPrefix(selector, "url:")
+		want := strings.ToLower(selector[strings.Index(selector, ":")+1:])
+		for i, p := range pages {
+			have := p.Title
+			if byURL {
+				have = p.URL
+			}
+			if strings.Contains(strings.ToLower(have), want) {
+				return tabs[i], nil
+			}
+		}
+		return nil, notFound
+	}
+	for _, t := range tabs {
+		if t.id == selector {
+			return t, nil
+		}
+	}
+	return nil, notFound
+}
+
+// NewTab implements browser.Driver: browsingContext.create, on
+// about:blank. The new tab becomes the active one unless o.Background.
+func (b *Browser) NewTab(ctx context.Context, o *browser.TabOptions) (browser.TabDriver, error) {
+	bg := o != nil && o.Background
+	var r struct {
+		Context string `json:"context"`
+	}
+	var err error
+	for range 3 {
+		// Firefox may pick a tab that is closing as the new one's
+		// neighbour and fail with "no such frame": ask again.
+		err = b.conn.Call(ctx, "browsingContext.create", map[string]any{"type": "tab", "background": bg}, &r)
+		if !errors.Is(err, bidi.ErrNoSuchFrame) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("firefox: opening a tab: %w", err)
+	}
+	t := b.added(contextInfo{Context: r.Context, URL: "about:blank"})
+	if t == nil {
+		return nil, errors.New("firefox: opening a tab: no top-level context")
+	}
+	if !bg {
+		b.mu.Lock()
+		b.active = t.id
+		b.mu.Unlock()
+	}
+	return t, nil
+}
+
+// CloseScope implements browser.Driver; scopes own no tabs on Firefox.
+func (b *Browser) CloseScope(context.Context, *browser.Scope) {}
+
+var _ browser.Driver = (*Browser)(nil)

@@ -1,0 +1,283 @@
+package firefox
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/input"
+)
+
+var aimJS = ownScript("aim")
+
+// aim is where js/aim.js says a pointer would land on an element.
+type aim struct {
+	X, Y      int
+	Gone      bool
+	Disabled  bool
+	Hidden    bool
+	Offscreen bool
+	Covered   string
+}
+
+// webdriverKeys maps DOM key names to WebDriver's key code points.
+var webdriverKeys = map[string]string{
+	"Cancel": "\uE001", "Help": "\uE002", "Backspace": "\uE003", "Tab": "\uE004", "Clear": "\uE005",
+	"Enter": "\uE007", "Shift": "\uE008", "Control": "\uE009", "Alt": "\uE00A", "Pause": "\uE00B",
+	"Escape": "\uE00C", " ": " ", "PageUp": "\uE00E", "PageDown": "\uE00F", "End": "\uE010", "Home": "\uE011",
+	"ArrowLeft": "\uE012", "ArrowUp": "\uE013", "ArrowRight": "\uE014", "ArrowDown": "\uE015",
+	"Insert": "\uE016", "Delete": "\uE017", "Meta": "\uE03D",
+	"F1": "\uE031", "F2": "\uE032", "F3": "\uE033", "F4": "\uE034", "F5": "\uE035", "F6": "\uE036",
+	"F7": "\uE037", "F8": "\uE038", "F9": "\uE039", "F10": "\uE03A", "F11": "\uE03B", "F12": "\uE03C",
+}
+
+func webdriverKey(name string) (string, error) {
+	if v, ok := webdriverKeys[name]; ok {
+		return v, nil
+	}
+	if utf8.RuneCountInString(name) == 1 {
+		return name, nil
+	}
+	return "", &input.KeyError{Key: name}
+}
+
+// modifierBits maps ClickOptions modifier bits to WebDriver keys.
+var modifierBits = []struct {
+	bit int64
+	key string
+}{{input.ModAlt, "\uE00A"}, {input.ModCtrl, "\uE009"}, {input.ModMeta, "\uE03D"}, {input.ModShift, "\uE008"}}
+
+// perform runs input.performActions, returning early (with dialog set)
+// when the actions open a user prompt, which blocks them until answered.
+func (t *Tab) perform(ctx context.Context, actions []any) (dialog bool, err error) {
+	opened := t.opened()
+	done := make(chan error, 1)
+	go func() {
+		done <- t.b.conn.Call(ctx, "input.performActions", map[string]any{"context": t.id, "actions": actions}, nil)
+	}()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return false, t.wrap(err)
+			}
+			// Key and pointer state must not leak into the next call.
+			t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": t.id}, nil)
+			return false, nil
+		case <-opened:
+			if t.promptWaits() {
+				return true, nil
+			}
+			// The policy answers this one by itself: the actions go on.
+			opened = nil
+		}
+	}
+}
+
+// Click implements browser.TabDriver: a hit-tested mouse click through
+// input.performActions at the element's centre.
+func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.ClickResult, error) {
+	button, err := buttonNumber(o.Button)
+	if err != nil {
+		return nil, err
+	}
+	if o.Force {
+		return nil, unsupported("force")
+	}
+	x, y, err := t.aimAt(ctx, o.Ref, o.Selector)
+	if err != nil {
+		return nil, err
+	}
+	browser.Step(ctx, "clicking")
+	var keysDown, keysUp []any
+	for _, m := range modifierBits {
+		if o.Modifiers&m.bit != 0 {
+			keysDown = append(keysDown, map[string]any{"type": "keyDown", "value": m.key})
+			keysUp = append(keysUp, map[string]any{"type": "keyUp", "value": m.key})
+		}
+	}
+	pointer := []any{map[string]any{"type": "pointerMove", "x": x, "y": y}}
+	clicks := 1
+	if o.Double {
+		clicks = 2
+	}
+	for range clicks {
+		pointer = append(pointer, map[string]any{"type": "pointerDown", "button": button},
+			map[string]any{"type": "pointerUp", "button": button})
+	}
+	actions := []any{}
+	if len(keysDown) > 0 {
+		// Keys go down in the first ticks, while the pointer pauses.
+		var pauses []any
+		for range keysDown {
+			pauses = append(pauses, map[string]any{"type": "pause"})
+		}
+		actions = append(actions, map[string]any{"type": "key", "id": "cdpkit-keys", "actions": append(keysDown, keysUp...)})
+		pointer = append(pauses, pointer...)
+	}
+	actions = append(actions, map[string]any{"type": "pointer", "id": "cdpkit-mouse",
+		"parameters": map[string]any{"pointerType": "mouse"}, "actions": pointer})
+	dialog, err := t.perform(ctx, actions)
+	if err != nil {
+		return nil, elementErr(o.Ref, o.Selector, err)
+	}
+	return &browser.ClickResult{X: float64(x), Y: float64(y), Dialog: dialog}, nil
+}
+
+// aimAt scrolls the element into view and returns where to click it.
+func (t *Tab) aimAt(ctx context.Context, ref, selector string) (int, int, error) {
+	el, err := t.element(ctx, ref, selector)
+	if err != nil {
+		return 0, 0, err
+	}
+	browser.Step(ctx, "finding where to click")
+	var a aim
+	if err := t.callJSON(ctx, aimJS, el, &a); err != nil {
+		return 0, 0, elementErr(ref, selector, t.wrap(err))
+	}
+	fail := func(err error) error { return &browser.ElementError{Ref: ref, Selector: selector, Err: err} }
+	switch {
+	case a.Gone:
+		return 0, 0, fail(browser.ErrRefStale)
+	case a.Disabled:
+		return 0, 0, fail(browser.ErrElementDisabled)
+	case a.Hidden:
+		return 0, 0, fail(browser.ErrElementNotVisible)
+	case a.Offscreen:
+		return 0, 0, fail(browser.ErrElementOffscreen)
+	case a.Covered != "":
+		return 0, 0, fail(&browser.CoveredError{By: a.Covered})
+	}
+	return a.X, a.Y, nil
+}
+
+// Hover implements browser.TabDriver: the pointer moved to the element.
+func (t *Tab) Hover(ctx context.Context, ref, selector string) (*browser.HoverResult, error) {
+	x, y, err := t.aimAt(ctx, ref, selector)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.perform(ctx, []any{map[string]any{"type": "pointer", "id": "cdpkit-mouse",
+		"parameters": map[string]any{"pointerType": "mouse"},
+		"actions":    []any{map[string]any{"type": "pointerMove", "x": x, "y": y}}}}); err != nil {
+		return nil, elementErr(ref, selector, err)
+	}
+	return &browser.HoverResult{X: float64(x), Y: float64(y)}, nil
+}
+
+// fieldInfo is what js/field_info.js (shared with Chromium) reports.
+type fieldInfo struct {
+	Kind     string `json:"kind"`
+	Disabled bool   `json:"disabled"`
+	Readonly bool   `json:"readonly"`
+	Checked  bool   `json:"checked"`
+}
+
+// Fill implements browser.TabDriver for text fields (the value is set as
+// a whole; input and change events fire), selects, checkboxes and radios,
+// as on Chromium. Content-editables and file inputs are refused as
+// unsupported here.
+func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*browser.FillResult, error) {
+	el, err := t.element(ctx, ref, selector)
+	if err != nil {
+		return nil, err
+	}
+	var f fieldInfo
+	if err := t.callJSON(ctx, sharedScript("field_info"), el, &f); err != nil {
+		return nil, elementErr(ref, selector, t.wrap(err))
+	}
+	fail := func(err error) error { return &browser.ElementError{Ref: ref, Selector: selector, Err: err} }
+	switch {
+	case f.Kind == "select" || f.Kind == "checkbox" || f.Kind == "radio":
+		return t.fillChoice(ctx, el, ref, selector, f, value)
+	case f.Kind != "text":
+		if f.Kind == "none" {
+			return nil, fail(browser.ErrNotTypeable)
+		}
+		return nil, unsupported("fill of a " + f.Kind + " field")
+	case f.Disabled:
+		return nil, fail(browser.ErrElementDisabled)
+	case f.Readonly:
+		return nil, fail(fmt.Errorf("%w: it is read-only", browser.ErrNotTypeable))
+	}
+	browser.Step(ctx, "filling")
+	var same bool
+	if err := t.callJSON(ctx, sharedScript("set_value"), el, &same, value); err != nil {
+		return nil, elementErr(ref, selector, t.wrap(err))
+	}
+	res := &browser.FillResult{Kind: "text"}
+	if !same {
+		res.Warning = "the field holds something other than the value given (it may refuse some characters)"
+	}
+	return res, nil
+}
+
+// TypeText implements browser.TabDriver: the element is focused, then the
+// text typed key by key.
+func (t *Tab) TypeText(ctx context.Context, ref, selector, text string) error {
+	if err := t.focus(ctx, ref, selector); err != nil {
+		return err
+	}
+	var keys []any
+	for _, r := range text {
+		k := string(r)
+		if r == '\n' {
+			k = "\uE007"
+		}
+		keys = append(keys, map[string]any{"type": "keyDown", "value": k}, map[string]any{"type": "keyUp", "value": k})
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err := t.perform(ctx, []any{map[string]any{"type": "key", "id": "cdpkit-keys", "actions": keys}})
+	return err
+}
+
+// PressKey implements browser.TabDriver: a key, with modifiers held, on
+// the focused element (the element named, focused first).
+func (t *Tab) PressKey(ctx context.Context, ref, selector, key string) error {
+	c, err := input.ParseCombo(key)
+	if err != nil {
+		return err
+	}
+	mods, name := c.KeyNames()
+	k, err := webdriverKey(name)
+	if err != nil {
+		return err
+	}
+	var down, up []any
+	for _, m := range mods {
+		v, err := webdriverKey(m)
+		if err != nil {
+			return err
+		}
+		down = append(down, map[string]any{"type": "keyDown", "value": v})
+		up = append([]any{map[string]any{"type": "keyUp", "value": v}}, up...)
+	}
+	if err := t.focus(ctx, ref, selector); err != nil {
+		return err
+	}
+	actions := append(append(down, map[string]any{"type": "keyDown", "value": k}, map[string]any{"type": "keyUp", "value": k}), up...)
+	_, err = t.perform(ctx, []any{map[string]any{"type": "key", "id": "cdpkit-keys", "actions": actions}})
+	return err
+}
+
+// focus focuses the element named, if any.
+func (t *Tab) focus(ctx context.Context, ref, selector string) error {
+	if ref == "" && selector == "" {
+		return t.CheckDialog()
+	}
+	el, err := t.element(ctx, ref, selector)
+	if err != nil {
+		return err
+	}
+	var ok bool
+	if err := t.callJSON(ctx, sharedScript("focus"), el, &ok); err != nil {
+		return elementErr(ref, selector, t.wrap(err))
+	}
+	if !ok {
+		return &browser.ElementError{Ref: ref, Selector: selector, Err: fmt.Errorf("%w: it cannot take the focus", browser.ErrNotTypeable)}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+function(scope, maxNodes) {
+	// An accessibility-ish walk of the DOM for Firefox, where no
+	// accessibility tree is reachable over WebDriver BiDi: roles from ARIA
+	// and HTML semantics, names from the usual sources. Each node is
+	// {r: role, n: name, …, k: index into els, c: children}; els are the
+	// elements, returned as nodes so that cdpkit gets their shared ids.
+	const els = [];
+	let count = 0;
+	const norm = s => String(s || '').replace(/\s+/g, ' ').trim();
+	const text = el => norm(el.innerText !== undefined ? el.innerText : el.textContent);
+	const byIds = ids => ids.split(/\s+/).map(id => document.getElementById(id)).filter(Boolean).map(e => text(e)).join(' ');
+	const hidden = el => {
+		if (el.getAttribute('aria-hidden') === 'true' || el.hidden) return true;
+		if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) {
+			// display: contents elements report invisible but show children.
+			return getComputedStyle(el).display !== 'contents';
+		}
+		return false;
+	};
+	const inputRole = el => {
+		const t = (el.getAttribute('type') || 'text').toLowerCase();
+		switch (t) {
+		case 'button': case 'submit': case 'reset': case 'image': case 'file': return 'button';
+		case 'checkbox': return 'checkbox';
+		case 'radio': return 'radio';
+		case 'range': return 'slider';
+		case 'number': return 'spinbutton';
+		case 'search': return el.list ? 'combobox' : 'searchbox';
+		case 'hidden': return '';
+		case 'color': return 'ColorWell';
+		}
+		return el.list ? 'combobox' : 'textbox';
+	};
+	const landmark = (el, role) => el.closest('article, aside, main, nav, section') ? 'generic' : role;
+	const roleOf = el => {
+		const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+		if (explicit) return explicit;
+		switch (el.localName) {
+		case 'a': case 'area': return el.hasAttribute('href') ? 'link' : 'generic';
+		case 'button': return 'button';
+		case 'summary': return 'DisclosureTriangle';
+		case 'input': return inputRole(el);
+		case 'textarea': return 'textbox';
+		case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+		case 'option': return 'option';
+		case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return 'heading';
+		case 'nav': return 'navigation';
+		case 'main': return 'main';
+		case 'header': return landmark(el, 'banner');
+		case 'footer': return landmark(el, 'contentinfo');
+		case 'aside': return 'complementary';
+		case 'form': return 'form';
+		case 'section': return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : 'generic';
+		case 'article': return 'article';
+		case 'ul': case 'ol': case 'menu': return 'list';
+		case 'li': return 'listitem';
+		case 'table': return 'table';
+		case 'tr': return 'row';
+		case 'td': return 'cell';
+		case 'th': return el.scope === 'row' ? 'rowheader' : 'columnheader';
+		case 'img': return el.getAttribute('alt') === '' ? 'none' : 'img';
+		case 'figure': return 'figure';
+		case 'dialog': return 'dialog';
+		case 'iframe': return 'Iframe';
+		case 'p': return 'paragraph';
+		case 'progress': return 'progressbar';
+		case 'meter': return 'meter';
+		case 'fieldset': case 'details': case 'optgroup': return 'group';
+		case 'label': return 'LabelText';
+		case 'hr': return 'separator';
+		}
+		return 'generic';
+	};
+	const fromContent = new Set(['button', 'link', 'heading', 'cell', 'columnheader', 'rowheader', 'option',
+		'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'DisclosureTriangle', 'checkbox', 'radio', 'switch']);
+	const nameOf = (el, role) => {
+		const lb = el.getAttribute('aria-labelledby');
+		if (lb) { const s = byIds(lb); if (s) return s; }
+		const al = norm(el.getAttribute('aria-label'));
+		if (al) return al;
+		if (el.labels && el.labels.length) {
+			const s = Array.from(el.labels, l => text(l)).join(' ');
+			if (s) return s;
+		}
+		if (el.localName === 'input') {
+			const t = (el.type || '').toLowerCase();
+			if (t === 'submit' || t === 'reset' || t === 'button') return el.value || (t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '');
+			if (t === 'image') return el.alt || 'Submit';
+		}
+		if (el.localName === 'img' || el.localName === 'area') { if (el.alt) return norm(el.alt); }
+		if (el.localName === 'fieldset') { const l = el.querySelector(':scope > legend'); if (l) return text(l); }
+		if (el.localName === 'table') { const c = el.querySelector(':scope > caption'); if (c) return text(c); }
+		if (el.localName === 'figure') { const c = el.querySelector(':scope > figcaption'); if (c) return text(c); }
+		if (el.localName === 'optgroup') return norm(el.label);
+		if (fromContent.has(role) && !(el.localName === 'input')) { const s = text(el); if (s) return s; }
+		if (el.title) return norm(el.title);
+		if (el.placeholder) return norm(el.placeholder);
+		return '';
+	};
+	const walkChildren = (parent, into, inFrame) => {
+		let kids = parent.shadowRoot ? parent.shadowRoot.childNodes : parent.childNodes;
+		if (parent.localName === 'slot') {
+			const assigned = parent.assignedNodes({flatten: true});
+			if (assigned.length) kids = assigned;
+		}
+		for (const k of kids) {
+			const n = walk(k, inFrame);
+			if (n) into.push(n);
+		}
+	};
+	const walk = (node, inFrame) => {
+		if (++count > maxNodes) return null;
+		if (node.nodeType === 3) {
+			const s = norm(node.data);
+			return s ? {r: 'StaticText', n: s} : null;
+		}
+		if (node.nodeType !== 1) return null;
+		const el = node;
+		if (['script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link'].includes(el.localName)) return null;
+		// A closed select's options are not rendered but are its choices.
+		if (!(el.localName === 'option' || el.localName === 'optgroup') && hidden(el)) return null;
+		const role = roleOf(el);
+		if (role === '') return null;
+		const n = {r: role};
+		const name = nameOf(el, role);
+		if (name) n.n = name;
+		if (!inFrame) { n.k = els.length; els.push(el); }
+		if (role === 'heading') {
+			const lv = parseInt(el.getAttribute('aria-level') || el.localName.slice(1), 10);
+			if (lv > 0) n.l = lv;
+		}
+		const tag = el.localName;
+		if (tag === 'input' || tag === 'textarea') {
+			const t = (el.type || '').toLowerCase();
+			if (t === 'password') n.p = 1;
+			if (t === 'checkbox' || t === 'radio') n.ck = el.indeterminate ? 'mixed' : String(el.checked);
+			else if (el.value) n.v = el.value;
+			if (el.required) n.rq = 1;
+			if (el.readOnly) n.ro = 1;
+		} else if (tag === 'select') {
+			n.v = Array.from(el.selectedOptions, o => o.label).join(', ');
+			if (el.required) n.rq = 1;
+		} else if (tag === 'option') {
+			if (el.selected) n.s = 1;
+		}
+		const ac = el.getAttribute('aria-checked');
+		if (ac) n.ck = ac;
+		if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') n.d = 1;
+		const ae = el.getAttribute('aria-expanded');
+		if (ae === 'true' || (tag === 'summary' && el.parentElement && el.parentElement.open)) n.e = 1;
+		if (el.getAttribute('aria-selected') === 'true') n.s = 1;
+		if (document.activeElement === el) n.f = 1;
+		if (role === 'link' && el.href) n.u = String(el.href);
+		const c = [];
+		if (tag === 'iframe') {
+			let doc = null;
+			try { doc = el.contentDocument; } catch (e) {}
+			if (doc && doc.body) walkChildren(doc.body, c, true);
+		} else if (!(tag === 'input' || tag === 'textarea')) {
+			walkChildren(el, c, inFrame);
+		}
+		if (c.length) n.c = c;
+		return n;
+	};
+	let root;
+	if (scope) {
+		root = walk(scope, false);
+	} else {
+		const body = document.body || document.documentElement;
+		const c = [];
+		if (body) walkChildren(body, c, false);
+		root = {r: 'RootWebArea', n: norm(document.title), c};
+	}
+	return [JSON.stringify({root, more: count > maxNodes}), ...els];
+}

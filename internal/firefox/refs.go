@@ -1,0 +1,103 @@
+package firefox
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// refTable hands out "eN" refs per tab. A ref's identity is the node's
+// BiDi shared id, which Firefox keeps for the node's life in its document:
+// the same node gets the same ref in every snapshot. When a navigation
+// starts, every ref issued so far is retired: using one is ErrRefStale,
+// and numbers are never reused, so an old ref cannot name a new node.
+// The owning Tab's mu guards it.
+type refTable struct {
+	byShared map[string]int // shared id → number, current document
+	byNum    map[int]string // number → shared id, current document
+	next     int            // the next number
+	firstCur int            // numbers below it belong to retired documents
+}
+
+func newRefTable() *refTable {
+	return &refTable{byShared: make(map[string]int), byNum: make(map[int]string), next: 1, firstCur: 1}
+}
+
+func (r *refTable) ref(shared string) string {
+	n, ok := r.byShared[shared]
+	if !ok {
+		n = r.next
+		r.next++
+		r.byShared[shared] = n
+		r.byNum[n] = shared
+	}
+	return "e" + strconv.Itoa(n)
+}
+
+func (r *refTable) retire() {
+	clear(r.byShared)
+	clear(r.byNum)
+	r.firstCur = r.next
+}
+
+// lookup returns the shared id of ref.
+func (r *refTable) lookup(ref string) (string, error) {
+	num, err := strconv.Atoi(strings.TrimPrefix(ref, "e"))
+	if !strings.HasPrefix(ref, "e") || err != nil || num <= 0 {
+		return "", fmt.Errorf("%w: refs look like e12", browser.ErrInvalidArgument)
+	}
+	if s, ok := r.byNum[num]; ok {
+		return s, nil
+	}
+	if num < r.next {
+		return "", browser.ErrRefStale
+	}
+	return "", browser.ErrRefNotFound
+}
+
+// element returns the node a ref or, when ref is empty, a CSS selector
+// names, as a BiDi shared reference.
+func (t *Tab) element(ctx context.Context, ref, selector string) (*sharedRef, error) {
+	if t.promptOpen() {
+		return nil, &browser.DialogOpenError{Dialog: *t.DialogNote()}
+	}
+	if ref != "" {
+		t.mu.Lock()
+		s, err := t.refs.lookup(ref)
+		t.mu.Unlock()
+		if err != nil {
+			return nil, &browser.ElementError{Ref: ref, Err: err}
+		}
+		return &sharedRef{SharedID: s}, nil
+	}
+	if selector == "" {
+		return nil, fmt.Errorf("%w: give a ref or a selector", browser.ErrInvalidArgument)
+	}
+	rv, err := t.callRaw(ctx, `function(sel) {
+		try { return document.querySelector(sel) || 'none'; } catch (e) { return 'invalid'; }
+	}`, nil, []any{map[string]any{"type": "string", "value": selector}}, 0)
+	if err != nil {
+		return nil, t.wrap(err)
+	}
+	switch {
+	case rv.Type == "node" && rv.SharedID != "":
+		return &sharedRef{SharedID: rv.SharedID}, nil
+	case strings.Contains(string(rv.Value), "invalid"):
+		return nil, &browser.ElementError{Selector: selector, Err: browser.ErrInvalidArgument}
+	}
+	return nil, &browser.ElementError{Selector: selector, Err: browser.ErrElementNotFound}
+}
+
+// elementErr turns a node that no longer resolves into ErrRefStale.
+func elementErr(ref, selector string, err error) error {
+	if isNoNode(err) {
+		if ref != "" {
+			return &browser.ElementError{Ref: ref, Err: browser.ErrRefStale}
+		}
+		return &browser.ElementError{Selector: selector, Err: browser.ErrElementNotFound}
+	}
+	return err
+}

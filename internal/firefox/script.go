@@ -1,0 +1,127 @@
+package firefox
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/bidi"
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// Page-side JavaScript of this backend lives in js/, one function
+// expression a file; the helpers shared with Chromium come from
+// browser.PageScript. Values reach them as arguments, never spliced into
+// their source.
+
+//go:embed js/*.js
+var jsFiles embed.FS
+
+func ownScript(name string) string {
+	b, err := jsFiles.ReadFile("js/" + name + ".js")
+	if err != nil {
+		panic(fmt.Sprintf("firefox: missing page script %s: %v", name, err)) // a build mistake
+	}
+	return string(b)
+}
+
+func sharedScript(name string) string {
+	s, err := browser.PageScript(name)
+	if err != nil {
+		panic(err) // a build mistake
+	}
+	return s
+}
+
+// jsonCall wraps a function so that its arguments arrive as one JSON
+// string and its value leaves as one: BiDi's remote values need no
+// decoding then.
+const jsonCall = `async function(__args) {
+	const __f = (%s);
+	const __r = await __f.apply(this, JSON.parse(__args));
+	return __r === undefined ? 'null' : JSON.stringify(__r);
+}`
+
+// remoteValue is the part of a BiDi RemoteValue cdpkit reads.
+type remoteValue struct {
+	Type     string          `json:"type"`
+	Value    json.RawMessage `json:"value"`
+	SharedID string          `json:"sharedId"`
+}
+
+type evalResult struct {
+	Type             string      `json:"type"` // "success" or "exception"
+	Result           remoteValue `json:"result"`
+	ExceptionDetails struct {
+		Text string `json:"text"`
+	} `json:"exceptionDetails"`
+}
+
+// sharedRef is a node argument or this: a BiDi SharedReference.
+type sharedRef struct {
+	SharedID string `json:"sharedId"`
+}
+
+// callRaw runs script.callFunction in the tab's document with this (a
+// node, or nil) and BiDi local-value args, and returns the remote value.
+// A thrown exception is a *browser.EvalError; a node reference that no
+// longer resolves is bidi.ErrNoSuchNode.
+func (t *Tab) callRaw(ctx context.Context, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
+	params := map[string]any{
+		"functionDeclaration": fn,
+		"target":              map[string]any{"context": t.id},
+		"awaitPromise":        true,
+		"arguments":           args,
+		"resultOwnership":     "none",
+		"serializationOptions": map[string]any{
+			"maxDomDepth": 0, "maxObjectDepth": maxObjectDepth, "includeShadowTree": "none",
+		},
+	}
+	if this != nil {
+		params["this"] = this
+	}
+	var r evalResult
+	if err := t.b.conn.Call(ctx, "script.callFunction", params, &r); err != nil {
+		return nil, err
+	}
+	if r.Type == "exception" {
+		msg, _, _ := strings.Cut(r.ExceptionDetails.Text, "\n")
+		return nil, &browser.EvalError{Message: msg}
+	}
+	return &r.Result, nil
+}
+
+// callJSON runs fn, a function expression, with this and args (any JSON
+// values) and decodes its JSON-able value into out (which may be nil).
+func (t *Tab) callJSON(ctx context.Context, fn string, this *sharedRef, out any, args ...any) error {
+	if args == nil {
+		args = []any{}
+	}
+	a, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("firefox: encoding arguments: %w", err)
+	}
+	rv, err := t.callRaw(ctx, fmt.Sprintf(jsonCall, fn), this, []any{map[string]any{"type": "string", "value": string(a)}}, 0)
+	if err != nil {
+		return err
+	}
+	var s string
+	if rv.Type != "string" || json.Unmarshal(rv.Value, &s) != nil {
+		return fmt.Errorf("firefox: page script returned a %s, not JSON", rv.Type)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(s), out); err != nil {
+		return fmt.Errorf("firefox: decoding page script result: %w", err)
+	}
+	return nil
+}
+
+// isNoNode reports an error saying a node reference no longer resolves.
+func isNoNode(err error) bool {
+	return errors.Is(err, bidi.ErrNoSuchNode)
+}

@@ -1,0 +1,291 @@
+package firefox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/bidi"
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// Tab is one top-level browsing context of a Firefox. It implements
+// browser.TabDriver; what Firefox over BiDi cannot do fails with a
+// *browser.UnsupportedError (and the tools that need it are not offered,
+// see Lacks). Safe for concurrent use.
+type Tab struct {
+	b  *Browser
+	id string
+
+	slot chan struct{} // holds one token while a state-changing call runs
+
+	mu        sync.Mutex
+	curURL    string               // guarded by mu; from events
+	curTitle  string               // guarded by mu; from the last Location
+	closed    bool                 // guarded by mu
+	prompt    *browser.Dialog      // guarded by mu; the open user prompt, if any
+	note      *browser.Dialog      // guarded by mu; the last prompt answered without the agent
+	policy    browser.DialogPolicy // guarded by mu
+	promptCh  chan struct{}        // guarded by mu; closed when a prompt opens
+	refs      *refTable            // guarded by mu
+	lastLines map[string][]string  // guarded by mu; the last snapshot's lines, by kind
+}
+
+func makeTab(b *Browser, id, url string) *Tab {
+	return &Tab{b: b, id: id, curURL: url, slot: make(chan struct{}, 1), policy: browser.DialogsReport,
+		promptCh: make(chan struct{}), refs: newRefTable(), lastLines: make(map[string][]string)}
+}
+
+// ID implements browser.TabDriver: the browsing context id.
+func (t *Tab) ID() string { return t.id }
+
+// Scope implements browser.TabDriver; scopes own no tabs on Firefox.
+func (t *Tab) Scope() *browser.Scope { return nil }
+
+func (t *Tab) url() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.curURL
+}
+
+func (t *Tab) title() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.curTitle
+}
+
+func (t *Tab) setURL(u string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if u != "" {
+		t.curURL = u
+	}
+}
+
+// newDocument is a navigation starting: the refs of the old document go
+// stale.
+func (t *Tab) newDocument(u string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if u != "" {
+		t.curURL = u
+	}
+	t.refs.retire()
+}
+
+func (t *Tab) gone() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+}
+
+// MakeActive implements browser.TabDriver.
+func (t *Tab) MakeActive(ctx context.Context, front bool) error {
+	if front {
+		if err := t.b.conn.Call(ctx, "browsingContext.activate", map[string]any{"context": t.id}, nil); err != nil {
+			return t.wrap(err)
+		}
+	}
+	t.b.mu.Lock()
+	t.b.active = t.id
+	t.b.mu.Unlock()
+	return nil
+}
+
+// Close implements browser.TabDriver: browsingContext.close, which
+// returns once the tab is gone.
+func (t *Tab) Close(ctx context.Context) error {
+	err := t.b.conn.Call(ctx, "browsingContext.close", map[string]any{"context": t.id, "promptUnload": false}, nil)
+	if err != nil && !errors.Is(err, bidi.ErrNoSuchFrame) {
+		return fmt.Errorf("firefox: closing tab: %w", err)
+	}
+	t.b.onEvent(bidi.Event{Method: "browsingContext.contextDestroyed", Params: []byte(fmt.Sprintf(`{"context":%q}`, t.id))})
+	return nil
+}
+
+// wrap turns a browsing context that is gone into the tab's error.
+func (t *Tab) wrap(err error) error {
+	if errors.Is(err, bidi.ErrNoSuchFrame) {
+		return fmt.Errorf("%w: %w", browser.ErrSessionClosed, err)
+	}
+	return err
+}
+
+// Navigate implements browser.TabDriver, waiting for the load event.
+func (t *Tab) Navigate(ctx context.Context, url string) (*browser.NavResult, error) {
+	return t.NavigateWith(ctx, url, nil)
+}
+
+// NavigateWith implements browser.TabDriver: browsingContext.navigate,
+// waiting for "interactive" (domcontentloaded) or "complete" (load).
+// networkidle has no BiDi equivalent and is refused before navigating.
+func (t *Tab) NavigateWith(ctx context.Context, url string, o *browser.NavOptions) (*browser.NavResult, error) {
+	wait, err := readiness(o)
+	if err != nil {
+		return nil, err
+	}
+	browser.Step(ctx, "navigating")
+	start := time.Now()
+	err = t.b.conn.Call(ctx, "browsingContext.navigate", map[string]any{"context": t.id, "url": url, "wait": wait}, nil)
+	if err != nil {
+		if b := t.b.blockSince(t.id, start); b != nil {
+			return nil, b
+		}
+	}
+	return t.navigated(ctx, url, err)
+}
+
+func readiness(o *browser.NavOptions) (string, error) {
+	if o == nil {
+		return "complete", nil
+	}
+	switch o.WaitUntil {
+	case "", browser.WaitLoad:
+		return "complete", nil
+	case browser.WaitDOMContentLoaded:
+		return "interactive", nil
+	}
+	return "", &browser.UnsupportedError{Backend: "firefox", What: "waitUntil " + string(o.WaitUntil)}
+}
+
+// navigated reads where a navigation (or history step) ended.
+func (t *Tab) navigated(ctx context.Context, url string, err error) (*browser.NavResult, error) {
+	if err != nil {
+		var ce *bidi.CommandError
+		if t.promptOpen() {
+			return nil, &browser.DialogOpenError{Dialog: *t.DialogNote()}
+		}
+		if errors.As(err, &ce) && (ce.Code == "unknown error" || ce.Code == "invalid argument") {
+			return nil, &browser.NavigationError{URL: url, Text: ce.Message}
+		}
+		return nil, t.wrap(err)
+	}
+	loc, err := t.Location(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &browser.NavResult{URL: loc.URL, Title: loc.Title}, nil
+}
+
+// GoBack implements browser.TabDriver: browsingContext.traverseHistory.
+func (t *Tab) GoBack(ctx context.Context, o *browser.NavOptions) (*browser.NavResult, error) {
+	return t.traverse(ctx, -1)
+}
+
+// GoForward implements browser.TabDriver.
+func (t *Tab) GoForward(ctx context.Context, o *browser.NavOptions) (*browser.NavResult, error) {
+	return t.traverse(ctx, 1)
+}
+
+func (t *Tab) traverse(ctx context.Context, delta int) (*browser.NavResult, error) {
+	err := t.b.conn.Call(ctx, "browsingContext.traverseHistory", map[string]any{"context": t.id, "delta": delta}, nil)
+	var ce *bidi.CommandError
+	if errors.As(err, &ce) && ce.Code == "no such history entry" {
+		return nil, browser.ErrNoHistoryEntry
+	}
+	if err != nil {
+		return nil, t.wrap(err)
+	}
+	// traverseHistory returns before the page loads: wait for it.
+	if err := t.callJSON(ctx, `() => document.readyState === 'complete' || new Promise(r => addEventListener('load', () => r(true), {once: true}))`, nil, nil); err != nil && !isNoNode(err) {
+		t.b.o.logger().Debug("firefox: waiting for load after history step", "err", err)
+	}
+	return t.navigated(ctx, "", nil)
+}
+
+// Reload implements browser.TabDriver: browsingContext.reload.
+func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *browser.NavOptions) (*browser.NavResult, error) {
+	wait, err := readiness(o)
+	if err != nil {
+		return nil, err
+	}
+	err = t.b.conn.Call(ctx, "browsingContext.reload", map[string]any{"context": t.id, "ignoreCache": ignoreCache, "wait": wait}, nil)
+	return t.navigated(ctx, t.url(), err)
+}
+
+// Location implements browser.TabDriver, asking the page.
+func (t *Tab) Location(ctx context.Context) (browser.Location, error) {
+	st, err := t.DocumentState(ctx)
+	if err != nil {
+		return browser.Location{URL: t.url(), Title: t.title()}, nil // a dialog or a navigation in between: the last known
+	}
+	return browser.Location{URL: st.URL, Title: st.Title}, nil
+}
+
+// DocumentState implements browser.TabDriver.
+func (t *Tab) DocumentState(ctx context.Context) (browser.DocumentState, error) {
+	var st browser.DocumentState
+	if t.promptOpen() {
+		return st, &browser.DialogOpenError{Dialog: *t.DialogNote()}
+	}
+	if err := t.callJSON(ctx, sharedScript("document_state"), nil, &st); err != nil {
+		return st, t.wrap(err)
+	}
+	t.mu.Lock()
+	t.curURL, t.curTitle = st.URL, st.Title
+	t.mu.Unlock()
+	return st, nil
+}
+
+// Acquire implements browser.TabDriver: one state-changing call at a time
+// on the tab, the others waiting their turn.
+func (t *Tab) Acquire(ctx context.Context, op string, limit int) (func(), error) {
+	select {
+	case t.slot <- struct{}{}:
+		var once sync.Once
+		return func() { once.Do(func() { <-t.slot }) }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("firefox: waiting for the tab for %s: %w", op, ctx.Err())
+	}
+}
+
+// AwaitNavigation implements browser.TabDriver: navigations are awaited
+// by the call that starts them on Firefox, so a read need not wait.
+func (t *Tab) AwaitNavigation(ctx context.Context) error { return ctx.Err() }
+
+// CheckCrashed implements browser.TabDriver: a tab whose context is gone
+// reports so.
+func (t *Tab) CheckCrashed() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return browser.ErrSessionClosed
+	}
+	select {
+	case <-t.b.Done():
+		return browser.ErrBrowserCrashed
+	default:
+	}
+	return nil
+}
+
+// Settle implements browser.TabDriver: two animation frames, bounded.
+func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
+	if t.promptOpen() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	t.callJSON(ctx, sharedScript("await_two_frames"), nil, nil)
+}
+
+// unsupported is the error of a TabDriver method this backend lacks.
+func unsupported(what string) error {
+	return &browser.UnsupportedError{Backend: "firefox", What: what}
+}
+
+// lowerKey maps "left"/"" to the BiDi mouse button number.
+func buttonNumber(b string) (int, error) {
+	switch strings.ToLower(b) {
+	case "", "left":
+		return 0, nil
+	case "middle":
+		return 1, nil
+	case "right":
+		return 2, nil
+	}
+	return 0, fmt.Errorf("%w: button %q: use left, right or middle", browser.ErrInvalidArgument, b)
+}

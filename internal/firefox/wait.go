@@ -1,0 +1,112 @@
+package firefox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// waitSlice bounds one in-page wait; between slices the wait starts again,
+// in the new document if the page navigated.
+const waitSlice = 2 * time.Second
+
+var (
+	waitJS = sharedScript("wait")
+	// read_text.js expects visibleText from Chromium's hidden-element
+	// prelude; Firefox's innerText already leaves out what is not
+	// rendered.
+	readTextJS = "(function() { const visibleText = root => root.innerText; return (" + sharedScript("read_text") + "); })()"
+)
+
+// WaitFor implements browser.TabDriver with the same in-page waiter as
+// Chromium (js/wait.js), run in slices so that a navigation restarts it
+// in the new document.
+func (t *Tab) WaitFor(ctx context.Context, c browser.WaitCondition, timeout time.Duration) (*browser.WaitResult, error) {
+	spec := map[string]any{}
+	if len(c.Texts) > 0 {
+		spec["texts"] = c.Texts
+	}
+	if c.TextGone != "" {
+		spec["textGone"] = c.TextGone
+	}
+	if c.Selector != "" {
+		state := c.State
+		if state == "" {
+			state = "visible"
+		}
+		spec["selector"], spec["state"] = c.Selector, state
+	}
+	if c.URL != "" {
+		spec["url"] = c.URL
+	}
+	if len(spec) == 0 {
+		return nil, fmt.Errorf("%w: give a condition to wait for", browser.ErrInvalidArgument)
+	}
+	start := time.Now()
+	deadline := start.Add(timeout)
+	var missing []string
+	for {
+		if err := t.CheckDialog(); err != nil {
+			return nil, err
+		}
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			return nil, &browser.WaitTimeoutError{After: time.Since(start), Missing: missing}
+		}
+		slice := min(waitSlice, remaining)
+		sctx, cancel := context.WithTimeout(ctx, slice+time.Second)
+		var r struct {
+			Matched *browser.WaitMatch `json:"matched"`
+			Missing []string           `json:"missing"`
+			Invalid string             `json:"invalid"`
+		}
+		err := t.callJSON(sctx, waitJS, nil, &r, spec, slice.Milliseconds())
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case err == nil && r.Invalid != "":
+			return nil, fmt.Errorf("%w: %s", browser.ErrInvalidArgument, r.Invalid)
+		case err == nil && r.Matched != nil:
+			return &browser.WaitResult{Matched: *r.Matched, ElapsedMs: time.Since(start).Milliseconds()}, nil
+		case err == nil:
+			missing = r.Missing
+		case errors.Is(err, browser.ErrSessionClosed):
+			return nil, err
+		}
+		// An error is most often the document going away mid-slice: the
+		// next slice runs in the new one.
+	}
+}
+
+// Text implements browser.TabDriver: the page's (or an element's)
+// visible text, or a field's value, with the same reader as Chromium.
+func (t *Tab) Text(ctx context.Context, o browser.TextOptions) (*browser.TextResult, error) {
+	max := o.MaxChars
+	if max <= 0 {
+		max = browser.DefaultTextChars
+	}
+	var this *sharedRef
+	if o.Ref != "" || o.Selector != "" {
+		el, err := t.element(ctx, o.Ref, o.Selector)
+		if err != nil {
+			return nil, err
+		}
+		this = el
+	} else if err := t.CheckDialog(); err != nil {
+		return nil, err
+	}
+	var r struct {
+		browser.TextResult
+		Text     string `json:"text"`
+		Password bool   `json:"password"`
+	}
+	if err := t.callJSON(ctx, readTextJS, this, &r, max); err != nil {
+		return nil, elementErr(o.Ref, o.Selector, t.wrap(err))
+	}
+	r.TextResult.Text, r.TextResult.Password = r.Text, r.Password
+	return &r.TextResult, nil
+}

@@ -1,0 +1,149 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/browser"
+)
+
+// Capability names something a tool needs from the browser backend. A
+// tool whose needs a backend lacks is left out of tools/list and the CLI
+// under that backend, rather than failing mid-call.
+type Capability string
+
+// Capabilities.
+const (
+	CapTabs              Capability = "tabs"
+	CapNavigate          Capability = "navigate"
+	CapSnapshot          Capability = "snapshot"
+	CapText              Capability = "text"
+	CapInput             Capability = "input"
+	CapInputDrag         Capability = "input.drag"
+	CapInputScroll       Capability = "input.scroll"
+	CapFormsFill         Capability = "forms.fill"
+	CapFormsSelect       Capability = "forms.select"
+	CapFormsUpload       Capability = "forms.upload"
+	CapScreenshot        Capability = "screenshot"
+	CapPDF               Capability = "pdf"
+	CapEvaluate          Capability = "evaluate"
+	CapDialogs           Capability = "dialogs"
+	CapWait              Capability = "wait"
+	CapConsole           Capability = "console"
+	CapNetworkLog        Capability = "network.log"
+	CapNetworkMock       Capability = "network.mock"
+	CapCookies           Capability = "cookies"
+	CapStorageState      Capability = "storage.state"
+	CapDownloads         Capability = "downloads"
+	CapEmulate           Capability = "emulate"
+	CapEmulateViewport   Capability = "emulate.viewport"
+	CapTracePerformance  Capability = "trace.performance"
+	CapHeapSnapshot      Capability = "heap.snapshot"
+	CapAuditLighthouse   Capability = "audit.lighthouse"
+	CapCaptureScreencast Capability = "capture.screencast"
+	CapInputPoint        Capability = "input.point"
+	CapLeases            Capability = "leases"
+	// CapUndeclared is what a tool missing from toolNeeds needs: only
+	// Chromium, which has every capability, offers it.
+	CapUndeclared Capability = "undeclared"
+)
+
+// toolNeeds declares, once, what each tool needs from the backend. A tool
+// not listed needs CapUndeclared, so a new tool is kept from a backend
+// until someone says what it needs.
+var toolNeeds = map[string][]Capability{
+	"list_pages": {CapTabs}, "new_page": {CapTabs}, "select_page": {CapTabs}, "close_page": {CapTabs},
+	"navigate_page": {CapNavigate}, "get_url": {CapTabs},
+	"take_snapshot": {CapSnapshot}, "find": {CapSnapshot}, "get_text": {CapText},
+	"click": {CapInput}, "hover": {CapInput}, "type_text": {CapInput}, "press_key": {CapInput},
+	"drag": {CapInputDrag}, "scroll": {CapInputScroll},
+	"fill": {CapFormsFill}, "fill_form": {CapFormsFill}, "select_option": {CapFormsSelect}, "upload_file": {CapFormsUpload},
+	"take_screenshot":       {CapScreenshot},
+	"save_pdf":              {CapPDF},
+	"take_heapsnapshot":     {CapHeapSnapshot},
+	"lighthouse_audit":      {CapAuditLighthouse},
+	"evaluate_script":       {CapEvaluate},
+	"handle_dialog":         {CapDialogs},
+	"wait_for":              {CapWait},
+	"emulate":               {CapEmulate},
+	"resize_page":           {CapEmulateViewport},
+	"list_console_messages": {CapConsole}, "get_console_message": {CapConsole},
+	"list_network_requests": {CapNetworkLog}, "get_network_request": {CapNetworkLog},
+	"mock_request": {CapNetworkMock}, "list_mocks": {CapNetworkMock}, "clear_mocks": {CapNetworkMock},
+	"list_cookies": {CapCookies}, "set_cookie": {CapCookies}, "delete_cookies": {CapCookies},
+	"save_storage_state": {CapStorageState}, "load_storage_state": {CapStorageState},
+	"list_downloads": {CapDownloads},
+	"click_at":       {CapInputPoint}, "move_mouse": {CapInputPoint}, "drag_at": {CapInputPoint}, "scroll_at": {CapInputPoint},
+	"performance_start_trace": {CapTracePerformance}, "performance_stop_trace": {CapTracePerformance},
+	"performance_trace": {CapTracePerformance}, "performance_analyze_insight": {CapTracePerformance},
+	"start_screen_recording": {CapCaptureScreencast}, "stop_screen_recording": {CapCaptureScreencast},
+	"claim_page": {CapLeases}, "release_page": {CapLeases}, "list_leases": {CapLeases},
+}
+
+// Backends are the browser backends cdpkit drives.
+const (
+	BackendChromium = "chromium"
+	BackendFirefox  = "firefox"
+)
+
+// backendLacks is what each backend cannot do. Chromium has everything.
+var backendLacks = map[string][]Capability{
+	BackendChromium: nil,
+	// Firefox over WebDriver BiDi, as cdpkit drives it so far.
+	BackendFirefox: {CapInputDrag, CapInputScroll, CapFormsUpload, CapConsole,
+		CapNetworkLog, CapNetworkMock, CapCookies, CapStorageState, CapDownloads, CapEmulate,
+		CapEmulateViewport, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
+		CapCaptureScreencast, CapInputPoint, CapLeases, CapUndeclared},
+}
+
+// ParseBackend checks a backend name: chromium (the default when empty)
+// or firefox.
+func ParseBackend(s string) (string, error) {
+	switch b := strings.ToLower(strings.TrimSpace(s)); b {
+	case "", BackendChromium, "chrome":
+		return BackendChromium, nil
+	case BackendFirefox:
+		return b, nil
+	}
+	return "", fmt.Errorf("browser %q: use chromium or firefox", s)
+}
+
+// Needs returns what the tool named needs from the backend.
+func Needs(name string) []Capability {
+	if n, ok := toolNeeds[name]; ok {
+		return n
+	}
+	return []Capability{CapUndeclared}
+}
+
+// Lacks returns what a backend cannot do.
+func Lacks(backend string) []Capability { return backendLacks[backend] }
+
+// Supports reports whether backend can run the tool named.
+func Supports(backend, name string) bool {
+	for _, c := range Needs(name) {
+		if slices.Contains(backendLacks[backend], c) {
+			return false
+		}
+	}
+	return true
+}
+
+// ForBackend keeps the tools of list that backend can run.
+func ForBackend(list []Tool, backend string) []Tool {
+	out := make([]Tool, 0, len(list))
+	for _, t := range list {
+		if Supports(backend, t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func init() {
+	typed(func(_ error, e *browser.UnsupportedError) *Error {
+		return &Error{Code: Unsupported, Message: e.Backend + " cannot do " + e.What,
+			Hint: "leave that argument out, or run cdpkit with --browser chromium"}
+	})
+}
