@@ -58,7 +58,7 @@ type config struct {
 
 	requireLease bool          // --require-lease: strict mode (leases.go)
 	leaseTTL     time.Duration // CDPKIT_LEASE_TTL_MS; 0 means the default
-	backend string // --browser: tools.BackendChromium or tools.BackendFirefox
+	backend      string        // --browser: tools.BackendChromium or tools.BackendFirefox
 }
 
 // envHelp documents the environment variables; flags win over them.
