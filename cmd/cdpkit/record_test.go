@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 const recordPage = `<!doctype html><title>Moving</title>
@@ -103,7 +103,7 @@ func TestCLIKillEncode(t *testing.T) {
 		}
 		return nil
 	})
-	syscall.Kill(pid, syscall.SIGKILL)
+	sysproc.Kill(pid)
 	waitGone(t, pid, browsertest.ProcWait)
 	browsertest.WaitNoProcesses(t, manifest, browsertest.ProcWait)
 	if err := stop.Wait(); err == nil {

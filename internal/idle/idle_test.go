@@ -34,12 +34,12 @@ func TestClock(t *testing.T) {
 			if n := fired.Load(); n != 0 {
 				t.Fatalf("fired %d times before the period passed", n)
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // fake time (synctest)
 			synctest.Wait()
 			if n := fired.Load(); n != 1 {
 				t.Fatalf("fired %d times when the period passed, want 1", n)
 			}
-			time.Sleep(3 * period)
+			time.Sleep(3 * period) // fake time (synctest)
 			synctest.Wait()
 			if n := fired.Load(); n != 1 {
 				t.Fatalf("fired %d times in all, want once", n)
@@ -50,7 +50,7 @@ func TestClock(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, fired := newCounting()
 			c.Start()
-			time.Sleep(period / 2)
+			time.Sleep(period / 2) // fake time (synctest)
 			end := c.Begin()
 			time.Sleep(3 * period) // the work outlasts the period
 			synctest.Wait()
@@ -58,8 +58,8 @@ func TestClock(t *testing.T) {
 				t.Fatalf("fired %d times during work", n)
 			}
 			end()
-			end() // a second end does nothing
-			time.Sleep(period)
+			end()              // a second end does nothing
+			time.Sleep(period) // fake time (synctest)
 			synctest.Wait()
 			if n := fired.Load(); n != 1 {
 				t.Fatalf("fired %d times a period after the work ended, want 1", n)
@@ -71,13 +71,13 @@ func TestClock(t *testing.T) {
 			c, fired := newCounting()
 			a, b := c.Begin(), c.Begin()
 			a()
-			time.Sleep(2 * period)
+			time.Sleep(2 * period) // fake time (synctest)
 			synctest.Wait()
 			if n := fired.Load(); n != 0 {
 				t.Fatalf("fired %d times with work in flight", n)
 			}
 			b()
-			time.Sleep(period)
+			time.Sleep(period) // fake time (synctest)
 			synctest.Wait()
 			if n := fired.Load(); n != 1 {
 				t.Fatalf("fired %d times after the last work ended, want 1", n)
@@ -94,7 +94,7 @@ func TestClock(t *testing.T) {
 				sawIdle.Store(stillIdle())
 			})
 			c.Start()
-			time.Sleep(period)
+			time.Sleep(period) // fake time (synctest)
 			synctest.Wait()
 			if sawIdle.Load() {
 				t.Fatal("stillIdle = true with work in flight")
@@ -109,7 +109,7 @@ func TestClock(t *testing.T) {
 			c.Stop()
 			off := New(0, func(func() bool) { fired.Add(1) })
 			off.Start()
-			time.Sleep(3 * period)
+			time.Sleep(3 * period) // fake time (synctest)
 			synctest.Wait()
 			if n := fired.Load(); n != 0 {
 				t.Fatalf("fired %d times", n)
