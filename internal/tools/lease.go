@@ -92,6 +92,14 @@ func (env *Env) admitLease(ctx context.Context, b browser.Driver, tab browser.Ta
 		}
 		return nil
 	}
+	if _, ok := b.(leaseBackend); !ok {
+		// Firefox: no leases, so nothing to check unless one is asked for.
+		if token != "" || env.RequireLease {
+			return errorf(Unsupported, false, "drop lease and --require-lease, or use the Chromium backend",
+				"this browser backend keeps no tab leases")
+		}
+		return nil
+	}
 	key, err := leaseTab(ctx, b, tab.ID())
 	if err != nil {
 		return err
