@@ -146,18 +146,7 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 	}
 	res.X, res.Y = p.X, p.Y
 	res.Dialog, err = t.perform(ctx, ps, el.Session, func(ctx context.Context) error {
-		if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseMoved, p, "", 0, 0, o.Modifiers); err != nil {
-			return err
-		}
-		for n := int64(1); n <= clicks; n++ {
-			if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMousePressed, p, button, buttons, n, o.Modifiers); err != nil {
-				return err
-			}
-			if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseReleased, p, button, 0, n, o.Modifiers); err != nil {
-				return err
-			}
-		}
-		return nil
+		return clickPoint(ctx, ps, p, button, buttons, clicks, o.Modifiers)
 	})
 	if err != nil {
 		return nil, err
@@ -384,6 +373,23 @@ func mouseButton(name string) (cdpinput.MouseButton, int64, error) {
 		return cdpinput.MouseButtonMiddle, 4, nil
 	}
 	return "", 0, fmt.Errorf("%w: button %q is not left, right or middle", ErrInvalidArgument, name)
+}
+
+// clickPoint moves the mouse to p and clicks there clicks times (a double
+// click's second press has clickCount 2, which fires dblclick).
+func clickPoint(ctx context.Context, ps *cdp.Session, p point, button cdpinput.MouseButton, buttons, clicks, modifiers int64) error {
+	if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseMoved, p, "", 0, 0, modifiers); err != nil {
+		return err
+	}
+	for n := int64(1); n <= clicks; n++ {
+		if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMousePressed, p, button, buttons, n, modifiers); err != nil {
+			return err
+		}
+		if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseReleased, p, button, 0, n, modifiers); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mouse sends one mouse event at p, in CSS pixels of the page's viewport.

@@ -55,18 +55,7 @@ func (t *Tab) ClickAt(ctx context.Context, o PointOptions) (*PointResult, error)
 	}
 	p := point{o.X, o.Y}
 	res.Dialog, err = t.perform(ctx, ps, ps, func(ctx context.Context) error {
-		if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseMoved, p, "", 0, 0, o.Modifiers); err != nil {
-			return err
-		}
-		for n := int64(1); n <= clicks; n++ {
-			if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMousePressed, p, button, buttons, n, o.Modifiers); err != nil {
-				return err
-			}
-			if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseReleased, p, button, 0, n, o.Modifiers); err != nil {
-				return err
-			}
-		}
-		return nil
+		return clickPoint(ctx, ps, p, button, buttons, clicks, o.Modifiers)
 	})
 	if err != nil {
 		return nil, err
