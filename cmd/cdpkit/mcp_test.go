@@ -55,7 +55,10 @@ func startMCP(t *testing.T, args ...string) *child {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
-	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	// Closing waits for cdpkit to exit by itself before any signal (the
+	// SDK's default is 5 s): shutting down may encode a screen recording,
+	// which takes longer on a loaded machine (TestMCPShutdownSavesRecording).
+	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 90 * time.Second}, nil)
 	if err != nil {
 		t.Fatalf("connecting to cdpkit mcp: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -305,7 +308,10 @@ func TestSweepAfterKill(t *testing.T) {
 	cmd := exec.Command(binary, "mcp")
 	cmd.Env = append(os.Environ(), "TMPDIR="+first.tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t))
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
-	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	// Closing waits for cdpkit to exit by itself before any signal (the
+	// SDK's default is 5 s): shutting down may encode a screen recording,
+	// which takes longer on a loaded machine (TestMCPShutdownSavesRecording).
+	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 90 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
