@@ -39,20 +39,14 @@ cross:
 # concurrency core (where it runs instead of the plain run, not besides it);
 # that run goes on beside the other packages' so the wall time is the longest
 # package's, not the sum. The biggest packages are listed first so they start
-# first. lint and cross run beside the tests at a lower priority (browser tests
-# mostly wait on Chromium, which leaves the CPU idle); their output is printed
-# after the tests'. Each package's closing line (ok/FAIL) is printed as go test
-# gives it.
-SLOW_PKGS := ./internal/tools ./internal/browser ./cmd/cdpkit
-test: deps
-	@checks_log=$$(mktemp); nice -n 10 $(MAKE) --no-print-directory lint cross > $$checks_log 2>&1 & checks=$$!; \
-	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
+# first. Each package's closing line (ok/FAIL) is printed as go test gives it.
+SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit
+test: deps lint cross
+	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m $(SLOW_PKGS) \
 		$$($(GO) list ./... | grep -v -e '/internal/cdp$$' -e '/internal/cdp/' $(foreach p,$(SLOW_PKGS),-e '$(patsubst ./%,/%,$(p))$$')); rest=$$?; \
 	wait $$race; race_rc=$$?; \
-	wait $$checks; checks_rc=$$?; echo "--- make lint cross:"; cat $$checks_log; rm -f $$checks_log; \
-	if [ $$checks_rc -ne 0 ]; then echo "make test: lint or cross failed (above)"; fi; \
-	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ] || [ $$checks_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
+	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
 	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
 demo: deps build
