@@ -113,6 +113,7 @@ func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) 
 	if frame == main {
 		b.hidden = hiddenBackends(ctx, el.Session, frame)
 	}
+	b.clickable = clickableBackends(ctx, el.Session, frame)
 	return b.build(ctx, res.Nodes, el.Backend, 0)
 }
 
@@ -152,6 +153,7 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	if frame == main {
 		b.hidden = hiddenBackends(ctx, s, frame)
 	}
+	b.clickable = clickableBackends(ctx, s, frame)
 	return b.build(ctx, res.Nodes, 0, depth)
 }
 
@@ -163,6 +165,9 @@ type treeBuilder struct {
 	loader cdpapi.LoaderID
 	lds    map[cdpapi.FrameID]cdpapi.LoaderID
 	hidden map[cdpapi.BackendNodeID]bool // elements a user cannot see, left out with their subtrees (hidden.go)
+	// clickable are elements a user can click whose role does not say so
+	// (clickable.go).
+	clickable map[cdpapi.BackendNodeID]bool
 }
 
 // build links nodes; the root is the node of rootBackend, or the first
@@ -199,6 +204,9 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 		out := convert(n)
 		if n.BackendDOMNodeID != 0 {
 			out.Key = refEntry{session: b.s, frame: b.frame, loader: b.loader, backend: n.BackendDOMNodeID}
+			if b.clickable[n.BackendDOMNodeID] {
+				out.Clickable, out.Ignored = true, false
+			}
 		}
 		for _, id := range n.ChildIDs {
 			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] {
@@ -212,7 +220,9 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 		}
 		return out
 	}
-	return link(root), nil
+	top := link(root)
+	snapshot.NameClickables(top)
+	return top, nil
 }
 
 // iframe fetches the content of the iframe element backend: from this

@@ -81,6 +81,8 @@ func TestSnapshotGolden(t *testing.T) {
 		{"landmarks", snapshot.Options{URLs: true, Depth: 3}},
 		{"hidden", snapshot.Options{}},
 		{"big", snapshot.Options{}},
+		{"clickable", snapshot.Options{}},
+		{"clickable", snapshot.Options{Interactive: true}},
 	}
 	for _, tt := range tests {
 		name := tt.page

@@ -63,5 +63,6 @@ var interactivePrinted = func() map[string]bool {
 	for r := range interactiveRoles {
 		m[(&Node{Role: r}).role()] = true
 	}
+	m[(&Node{Clickable: true}).role()] = true
 	return m
 }()

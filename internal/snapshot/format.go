@@ -124,7 +124,7 @@ func (f *formatter) walkIn(n *Node, depth int, ctx, parentRole string) []line {
 		return []line{head}
 	}
 	kids := f.children(n, depth+1, normalize(n.Name))
-	if nameFromContent[n.Role] && normalize(n.Name) != "" {
+	if (nameFromContent[n.Role] || n.Clickable) && normalize(n.Name) != "" {
 		kids = dropText(kids)
 	}
 	// Fold a lone text child into an unnamed element: listitem "one".
@@ -191,7 +191,7 @@ func dropText(lines []line) []line {
 // <code> or <strong>, whose descendants are all text, so it joins the
 // surrounding run instead of splitting a sentence into lines.
 func inlineText(n *Node) (string, bool) {
-	if !collapsedRoles[n.Role] || blockRoles[n.Role] || (normalize(n.Name) != "" && !n.Ignored && (n.Role == "group" || n.Role == "region")) {
+	if n.Clickable || !collapsedRoles[n.Role] || blockRoles[n.Role] || (normalize(n.Name) != "" && !n.Ignored && (n.Role == "group" || n.Role == "region")) {
 		return "", false
 	}
 	var b strings.Builder
@@ -201,7 +201,7 @@ func inlineText(n *Node) (string, bool) {
 			switch {
 			case c.isText():
 				b.WriteString(c.Name)
-			case collapsedRoles[c.Role] && !blockRoles[c.Role]:
+			case collapsedRoles[c.Role] && !blockRoles[c.Role] && !c.Clickable:
 				if !walk(c) {
 					return false
 				}

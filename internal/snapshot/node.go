@@ -27,6 +27,11 @@ type Node struct {
 	URL      string // link target, printed only with Options.URLs
 	Password bool   // a password field: its value is never printed
 
+	// Clickable marks an element a user can click although its role does
+	// not say so (a click listener, cursor:pointer, tabindex, contenteditable):
+	// it is actionable and printed as "clickable" with its text as name.
+	Clickable bool
+
 	// Key identifies the DOM node for the ref table; nil means no DOM node
 	// (no ref can be given).
 	Key any
@@ -35,6 +40,9 @@ type Node struct {
 // role returns the role as printed: Chromium-specific roles mapped to the
 // ARIA role an agent knows.
 func (n *Node) role() string {
+	if n.Clickable && !interactiveRoles[n.Role] {
+		return "clickable"
+	}
 	switch n.Role {
 	case "DisclosureTriangle":
 		return "button"
@@ -80,7 +88,7 @@ func set(xs ...string) map[string]bool {
 // fieldRoles show their value and hide their children (the editor's text).
 var fieldRoles = set("textbox", "searchbox", "combobox", "spinbutton", "slider")
 
-func (n *Node) interactive() bool { return interactiveRoles[n.Role] }
+func (n *Node) interactive() bool { return interactiveRoles[n.Role] || n.Clickable }
 
 func (n *Node) isText() bool { return n.Role == "StaticText" }
 

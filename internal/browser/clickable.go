@@ -1,0 +1,205 @@
+package browser
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domsnapshot"
+)
+
+// Clickable elements are those a user can click although their role says
+// nothing of it: a <span onclick>, a card with a click listener, a div
+// styled cursor:pointer, an element with tabindex ≥ 0 or contenteditable.
+// They are found with one DOMSnapshot.captureSnapshot per session, whose
+// isClickable flag is Chromium's own "responds to mouse clicks" (click,
+// mousedown and mouseup listeners added from script included, which no
+// page script can see) and which carries each rendered element's computed
+// cursor. See docs/decisions/2026-12-03-clickable-refs.md for why this and
+// not an in-page check.
+
+// maxClickableInside is how many actionable descendants an element may
+// hold and still count as one clickable thing. An element holding more is
+// a container that delegates events (a framework's root, a list with one
+// listener for its rows), whose descendants have refs of their own.
+const maxClickableInside = 1
+
+// nativeActionable are tags that are actionable by themselves (the
+// accessibility tree gives them an interactive role) or pass clicks on to
+// a control that has its own ref (label), and the document's own boxes.
+var nativeActionable = map[string]bool{
+	"A": true, "BUTTON": true, "INPUT": true, "SELECT": true, "TEXTAREA": true, "OPTION": true,
+	"LABEL": true, "SUMMARY": true, "IFRAME": true, "FRAME": true, "VIDEO": true, "AUDIO": true,
+	"HTML": true, "BODY": true, "OPTGROUP": true,
+}
+
+// clickableBackends returns the backend node ids of frame's clickable
+// elements (in session s), or nil when it cannot tell: the snapshot then
+// shows what the accessibility tree alone shows. It runs under ctx.
+func clickableBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]bool {
+	res, err := cdpapi.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}})
+	if err != nil {
+		return nil
+	}
+	for _, d := range res.Documents {
+		if d != nil && d.Nodes != nil && int(d.FrameID) >= 0 && int(d.FrameID) < len(res.Strings) && cdpapi.FrameID(res.Strings[d.FrameID]) == frame {
+			return findClickable(flatten(d, res.Strings))
+		}
+	}
+	return nil
+}
+
+// flatNode is one DOM node of a DOMSnapshot document, with what
+// findClickable needs.
+type flatNode struct {
+	parent    int // index, -1 for the root
+	element   bool
+	tag       string
+	backend   cdpapi.BackendNodeID
+	attrs     map[string]string // only onclick, tabindex, contenteditable, role, href
+	listener  bool              // Chromium: responds to mouse clicks
+	rendered  bool              // has a layout box
+	cursor    string
+	hasCursor bool
+}
+
+// flatten reads document d of a DOMSnapshot with string table str.
+func flatten(d *domsnapshot.DocumentSnapshot, str []string) []flatNode {
+	s := func(i domsnapshot.StringIndex) string {
+		if i < 0 || int(i) >= len(str) {
+			return ""
+		}
+		return str[i]
+	}
+	n := d.Nodes
+	out := make([]flatNode, len(n.NodeName))
+	for i := range out {
+		f := &out[i]
+		f.parent = -1
+		if i < len(n.ParentIndex) {
+			f.parent = int(n.ParentIndex[i])
+		}
+		f.tag = strings.ToUpper(s(n.NodeName[i]))
+		f.element = i < len(n.NodeType) && n.NodeType[i] == 1
+		if i < len(n.BackendNodeID) {
+			f.backend = n.BackendNodeID[i]
+		}
+		if i < len(n.Attributes) {
+			a := n.Attributes[i]
+			for j := 0; j+1 < len(a); j += 2 {
+				switch k := strings.ToLower(s(domsnapshot.StringIndex(a[j]))); k {
+				case "onclick", "tabindex", "contenteditable", "role", "href":
+					if f.attrs == nil {
+						f.attrs = map[string]string{}
+					}
+					f.attrs[k] = s(domsnapshot.StringIndex(a[j+1]))
+				}
+			}
+		}
+	}
+	if n.IsClickable != nil {
+		for _, i := range n.IsClickable.Index {
+			if int(i) < len(out) {
+				out[i].listener = true
+			}
+		}
+	}
+	if d.Layout != nil {
+		for j, i := range d.Layout.NodeIndex {
+			if int(i) >= len(out) {
+				continue
+			}
+			out[i].rendered = true
+			if j < len(d.Layout.Styles) && len(d.Layout.Styles[j]) > 0 {
+				out[i].cursor, out[i].hasCursor = s(domsnapshot.StringIndex(d.Layout.Styles[j][0])), true
+			}
+		}
+	}
+	return out
+}
+
+// findClickable applies the rules to a flattened document: a rendered
+// element that is not natively actionable and has no interactive role,
+// with a click listener or onclick, a cursor:pointer its parent does not
+// have, tabindex ≥ 0, or that is the root of a contenteditable region,
+// and that holds at most maxClickableInside actionable descendants.
+// Descendants that only inherit the pointer (the icon and the text of a
+// card) are not clickable themselves.
+func findClickable(nodes []flatNode) map[cdpapi.BackendNodeID]bool {
+	candidate := make([]bool, len(nodes))
+	actionable := make([]bool, len(nodes))
+	for i := range nodes {
+		f := &nodes[i]
+		if !f.element {
+			continue
+		}
+		native := nativeActionable[f.tag] || interactiveRoleAttr(f.attrs["role"])
+		if native && f.tag != "HTML" && f.tag != "BODY" && f.tag != "LABEL" {
+			actionable[i] = true
+		}
+		if native || !f.rendered {
+			continue
+		}
+		if clickReason(nodes, i) {
+			candidate[i], actionable[i] = true, true
+		}
+	}
+	// Count each element's actionable descendants.
+	inside := make([]int, len(nodes))
+	for i := range nodes {
+		if !actionable[i] {
+			continue
+		}
+		for p := nodes[i].parent; p >= 0 && p < len(nodes) && p != i; p = nodes[p].parent {
+			inside[p]++
+		}
+	}
+	out := make(map[cdpapi.BackendNodeID]bool)
+	for i, c := range candidate {
+		if c && inside[i] <= maxClickableInside && nodes[i].backend != 0 {
+			out[nodes[i].backend] = true
+		}
+	}
+	return out
+}
+
+// clickReason reports whether element i has a reason to be clicked.
+func clickReason(nodes []flatNode, i int) bool {
+	f := &nodes[i]
+	if f.listener {
+		return true
+	}
+	if _, ok := f.attrs["onclick"]; ok {
+		return true
+	}
+	if t, ok := f.attrs["tabindex"]; ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(t)); err == nil && n >= 0 {
+			return true
+		}
+	}
+	if ce, ok := f.attrs["contenteditable"]; ok && ce != "false" {
+		p := f.parent
+		if p < 0 || p >= len(nodes) {
+			return true
+		}
+		pce, pok := nodes[p].attrs["contenteditable"]
+		return !pok || pce == "false"
+	}
+	if f.hasCursor && f.cursor == "pointer" {
+		p := f.parent
+		return p < 0 || p >= len(nodes) || !nodes[p].hasCursor || nodes[p].cursor != "pointer"
+	}
+	return false
+}
+
+// interactiveRoleAttr reports whether an explicit role attribute already
+// makes an element interactive in the accessibility tree.
+func interactiveRoleAttr(role string) bool {
+	switch strings.ToLower(strings.TrimSpace(strings.Fields(role + " x")[0])) {
+	case "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
+		"menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem":
+		return true
+	}
+	return false
+}
