@@ -166,12 +166,21 @@ const releaseWait = 2 * time.Second
 
 // withElement resolves an element and runs fn on it as an action of the
 // tab (see act): navigations it starts are waited for, a dialog ends it.
+//
+// It first waits for the element to be rendered and enabled (see
+// Tab.actionable).
 func (t *Tab) withElement(ctx context.Context, ref, selector string, fn func(ctx context.Context, el *element) error) error {
+	return t.withElementCheck(ctx, ref, selector, visibleEnabled(selector), fn)
+}
+
+// withElementCheck is withElement waiting for check (nil: for the element
+// to be attached).
+func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check func(ctx context.Context, el *element) error, fn func(ctx context.Context, el *element) error) error {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return err
 	}
-	el, err := t.element(ctx, ref, selector)
+	el, err := t.actionable(ctx, ref, selector, check)
 	if err != nil {
 		return err
 	}
@@ -326,7 +335,7 @@ func (e *element) click(ctx context.Context) error {
 
 // file for a single-file input is ErrInvalidArgument.
 func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string) error {
-	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) error {
+	return t.withElementCheck(ctx, ref, selector, nil, func(ctx context.Context, el *element) error {
 		f, err := el.field(ctx)
 		if err != nil {
 			return err

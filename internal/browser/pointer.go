@@ -122,14 +122,23 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.element(ctx, o.Ref, o.Selector)
+	// With Force only the element's presence is waited for: a covered
+	// or hidden element is clicked through the DOM instead.
+	var p point
+	var aimErr error
+	el, err := t.actionable(ctx, o.Ref, o.Selector, func(ctx context.Context, el *element) error {
+		p, aimErr = t.freePoint(ctx, ps, el, o.Selector, true, true)
+		if o.Force && (errors.Is(aimErr, ErrElementCovered) || errors.Is(aimErr, ErrElementNotVisible)) {
+			return nil
+		}
+		return aimErr
+	})
 	if err != nil {
 		return nil, err
 	}
 	res := &ClickResult{}
 	defer t.releaseUnlessBlocked(ctx, &res.Dialog, el)
-	p, err := t.freePoint(ctx, ps, el, o.Selector, true, true)
-	if err != nil {
+	if err := aimErr; err != nil {
 		if o.Force && (errors.Is(err, ErrElementCovered) || errors.Is(err, ErrElementNotVisible)) {
 			res.Forced = true
 			res.Dialog, err = t.perform(ctx, ps, el.Session, func(ctx context.Context) error { return forceClick(ctx, el, o) })
@@ -185,16 +194,16 @@ func (t *Tab) Hover(ctx context.Context, ref, selector string) (*HoverResult, er
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.element(ctx, ref, selector)
+	var p point
+	el, err := t.actionable(ctx, ref, selector, func(ctx context.Context, el *element) (err error) {
+		p, err = t.freePoint(ctx, ps, el, selector, false, true)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	res := &HoverResult{}
 	defer t.releaseUnlessBlocked(ctx, &res.Dialog, el)
-	p, err := t.freePoint(ctx, ps, el, selector, false, true)
-	if err != nil {
-		return nil, err
-	}
 	res.X, res.Y = p.X, p.Y
 	res.Dialog, err = t.perform(ctx, ps, el.Session, func(ctx context.Context) error {
 		return mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseMoved, p, "", 0, 0, 0)
@@ -241,12 +250,15 @@ func (t *Tab) Drag(ctx context.Context, o DragOptions) (*DragResult, error) {
 		return nil, err
 	}
 	res := &DragResult{}
-	from, err := t.element(ctx, o.FromRef, o.FromSelector)
+	from, err := t.actionable(ctx, o.FromRef, o.FromSelector, func(ctx context.Context, el *element) error {
+		_, err := t.freePoint(ctx, ps, el, o.FromSelector, false, true)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	defer t.releaseUnlessBlocked(ctx, &res.Dialog, from)
-	to, err := t.element(ctx, o.ToRef, o.ToSelector)
+	to, err := t.actionable(ctx, o.ToRef, o.ToSelector, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ type actionArgs struct {
 type elementArgs struct {
 	UID      string `json:"uid,omitempty" jsonschema:"element ref (e12)"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	targetArgs
 }
 
 // maxChangesChars bounds the elements part of a changes section.

@@ -62,6 +62,10 @@ const (
 	ProfileInUse Code = "PROFILE_IN_USE"
 	TraceActive  Code = "TRACE_ACTIVE"
 	NoTrace      Code = "NO_TRACE"
+
+	ElementNotVisible Code = "ELEMENT_NOT_VISIBLE"
+	ElementDisabled   Code = "ELEMENT_DISABLED"
+	AmbiguousTarget   Code = "AMBIGUOUS_TARGET"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line

@@ -73,8 +73,8 @@ func formTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name: "fill",
-			Description: "Set a field's value as a user edit would (React/Vue see it): inputs, textareas, " +
-				"contenteditable, selects, checkboxes, radios.",
+			Description: "Set a field's value as a user edit would (React/Vue see it): input, textarea, " +
+				"contenteditable, select, checkbox, radio. Element as in click.",
 			Tab: true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "fill", Args: []string{"uid:ref", "value:text"}, Summary: "set a field's value", Rank: 4}},
 		}, fill),
@@ -121,14 +121,13 @@ type fillResult struct {
 	Changes *Changes `json:"changes"`
 }
 
-func (in *fillArgs) check(context.Context, *Env) error {
-	if err := needElement(in.UID, in.Selector); err != nil {
-		return err
-	}
-	return oneElement(in.UID, in.Selector)
-}
+func (in *fillArgs) check(context.Context, *Env) error { return in.checkTarget() }
 
 func fill(ctx context.Context, _ *Env, d *door, in fillArgs) (*Result, error) {
+	ctx, err := in.prepare(ctx, d.tab)
+	if err != nil {
+		return nil, err
+	}
 	res, err := d.tab.Fill(ctx, in.UID, in.Selector, in.Value)
 	if err != nil {
 		return nil, err
@@ -150,11 +149,7 @@ func (in *fillFormArgs) check(context.Context, *Env) error {
 		return errorf(InvalidArgs, false, fmt.Sprintf("fill at most %d per call", maxFormFields), "%d elements is too many", len(in.Elements))
 	}
 	for i, f := range in.Elements {
-		err := needElement(f.UID, f.Selector)
-		if err == nil {
-			err = oneElement(f.UID, f.Selector)
-		}
-		if err != nil {
+		if err := f.checkTarget(); err != nil {
 			te := AsError(err)
 			te.Message = fmt.Sprintf("elements[%d]: %s", i, te.Message)
 			return te
@@ -166,7 +161,11 @@ func (in *fillFormArgs) check(context.Context, *Env) error {
 func fillForm(ctx context.Context, _ *Env, d *door, in fillFormArgs) (*Result, error) {
 	filled := make([]filledField, 0, len(in.Elements))
 	for i, f := range in.Elements {
-		res, err := d.tab.Fill(ctx, f.UID, f.Selector, f.Value)
+		fctx, err := f.prepare(ctx, d.tab)
+		var res *browser.FillResult
+		if err == nil {
+			res, err = d.tab.Fill(fctx, f.UID, f.Selector, f.Value)
+		}
 		if err != nil {
 			te := AsError(err)
 			done := "nothing was filled"

@@ -47,14 +47,14 @@ func pointerTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name: "click",
-			Description: "Click an element with real mouse events at an uncovered point. " +
-				"If covered: ELEMENT_NOT_CLICKABLE names the cover; force:true clicks via the DOM.",
+			Description: "Click with real mouse events. Element: uid, selector, role+name or text (exact, else substring). " +
+				"Waits waitMs (5000) until visible, stable, enabled, uncovered; force:true clicks via the DOM.",
 			Tab: true, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
 		}, click),
 		defineOn(Tool{
 			Name:        "hover",
-			Description: "Move the mouse over an element, as click aims. Returns hovered (whether it matches :hover).",
+			Description: "Move the mouse over an element, named and waited for as by click. Returns hovered (whether it matches :hover).",
 			Tab:         true, Changes: ReportChanges,
 		}, hover),
 		defineOn(Tool{
@@ -110,7 +110,7 @@ func oneElement(uid, selector string) error {
 }
 
 func (in *clickArgs) check(context.Context, *Env) error {
-	if err := needElement(in.UID, in.Selector); err != nil {
+	if err := in.checkTarget(); err != nil {
 		return err
 	}
 	switch in.Button {
@@ -119,13 +119,15 @@ func (in *clickArgs) check(context.Context, *Env) error {
 		return errorf(InvalidArgs, false, "use left, right or middle", "button %q is not a mouse button", in.Button)
 	}
 	var err error
-	if in.mods, err = parseModifiers(in.Modifiers); err != nil {
-		return err
-	}
-	return oneElement(in.UID, in.Selector)
+	in.mods, err = parseModifiers(in.Modifiers)
+	return err
 }
 
 func click(ctx context.Context, _ *Env, d *door, in clickArgs) (*Result, error) {
+	ctx, err := in.prepare(ctx, d.tab)
+	if err != nil {
+		return nil, err
+	}
 	res, err := d.tab.Click(ctx, browser.ClickOptions{
 		Ref: in.UID, Selector: in.Selector, Button: in.Button, Double: in.DblClick, Modifiers: in.mods, Force: in.Force,
 	})
@@ -135,14 +137,13 @@ func click(ctx context.Context, _ *Env, d *door, in clickArgs) (*Result, error) 
 	return &Result{Data: &pointerData{Forced: res.Forced}}, nil
 }
 
-func (in *hoverArgs) check(context.Context, *Env) error {
-	if err := needElement(in.UID, in.Selector); err != nil {
-		return err
-	}
-	return oneElement(in.UID, in.Selector)
-}
+func (in *hoverArgs) check(context.Context, *Env) error { return in.checkTarget() }
 
 func hover(ctx context.Context, _ *Env, d *door, in hoverArgs) (*Result, error) {
+	ctx, err := in.prepare(ctx, d.tab)
+	if err != nil {
+		return nil, err
+	}
 	res, err := d.tab.Hover(ctx, in.UID, in.Selector)
 	if err != nil {
 		return nil, err
