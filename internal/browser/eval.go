@@ -86,6 +86,9 @@ const evalNavigatedWait = time.Second
 // Evaluate calls fn, the source of a JavaScript function such as
 // "() => document.title" or "async (el) => el.innerText", with args, awaits
 // the promise it returns, and serializes the value in the page within lim.
+// fn may also be a plain expression ("document.title"), whose (awaited)
+// value is the result; see wrapSource. A syntax error is
+// ErrInvalidArgument naming the position.
 // It runs in the page's main frame, or in the frame of its element
 // arguments, which must all be in one frame.
 //
@@ -144,10 +147,13 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 		this = g.Result.ObjectID
 	}
 
+	if err := checkSource(dctx, target, fn); err != nil {
+		return nil, dialogErr(dctx, err)
+	}
 	yes := true
 	Step(ctx, "running the function")
 	res, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn,
+		FunctionDeclaration: wrapSource(fn),
 		ObjectID:            this,
 		Arguments:           callArgs,
 		AwaitPromise:        &yes,

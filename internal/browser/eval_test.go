@@ -181,8 +181,6 @@ func TestEvaluateErrors(t *testing.T) {
 		{"reject", `async () => { throw new Error('async boom') }`, "Error: async boom"},
 		{"throw a string", `() => { throw 'plain' }`, "Uncaught plain"},
 		{"reference", `() => notDefined.x`, "ReferenceError: notDefined is not defined"},
-		{"syntax", `() => {`, "SyntaxError"},
-		{"not a function", `document.title`, "not a function"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,5 +251,44 @@ func TestEvaluateBounded(t *testing.T) {
 	}
 	if res, err := tab.Evaluate(t.Context(), `() => 'after'`, nil, EvalInline); err != nil || string(res.Value) != `"after"` {
 		t.Errorf("Evaluate after the dialog = %+v, %v", res, err)
+	}
+}
+
+// TestEvaluateExpression: a plain expression is evaluated once and its
+// awaited value returned; a syntax error is ErrInvalidArgument naming the
+// parser's message and position, and runs nothing.
+func TestEvaluateExpression(t *testing.T) {
+	t.Parallel()
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ src, want string }{
+		{`document.title.length >= 0`, `true`},
+		{`[1, 2, 3].length`, `3`},
+		{`Promise.resolve(40 + 2)`, `42`},
+		{`(window.evalCount = (window.evalCount || 0) + 1)`, `1`}, // once, not twice
+		{`async () => 7`, `7`},
+		{"1 + // a comment\n1", `2`},
+	} {
+		res, err := tab.Evaluate(t.Context(), tt.src, nil, EvalInline)
+		if err != nil || string(res.Value) != tt.want {
+			t.Errorf("Evaluate(%q) = %v, %v; want %s", tt.src, res, err, tt.want)
+		}
+	}
+	for _, tt := range []struct{ src, want string }{
+		{`() => {`, "SyntaxError"},
+		{"1 +\n  )", "line 2, column 3"},
+		{`window.ran = 1; )`, "line 1"},
+	} {
+		_, err := tab.Evaluate(t.Context(), tt.src, nil, EvalInline)
+		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Evaluate(%q) = %v, want ErrInvalidArgument containing %q", tt.src, err, tt.want)
+		}
+	}
+	res, err := tab.Evaluate(t.Context(), `typeof window.ran`, nil, EvalInline)
+	if err != nil || string(res.Value) != `"undefined"` {
+		t.Errorf("after a syntax error, typeof window.ran = %v, %v; want undefined (nothing ran)", res, err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 type evalArgs struct {
-	Function string `json:"function" jsonschema:"JavaScript function source, such as () => document.title or async (el) => el.innerText; returns its awaited value"`
+	Function string `json:"function" jsonschema:"JavaScript function, such as async (el) => el.innerText, or expression, such as document.title; returns the awaited value"`
 	Args     []any  `json:"args,omitempty" jsonschema:"arguments: {\"uid\":\"e12\"} or \"e12\" passes that element; other JSON values pass as they are"`
 	SavePath string `json:"savePath,omitempty" jsonschema:"write the value as JSON to this file in the artifact dir and return only its path and size"`
 	Target   string `json:"target,omitempty"`
