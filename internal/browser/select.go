@@ -64,7 +64,14 @@ func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []
 			return err
 		}
 		if f.Kind != "select" {
-			return el.refuse("is "+f.describe()+", not a <select>", RefusedNotSelect)
+			if st, err := el.dropdown(ctx, ""); err == nil && st.isDropdown() {
+				if len(values) != 1 {
+					return fmt.Errorf("%w: a custom dropdown takes one value, not %d", ErrInvalidArgument, len(values))
+				}
+				sel, err = t.pickDropdown(ctx, el, values[0])
+				return err
+			}
+			return el.refuse("is "+f.describe()+", not a <select> or an ARIA combobox or listbox", RefusedNotSelect)
 		}
 		if err := el.usable(f); err != nil {
 			return err

@@ -97,7 +97,7 @@ func formTools() []Tool {
 		}, pressKey),
 		defineOn(Tool{
 			Name:        "select_option",
-			Description: "Select options of a <select> by value or label. Returns the selected values.",
+			Description: "Select options of a <select> by value or label, or pick one of a custom ARIA combobox/listbox by label (opens it, clicks, verifies). Returns the selected values.",
 			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
 		}, selectOption),
 		defineOn(Tool{
