@@ -99,7 +99,9 @@ func (t *Tab) actionable(ctx context.Context, ref, selector string, check func(c
 			if wait == 0 {
 				return nil, err
 			}
-			return nil, &WaitError{Waited: time.Since(start), Err: err}
+			// The planned wait, not the measured one: messages stay the
+			// same from run to run.
+			return nil, &WaitError{Waited: deadline.Sub(start).Round(10 * time.Millisecond), Err: err}
 		}
 		Step(ctx, "waiting for the element to be actionable")
 		t.awaitChange(ctx, min(left, changeWait))

@@ -208,7 +208,7 @@ func TestGoldenCallResults(t *testing.T) {
 			indentJSON(t, p), indentJSON(t, res, base, "http://SERVER"))
 	})
 	t.Run("error", func(t *testing.T) {
-		p, res := call(t, "click", map[string]any{"selector": "#nowhere"})
+		p, res := call(t, "click", map[string]any{"selector": "#nowhere", "waitMs": 100})
 		if !res.IsError {
 			t.Fatalf("click on a missing element: %s, want an error result", indentJSON(t, res))
 		}

@@ -182,7 +182,7 @@ func TestPointerTools(t *testing.T) {
 	t.Run("click covered, then forced", func(t *testing.T) {
 		snap := open(t, "pointer-overlay.html")
 		ref := refOf(t, snap, `button "Behind the overlay"`)
-		_, err := h.call(t, "click", fmt.Sprintf(`{"uid":%q}`, ref))
+		_, err := h.call(t, "click", fmt.Sprintf(`{"uid":%q,"waitMs":200}`, ref))
 		wantCode(t, err, ElementNotClickable, ref+` is covered by div#overlay.modal "Accept cookies OK"`)
 		data := h.mustCall(t, "click", fmt.Sprintf(`{"uid":%q,"force":true}`, ref))
 		if data["forced"] != true {
@@ -191,10 +191,10 @@ func TestPointerTools(t *testing.T) {
 	})
 	t.Run("click refused", func(t *testing.T) {
 		open(t, "pointer-click.html")
-		_, err := h.call(t, "click", `{"selector":"#none"}`)
-		wantCode(t, err, ElementHidden, `"#none"`)
-		_, err = h.call(t, "click", `{"selector":"#disabled"}`)
-		wantCode(t, err, ElementNotClickable, `"#disabled" is disabled`)
+		_, err := h.call(t, "click", `{"selector":"#none","waitMs":200}`)
+		wantCode(t, err, ElementNotVisible, `"#none"`)
+		_, err = h.call(t, "click", `{"selector":"#disabled","waitMs":200}`)
+		wantCode(t, err, ElementDisabled, `"#disabled" is disabled`)
 	})
 	t.Run("click in a cross-origin frame", func(t *testing.T) {
 		ref := refOf(t, open(t, "pointer-frame.html"), `button "Frame button"`)

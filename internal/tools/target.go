@@ -212,7 +212,7 @@ func waitErrorRule(_ error, we *browser.WaitError) *Error {
 		e.Code = ElementNotVisible
 	}
 	e.Message = fmt.Sprintf("%s (waited %v)", inner.Message, we.Waited.Round(time.Millisecond))
-	e.Hint = "it did not become actionable in waitMs: " + inner.Hint + "; or raise waitMs"
+	e.Hint = inner.Hint + "; or raise waitMs if the page is slow"
 	return &e
 }
 
