@@ -39,19 +39,22 @@ func (a *targetArgs) wait() time.Duration {
 
 // checkTarget refuses an element given in no way or in several ways.
 func (e *elementArgs) checkTarget() error {
-	ways := 0
-	for _, set := range []bool{e.UID != "", e.Selector != "", e.Role != "", e.Text != ""} {
-		if set {
-			ways++
+	var given []string
+	for _, w := range []struct {
+		name string
+		set  bool
+	}{{"uid", e.UID != ""}, {"selector", e.Selector != ""}, {"role", e.Role != ""}, {"text", e.Text != ""}} {
+		if w.set {
+			given = append(given, w.name)
 		}
 	}
 	switch {
-	case ways == 0:
+	case len(given) == 0:
 		return errorf(InvalidArgs, false, "take a snapshot and pass an element's ref as uid, or give role and name, or text",
-			"give uid, selector, role (with name) or text")
-	case ways > 1:
+			"give uid or selector (or role with name, or text)")
+	case len(given) > 1:
 		return errorf(InvalidArgs, false, "give one of uid, selector, role (with name) or text",
-			"uid, selector, role and text do not go together")
+			"%s do not go together", strings.Join(given, " and "))
 	case e.Name != "" && e.Role == "":
 		return errorf(InvalidArgs, false, `add the role, such as "button"`, "name goes with role")
 	case e.WaitMs < 0 || e.WaitMs > maxWaitMs:
