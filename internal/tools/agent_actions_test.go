@@ -85,8 +85,15 @@ func TestAgentClickableRefs(t *testing.T) {
 		{`clickable "Listener only row"`, "row"},
 		{`clickable "Focusable tile"`, "focusable"},
 	} {
-		h.mustCall(t, "click", fmt.Sprintf(`{"uid":%q}`, agentRef(t, snap, c.line)))
+		data := h.mustCall(t, "click", fmt.Sprintf(`{"uid":%q}`, agentRef(t, snap, c.line)))
 		want = append(want, c.hit)
+		if c.hit == "more" {
+			// The handler adds a clickable span: the changes list it.
+			ch, _ := data["changes"].(map[string]any)
+			if !strings.Contains(fmt.Sprint(ch["elements"]), `clickable "More detail"`) {
+				t.Errorf("changes = %v, want the new clickable span", ch)
+			}
+		}
 	}
 	if got := agentHits(t, h); got != strings.Join(want, ",") {
 		t.Errorf("handlers ran: %q, want %q", got, strings.Join(want, ","))
