@@ -144,7 +144,7 @@ func visibleEnabled(selector string) func(ctx context.Context, el *element) erro
 		case st.Hidden:
 			return &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
 		case st.Disabled:
-			return &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementDisabled}
+			return el.refuse("is disabled", RefusedDisabled) // as the field action itself would say
 		}
 		return nil
 	}

@@ -278,8 +278,9 @@ func TestFillRefuses(t *testing.T) {
 		{"#go", "is a <button>, not a form field"},
 		{"#avatar", "is a file input"},
 	}
+	ctx := WithActionWait(t.Context(), 100*time.Millisecond) // a disabled field stays so
 	for _, tt := range tests {
-		_, err := tab.Fill(t.Context(), "", tt.selector, "x")
+		_, err := tab.Fill(ctx, "", tt.selector, "x")
 		var ne *NotTypeableError
 		if !errors.As(err, &ne) || ne.Reason != tt.reason || ne.Why == "" {
 			t.Errorf("Fill(%s) = %v, want a NotTypeableError saying %q, classified", tt.selector, err, tt.reason)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/input"
@@ -60,7 +61,7 @@ func TestTypeTextCaret(t *testing.T) {
 		t.Errorf("the editor holds %q", got)
 	}
 	for _, sel := range []string{"#readonly", "#disabled"} {
-		if err := tab.TypeText(t.Context(), "", sel, "x"); !errors.Is(err, ErrNotTypeable) {
+		if err := tab.TypeText(WithActionWait(t.Context(), 100*time.Millisecond), "", sel, "x"); !errors.Is(err, ErrNotTypeable) {
 			t.Errorf("TypeText(%s) = %v, want ErrNotTypeable", sel, err)
 		}
 	}
