@@ -170,6 +170,13 @@ func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
 // created anew up to relaunchAttempts times, and the session marked reset,
 // as a crashed launched browser is. m.lock must be held.
 func (m *Manager) attachLocked(ctx context.Context) (*Browser, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		// Retries need an end: a caller without a deadline gets the
+		// launch timeout's.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.opts.launchTimeout())
+		defer cancel()
+	}
 	webdriver := m.opts.WebDriverURL != ""
 	wait, busyWait := reconnectFirst, busyBackoff
 	for attempt := 1; ; attempt++ {
