@@ -38,13 +38,11 @@ const (
 func startPool(t *testing.T, ext *external, retryAfter string) *pool {
 	t.Helper()
 	target, _ := url.Parse("http://127.0.0.1:" + strconv.Itoa(ext.port))
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	inner := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		inner(r)
-		r.URL.RawQuery = "" // Chromium knows nothing of the token
-		r.Header.Del("X-Pool-Key")
-	}
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.URL.RawQuery = "" // Chromium knows nothing of the token
+		r.Out.Header.Del("X-Pool-Key")
+	}}
 	p := &pool{wait: retryAfter}
 	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("token") != poolToken || r.Header.Get("X-Pool-Key") != poolKey {
