@@ -279,11 +279,12 @@ func runFloors(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer) 
 		return err
 	}
 	defer removeScratch(log, scratch)
+	load := loadAverage()
 	f, err := benchFloors(ctx, log, cfg, scratch)
 	if err != nil {
 		return err
 	}
-	rep := &report{Date: time.Now().UTC(), NProc: goruntime.NumCPU(), Iters: cfg.iters, Load: []float64{loadAverage()}}
+	rep := &report{Date: time.Now().UTC(), NProc: goruntime.NumCPU(), Iters: cfg.iters, Load: []float64{load, loadAverage()}}
 	rep.addFloorFigures(f)
 	rep.writeMarkdown(w)
 	return nil
