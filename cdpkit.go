@@ -52,9 +52,27 @@ type Options struct {
 
 	// Endpoint, if set, attaches to a running Chromium instead of
 	// launching one: http://host:port (its remote debugging port) or a
-	// ws:// DevTools URL, sent with WSHeaders. Attach sets it.
+	// ws:// or wss:// DevTools URL (a browserless-style pool's, say, with
+	// its token in the query), sent with WSHeaders. Attach sets it. The
+	// token and the header values never reach a log or an error. A pool
+	// that answers 429 or 503 gives BROWSER_BUSY once its Retry-After no
+	// longer fits in the call's deadline; until then cdpkit waits and
+	// retries.
 	Endpoint  string
 	WSHeaders http.Header
+	// WebDriverURL, if set, borrows the browser from a W3C WebDriver
+	// remote end instead (chromedriver, or a Selenium Grid 4 at
+	// http://grid:4444): cdpkit creates a session for a headless
+	// Chromium, with WebDriverCapabilities merged over its own (a
+	// goog:chromeOptions object is merged field by field, its args
+	// appended), drives it over CDP (se:cdp, or
+	// goog:chromeOptions.debuggerAddress), and deletes the session on
+	// Close and idle shutdown; the next New deletes the sessions of a
+	// cdpkit that was killed. A lost session is created anew, like a
+	// crashed browser, with sessionReset. Not with Endpoint or
+	// AutoConnect.
+	WebDriverURL          string
+	WebDriverCapabilities map[string]json.RawMessage
 	// AutoConnect, if set, attaches to the Chrome that uses this
 	// user-data-dir, through the DevToolsActivePort file it writes.
 	AutoConnect string
@@ -188,7 +206,7 @@ func New(o *Options) (*Browser, error) {
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "use chromium or firefox"}
 	}
-	if backend == tools.BackendFirefox && (o.AutoConnect != "" || o.Endpoint != "" && !strings.HasPrefix(o.Endpoint, "ws")) {
+	if backend == tools.BackendFirefox && (o.AutoConnect != "" || o.WebDriverURL != "" || o.Endpoint != "" && !strings.HasPrefix(o.Endpoint, "ws")) {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: "Firefox is attached to by its ws:// WebDriver BiDi address only",
 			Hint: "start Firefox with --remote-debugging-port and give the ws:// address it prints"}
 	}
@@ -243,6 +261,10 @@ func New(o *Options) (*Browser, error) {
 // launchOptions copies o's endpoint and launch options into bo and checks
 // them; the error is an *Error.
 func launchOptions(o *Options, bo *browser.Options) error {
+	if o.WebDriverURL != "" && (o.Endpoint != "" || o.AutoConnect != "") {
+		return &Error{Code: string(tools.InvalidArgs), Message: "WebDriverURL with Endpoint or AutoConnect", Hint: "give one way to the browser"}
+	}
+	bo.WebDriverURL, bo.WebDriverCaps = o.WebDriverURL, o.WebDriverCapabilities
 	switch {
 	case strings.HasPrefix(o.Endpoint, "ws://"), strings.HasPrefix(o.Endpoint, "wss://"):
 		bo.WSEndpoint = o.Endpoint

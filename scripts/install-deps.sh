@@ -15,6 +15,7 @@ deps=(
 	"node:nodejs"
 	"npm:npm"
 	"ffmpeg:ffmpeg"
+	"chromedriver:chromium-driver"
 )
 
 missing=()

@@ -43,7 +43,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes,
 		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,
 		ShowSecrets: cfg.showSecrets, StorageState: cfg.storageState, DownloadMax: bo.DownloadMax,
-		Browser: cfg.backend,
+		Browser: cfg.backend, WebDriverURL: bo.WebDriverURL, WebDriverCapabilities: bo.WebDriverCaps,
 	}
 	if bo.WSEndpoint != "" {
 		o.Endpoint = bo.WSEndpoint

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -81,6 +82,7 @@ Environment:
   CDPKIT_REQUIRE_LEASE  1 (or true, yes, on) is strict mode (same as --require-lease)
   CDPKIT_LEASE_TTL_MS   ms a tab lease lives without a call before another agent may reclaim it (default 900000)
   CDPKIT_BROWSER        chromium (default) or firefox (same as --browser)
+  CDPKIT_WS_ENDPOINT, CDPKIT_WEBDRIVER_URL  the same as --ws-endpoint and --webdriver-url
   FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
 `
 
@@ -93,8 +95,20 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	var headers headerFlag
 	fs.StringVar(&c.browser.ExecPath, "executable-path", os.Getenv("CHROMIUM_PATH"), "browser executable to launch (default: chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)")
 	fs.StringVar(&c.browser.BrowserURL, "browser-url", "", "attach to a running browser at `http://host:port` instead of launching one")
-	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", "", "attach to a running browser at this `ws://` DevTools URL")
-	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable)")
+	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", os.Getenv("CDPKIT_WS_ENDPOINT"), "attach to a running browser at this `ws:// or wss://` DevTools URL; a token in its query is kept out of logs; 429/503 is BROWSER_BUSY (default: CDPKIT_WS_ENDPOINT)")
+	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable); values are kept out of logs")
+	fs.StringVar(&c.browser.WebDriverURL, "webdriver-url", os.Getenv("CDPKIT_WEBDRIVER_URL"), "borrow the browser from a W3C WebDriver remote end at this `http://host:port` (chromedriver, Selenium Grid 4): a session is created, driven over its CDP address and deleted on exit (default: CDPKIT_WEBDRIVER_URL)")
+	fs.Func("webdriver-capability", "extra WebDriver capability `key=json` for --webdriver-url's session, such as 'goog:chromeOptions={\"binary\":\"/usr/bin/chromium\"}' (repeatable)", func(s string) error {
+		key, value, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(key) == "" || !json.Valid([]byte(value)) {
+			return errors.New("want key=json, such as platformName=\"linux\"")
+		}
+		if c.browser.WebDriverCaps == nil {
+			c.browser.WebDriverCaps = map[string]json.RawMessage{}
+		}
+		c.browser.WebDriverCaps[strings.TrimSpace(key)] = json.RawMessage(value)
+		return nil
+	})
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
 	fs.StringVar(&c.backend, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
 	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
@@ -188,13 +202,16 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		return nil, errors.New("--max-sessions and --rate-limit are 0 (no limit) or more")
 	}
 	n := 0
-	for _, s := range []string{c.browser.BrowserURL, c.browser.WSEndpoint, c.browser.AutoConnect} {
+	for _, s := range []string{c.browser.BrowserURL, c.browser.WSEndpoint, c.browser.AutoConnect, c.browser.WebDriverURL} {
 		if s != "" {
 			n++
 		}
 	}
 	if n > 1 {
-		return nil, errors.New("give only one of --browser-url, --ws-endpoint and --auto-connect")
+		return nil, errors.New("give only one of --browser-url, --ws-endpoint, --auto-connect and --webdriver-url")
+	}
+	if c.browser.WebDriverCaps != nil && c.browser.WebDriverURL == "" {
+		return nil, errors.New("--webdriver-capability needs --webdriver-url")
 	}
 	if len(headers) > 0 {
 		if c.browser.WSEndpoint == "" {

@@ -88,7 +88,8 @@ func redactFlags(args []string) []string {
 		case hide:
 			out[i], hide = "…", false
 			continue
-		case strings.HasPrefix(a, "-") && (name == "ws-header" || name == "ws-endpoint" || name == "browser-url" || name == "proxy-server"):
+		case strings.HasPrefix(a, "-") && (name == "ws-header" || name == "ws-endpoint" || name == "browser-url" || name == "proxy-server" ||
+			name == "webdriver-url" || name == "webdriver-capability"):
 			if hasValue {
 				out[i] = a[:strings.IndexByte(a, '=')+1] + "…"
 				continue

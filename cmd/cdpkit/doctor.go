@@ -36,7 +36,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return doctorFirefox(ctx, cfg, stdout)
 	}
 
-	if cfg.browser.BrowserURL == "" && cfg.browser.WSEndpoint == "" && cfg.browser.AutoConnect == "" {
+	if cfg.browser.BrowserURL == "" && cfg.browser.WSEndpoint == "" && cfg.browser.AutoConnect == "" && cfg.browser.WebDriverURL == "" {
 		if cfg.browser.ExecPath != "" {
 			fmt.Fprintf(stdout, "      looked at          %s (--executable-path or CHROMIUM_PATH)\n", cfg.browser.ExecPath)
 		} else {
@@ -64,6 +64,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	mode := "launch"
 	if cfg.browser.BrowserURL != "" || cfg.browser.WSEndpoint != "" || cfg.browser.AutoConnect != "" {
 		mode = "attach"
+	}
+	if cfg.browser.WebDriverURL != "" {
+		mode = "webdriver session"
 	}
 	if !d.check(mode, fmt.Sprintf("in %d ms", time.Since(start).Milliseconds()), err) {
 		return 1

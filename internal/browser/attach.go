@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,26 +14,47 @@ import (
 	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // attach connects to a running browser named by o.BrowserURL, o.WSEndpoint
-// or o.AutoConnect, and returns the websocket endpoint it dialled. The
-// context bounds discovery and the handshake.
-func attach(ctx context.Context, o *Options) (*cdp.Conn, string, error) {
-	endpoint, err := wsEndpoint(ctx, o)
-	if err != nil {
-		return nil, "", err
+// or o.AutoConnect, or borrowed through a WebDriver session at
+// o.WebDriverURL (returned, to be released on close), and returns the
+// websocket endpoint it dialled. The context bounds discovery, session
+// creation and the handshake. Errors never carry the endpoint's token.
+func attach(ctx context.Context, o *Options) (*cdp.Conn, string, *wdHold, error) {
+	var hold *wdHold
+	var endpoint string
+	var err error
+	if o.WebDriverURL != "" {
+		hold, endpoint, err = startWebDriver(ctx, o)
+	} else {
+		endpoint, err = wsEndpoint(ctx, o)
 	}
-	t, err := cdp.DialWebSocket(ctx, endpoint, o.WSHeaders)
 	if err != nil {
-		return nil, "", &NoBrowserError{Reason: err.Error(), Hint: "check that the browser is running with remote debugging enabled"}
+		return nil, "", nil, err
+	}
+	fail := func(err error) (*cdp.Conn, string, *wdHold, error) {
+		if hold != nil {
+			hold.release(o.logger())
+		}
+		return nil, "", nil, err
+	}
+	safe := policy.RedactURL(endpoint)
+	t, err := cdp.DialWebSocket(ctx, endpoint, o.WSHeaders)
+	var he *cdp.HandshakeError
+	if errors.As(err, &he) {
+		return fail(handshakeError(safe, he.Status, he.RetryAfter, len(o.WSHeaders) > 0))
+	}
+	if err != nil {
+		return fail(&NoBrowserError{Reason: err.Error(), Hint: "check that the browser is running with remote debugging enabled"})
 	}
 	conn := cdp.NewConn(t, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
 	if _, err := browserVersion(ctx, conn); err != nil {
 		conn.Close()
-		return nil, "", &NoBrowserError{Reason: "browser at " + endpoint + " did not answer: " + err.Error(), Hint: "check the endpoint"}
+		return fail(&NoBrowserError{Reason: "browser at " + safe + " did not answer: " + err.Error(), Hint: "check the endpoint"})
 	}
-	return conn, endpoint, nil
+	return conn, endpoint, hold, nil
 }
 
 func wsEndpoint(ctx context.Context, o *Options) (string, error) {

@@ -5,6 +5,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/webdriver"
 )
 
 // Browser is one connected browser.
@@ -39,6 +41,9 @@ type Browser struct {
 	tabs   map[target.ID]*Tab // guarded by mu; tabs we have handed out
 
 	identity string // set by Start when attached; see Identity
+
+	wd     *wdHold // the WebDriver session the browser was borrowed through, or nil
+	wdOnce sync.Once
 
 	guard *guard // judges every document request; nil only in tests that measure without it
 
@@ -74,8 +79,17 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	var err error
 	if o.attaching() {
 		var endpoint string
-		b.conn, endpoint, err = attach(ctx, o)
+		b.conn, endpoint, b.wd, err = attach(ctx, o)
 		b.identity = endpointIdentity(endpoint)
+		if b.wd != nil {
+			// A session the remote end dropped is a browser gone: Done
+			// fires, and a Manager creates a new one.
+			conn := b.conn
+			b.wd.stop = b.wd.session.KeepAlive(webdriver.KeepAliveInterval, func() {
+				b.log.Warn("the WebDriver session is gone", "session", b.wd.session.ID)
+				conn.Close()
+			})
+		}
 	} else {
 		b.proc, b.conn, err = launch(ctx, o)
 	}
@@ -143,7 +157,11 @@ func (b *Browser) Done() <-chan struct{} { return b.conn.Done() }
 func (b *Browser) Close() error {
 	b.finishTraces()
 	if b.proc == nil {
-		return b.conn.Close()
+		err := b.conn.Close()
+		if b.wd != nil {
+			b.wdOnce.Do(func() { err = errors.Join(err, b.wd.release(b.log)) })
+		}
+		return err
 	}
 	var conn *cdp.Conn
 	select {

@@ -10,8 +10,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 
 	"github.com/cdpkit/cdpkit/internal/idle"
-	"github.com/cdpkit/cdpkit/internal/poll"
 )
+
+// wdReap bounds deleting the WebDriver sessions of killed cdpkits at start.
+const wdReap = 10 * time.Second
 
 // relaunchAttempts is how many times the Manager tries to start a browser
 // in place of one that crashed before it gives up with ErrNoBrowser.
@@ -74,6 +76,13 @@ func NewManager(o *Options) *Manager {
 		// At every start, not only at the first launch: what a killed
 		// cdpkit or a failed launch left goes at once (issue #25 item 18).
 		m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
+	}
+	if m.opts.Backend == nil {
+		// Likewise the WebDriver sessions of a killed cdpkit, whatever this
+		// one drives: nothing else would ever delete them.
+		ctx, cancel := context.WithTimeout(context.Background(), wdReap)
+		m.opts.ledger().Reap(ctx, m.opts.logger())
+		cancel()
 	}
 	return m
 }
@@ -155,23 +164,60 @@ func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
 }
 
 // attachLocked connects to the browser the options name. After a dropped
-// connection it retries with exponential backoff until ctx ends. m.lock
-// must be held.
+// connection it retries with exponential backoff until ctx ends; a busy
+// service (*BusyError) is retried after the wait it asks for, while that
+// wait ends before ctx's deadline. A WebDriver session that was lost is
+// created anew up to relaunchAttempts times, and the session marked reset,
+// as a crashed launched browser is. m.lock must be held.
 func (m *Manager) attachLocked(ctx context.Context) (*Browser, error) {
-	var b *Browser
-	var err error
-	poll.Until(ctx, poll.Options{Interval: reconnectFirst, Max: reconnectMax}, func(context.Context) bool {
-		b, err = Start(ctx, &m.opts)
-		return err == nil || !m.gone
-	})
-	if err != nil {
-		return nil, err
+	if _, ok := ctx.Deadline(); !ok {
+		// Retries need an end: a caller without a deadline gets the
+		// launch timeout's.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.opts.launchTimeout())
+		defer cancel()
 	}
-	if m.gone {
-		m.opts.logger().Info("reconnected to the browser")
+	webdriver := m.opts.WebDriverURL != ""
+	wait, busyWait := reconnectFirst, busyBackoff
+	for attempt := 1; ; attempt++ {
+		b, err := Start(ctx, &m.opts)
+		if err == nil {
+			if webdriver {
+				return m.startedLocked(ctx, b), nil
+			}
+			if m.gone {
+				m.opts.logger().Info("reconnected to the browser")
+			}
+			m.b = b
+			return b, nil
+		}
+		var be *BusyError
+		switch {
+		case errors.As(err, &be):
+			m.opts.logger().Info("the browser service is busy", "status", be.Status, "retryAfter", be.RetryAfter)
+			if !waitBusy(ctx, be, busyWait) {
+				return nil, err
+			}
+			busyWait = min(busyWait*2, reconnectMax)
+			continue
+		case !m.gone || ctx.Err() != nil:
+			return nil, err
+		case webdriver:
+			m.opts.logger().Warn("creating a WebDriver session", "attempt", attempt, "err", err)
+			if attempt >= relaunchAttempts {
+				return nil, err
+			}
+			continue
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		}
+		wait = min(wait*2, reconnectMax)
 	}
-	m.b = b
-	return b, nil
 }
 
 // startedLocked adopts b, a launched browser; after a restart it applies

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -20,9 +21,24 @@ type Options struct {
 
 	// BrowserURL attaches to http://host:port via /json/version.
 	BrowserURL string
-	// WSEndpoint attaches to a ws:// DevTools URL, sending WSHeaders.
+	// WSEndpoint attaches to a ws:// or wss:// DevTools URL, sending
+	// WSHeaders with the handshake. A token in its query or a header
+	// value never reaches a log or an error. A 429 or 503 answer is a
+	// *BusyError.
 	WSEndpoint string
 	WSHeaders  http.Header
+	// WebDriverURL borrows a browser from a W3C WebDriver remote end
+	// (chromedriver, Selenium Grid 4): a session is created with
+	// WebDriverCaps merged over cdpkit's capabilities, its browser is
+	// attached to through se:cdp or goog:chromeOptions.debuggerAddress,
+	// and the session is deleted when the Browser closes. A lost session
+	// is created anew, as a crashed browser is relaunched.
+	WebDriverURL  string
+	WebDriverCaps map[string]json.RawMessage
+	// WebDriverLedger is the directory where held sessions are recorded,
+	// so that the next start deletes those of a cdpkit that was killed
+	// (webdriver.Ledger); empty means webdriver.DefaultLedgerDir.
+	WebDriverLedger string
 	// AutoConnect attaches to the browser using this user-data-dir, via the
 	// DevToolsActivePort file it writes (Chrome 144+ remote debugging).
 	AutoConnect string
@@ -102,7 +118,7 @@ type Options struct {
 }
 
 func (o *Options) attaching() bool {
-	return o.BrowserURL != "" || o.WSEndpoint != "" || o.AutoConnect != ""
+	return o.BrowserURL != "" || o.WSEndpoint != "" || o.AutoConnect != "" || o.WebDriverURL != ""
 }
 
 func (o *Options) logger() *slog.Logger {

@@ -62,6 +62,8 @@ const (
 	ProfileInUse Code = "PROFILE_IN_USE"
 	TraceActive  Code = "TRACE_ACTIVE"
 	NoTrace      Code = "NO_TRACE"
+
+	BrowserBusy Code = "BROWSER_BUSY"
 )
 
 // Error is a tool failure as an agent sees it: a stable code, a one-line
@@ -294,6 +296,13 @@ func init() {
 			hint = fmt.Sprintf("close that browser (pid %d, or the cdpkit that started it), or give another --user-data-dir", pu.PID)
 		}
 		return &Error{Code: ProfileInUse, Message: msg, Recoverable: true, Hint: hint}
+	})
+	typed(func(_ error, be *browser.BusyError) *Error {
+		hint := "the remote browser service is at capacity; retry later, or give the call a longer timeout_ms so cdpkit waits and retries"
+		if be.RetryAfter > 0 {
+			hint = fmt.Sprintf("the remote browser service is at capacity and asks to retry after %s (Retry-After); retry then, or give the call a longer timeout_ms so cdpkit waits for it", be.RetryAfter)
+		}
+		return &Error{Code: BrowserBusy, Message: fmt.Sprintf("the browser service answered %d: no browser free", be.Status), Recoverable: true, Hint: hint}
 	})
 	typed(func(_ error, nb *browser.NoBrowserError) *Error {
 		return &Error{Code: NoBrowser, Message: nb.Reason, Hint: cmp.Or(nb.Hint, "run `cdpkit doctor` to see what is wrong")}
