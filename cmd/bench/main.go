@@ -53,6 +53,7 @@ type config struct {
 	out       string        // results directory
 	peers     string        // npm prefix holding the peers; set, the run compares instead
 	trace     bool          // print each tool's CDP timeline instead
+	floors    bool          // print only each tool next to its raw CDP floor
 	traceArgs []string      // extra flags for the -trace browser
 	timeout   time.Duration // bounds the whole run
 	cold      int           // cold starts per server, bench-peers
@@ -79,6 +80,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if cfg.trace {
 		if err := runTrace(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if cfg.floors {
+		if err := runFloors(ctx, log, cfg, stdout); err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
 			return 1
 		}
@@ -124,6 +132,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.timeout, "timeout", defaultTimeout, "bound on the whole run")
 	fs.IntVar(&c.cold, "cold", 3, "cold starts per server (bench-peers)")
 	fs.BoolVar(&c.trace, "trace", false, "print each tool's median CDP timeline (through a recording websocket relay) instead of measuring")
+	fs.BoolVar(&c.floors, "floors", false, "print only each tool's p50 next to its raw CDP floor's (quick; writes no results)")
 	fs.Func("trace-chrome-arg", "extra `flag` for the -trace browser, to see what a browser flag changes (repeatable)", func(v string) error {
 		c.traceArgs = append(c.traceArgs, v)
 		return nil
@@ -210,6 +219,12 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, err
 	}
 	rep.addFigures(pipe, ws, m, size)
+	log.Info("each tool next to its raw CDP floor")
+	floors, err := benchFloors(ctx, log, cfg, scratch)
+	if err != nil {
+		return nil, fmt.Errorf("floors: %w", err)
+	}
+	rep.addFloorFigures(floors)
 	log.Info("through the cdpkit CLI")
 	cli, err := benchCLI(ctx, log, cfg, scratch)
 	if err != nil {

@@ -166,6 +166,7 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 	}
 	Step(ctx, "capturing the screenshot")
 	var region rect
+	var dpr float64
 	viewport := false
 	switch {
 	case o.Ref != "" || o.Selector != "":
@@ -173,15 +174,17 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 	case o.FullPage:
 		region, err = fullPageRegion(ctx, s)
 	default:
-		region, err = viewportRegion(ctx, s)
+		// One page call gives both the viewport and the pixel ratio.
+		region, dpr, err = viewportAndRatio(ctx, s)
 		viewport = true
 	}
 	if err != nil {
 		return nil, err
 	}
-	dpr, err := devicePixelRatio(ctx, s)
-	if err != nil {
-		return nil, err
+	if dpr == 0 {
+		if dpr, err = devicePixelRatio(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 	maxW, maxH := maxCaptureWidth, math.MaxInt32
 	if o.Format == "webp" {

@@ -29,6 +29,25 @@ func viewportRegion(ctx context.Context, s *cdp.Session) (rect, error) {
 	return rect{X: v.PageX, Y: v.PageY, W: v.ClientWidth, H: v.ClientHeight}, nil
 }
 
+// viewportAndRatio returns the visible part of the page in document
+// coordinates and the device pixel ratio, in one round trip. A page whose
+// script cannot run (dpr 0) falls back on the layout metrics.
+func viewportAndRatio(ctx context.Context, s *cdp.Session) (rect, float64, error) {
+	var v struct{ X, Y, W, H, DPR float64 }
+	err := callJS(ctx, s, jsCall{}, viewportRatioJS, &v)
+	if err == nil && v.DPR > 0 && v.W > 0 && v.H > 0 {
+		return rect{X: v.X, Y: v.Y, W: v.W, H: v.H}, v.DPR, nil
+	}
+	if err != nil && !errors.As(err, new(*scriptError)) {
+		return rect{}, 0, fmt.Errorf("browser: reading the viewport: %w", err)
+	}
+	r, err := viewportRegion(ctx, s)
+	return r, 0, err
+}
+
+// viewportRatioJS reads the visual viewport and the device pixel ratio.
+var viewportRatioJS = loadScript("viewport_dpr")
+
 // scrollThroughJS scrolls the page down by viewport heights, waiting two
 // frames at each stop so lazy content starts loading, then waits for
 // images still loading, all within a budget in ms, and scrolls back to

@@ -5,15 +5,16 @@ import (
 	"time"
 )
 
-// Settle waits, for at most bound, for the next animation frame and then
-// one task, so that what the page queued in reaction to an action (its own
-// frame callbacks and zero-delay timers, queued before ours) has run and
-// rendered; a navigation it started is waited for by the frame callback
-// never running in the old document, which the bound covers. One frame
-// and a task, not two frames: a frame costs ~17 ms at 60 Hz, and actions
-// already waited for one frame after their input (see perform). It does
-// nothing while a dialog waits, since no frame renders then, and reports
-// no error: settling is best effort. ctx bounds it too.
+// Settle waits, for at most bound, for what the page queued in reaction
+// to an action to run: one task (after the page's own zero-delay timers,
+// queued before ours), and only if the document mutated during it, the
+// next animation frame and one more task, so that what it changed has
+// rendered. Actions already wait for one frame after their input (see
+// perform), so a page that has gone quiet by then costs one task, not a
+// frame (~17 ms at 60 Hz). A navigation it started is waited for by the
+// task never running in the old document, which the bound covers. It
+// does nothing while a dialog waits, since no frame renders then, and
+// reports no error: settling is best effort. ctx bounds it too.
 func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
 	if t.CheckDialog() != nil {
 		return
@@ -27,5 +28,6 @@ func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
 	callJS(ctx, s, jsCall{}, settleJS, nil)
 }
 
-// settleJS resolves after the next animation frame and one task.
+// settleJS resolves after one task, or after a frame and a task when the
+// document mutated meanwhile.
 var settleJS = loadScript("settle")

@@ -76,8 +76,16 @@ func Diff(prev, cur []string) Changes {
 	return c
 }
 
-// refOf returns the ref a line starts with, such as "e12", or "".
+// refOf returns the ref a line starts with, such as "e12", or "", past
+// the roles of folded wrappers ("listitem > e12 link …").
 func refOf(l string) string {
+	for {
+		i := strings.Index(l, " > ")
+		if i < 0 || strings.ContainsAny(l[:i], " \"") {
+			break
+		}
+		l = l[i+3:]
+	}
 	if len(l) < 2 || l[0] != 'e' || l[1] < '0' || l[1] > '9' {
 		return ""
 	}

@@ -105,3 +105,18 @@ func TestInteractiveLines(t *testing.T) {
 		t.Errorf("InteractiveLines =\n%s\nwant the interactive snapshot's lines\n%s", got, want)
 	}
 }
+
+func TestRefOfFolded(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`e5 link "Home"`, "e5"},
+		{`listitem > e5 link "Home"`, "e5"},
+		{`listitem > cell > e7 button "Go"`, "e7"},
+		{`e5 link "a > b"`, "e5"},
+		{`"text > e5 more"`, ""},
+		{`heading "Sign in" level=1`, ""},
+	} {
+		if got := refOf(tc.line); got != tc.want {
+			t.Errorf("refOf(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}

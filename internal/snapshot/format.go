@@ -132,6 +132,13 @@ func (f *formatter) walkIn(n *Node, depth int, ctx, parentRole string) []line {
 		head.text += " " + kids[0].text
 		return []line{head}
 	}
+	// Fold an unnamed wrapper around a lone element onto its line:
+	// listitem > e5 link "Home".
+	if !head.ref && normalize(n.Name) == "" && len(kids) == 1 && kids[0].ref {
+		head.text += " > " + kids[0].text
+		head.ref = true
+		return []line{head}
+	}
 	return append([]line{head}, kids...)
 }
 
@@ -237,7 +244,10 @@ func (f *formatter) shows(n *Node) bool {
 func (f *formatter) describe(n *Node, depth int) line {
 	var b strings.Builder
 	l := line{depth: depth}
-	if n.Key != nil {
+	// Nothing acts on a heading, a landmark or a list: it keeps its line
+	// and text, and costs no ref. Frames, images and the like keep theirs
+	// (a screenshot or a scope can name them).
+	if n.Key != nil && (n.interactive() || !noRefRoles[n.Role]) {
 		if r := f.ref(n); r != "" {
 			b.WriteString(r)
 			b.WriteByte(' ')
@@ -288,6 +298,11 @@ func (f *formatter) describe(n *Node, depth int) line {
 	l.text = b.String()
 	return l
 }
+
+// noRefRoles are the roles printed without a ref: structure that orients
+// the agent but that no tool acts on.
+var noRefRoles = set("banner", "navigation", "main", "contentinfo", "complementary", "region", "form",
+	"search", "heading", "list", "listitem", "group", "article", "paragraph", "separator")
 
 // options collects the option names under a select-like combobox.
 func options(n *Node) []string {

@@ -172,7 +172,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	case c.Navigated && diff.Kept == 0 && len(diff.Removed) > 0:
 		// A new document: its elements are news, the old page's are not.
 		diff.Removed = nil
-		c.Elements = diff.Text(maxChangesChars)
+		c.Elements = newDocumentSummary(diff)
 	default:
 		c.Elements = diff.Text(maxChangesChars)
 	}

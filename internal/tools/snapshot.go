@@ -36,7 +36,6 @@ type snapshotHeader struct {
 	URL       string `json:"url"`
 	Title     string `json:"title"`
 	Refs      int    `json:"refs"`
-	Lines     int    `json:"lines"`
 	Truncated bool   `json:"truncated,omitempty"`
 	Hint      string `json:"hint,omitempty"`
 	Path      string `json:"path,omitempty"`
@@ -72,7 +71,7 @@ func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Res
 	if err != nil {
 		return nil, err
 	}
-	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Lines: len(res.Lines), Truncated: res.Truncated}
+	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Truncated: res.Truncated}
 	switch {
 	case in.FilePath != "":
 		path, err := env.Artifacts.WriteFile(in.FilePath, []byte(strings.Join(res.Lines, "\n")+"\n"))
