@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -157,6 +158,17 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		var err error
 		urls.BlockedOrigins, err = policy.ParseOrigins(s)
 		return err
+	})
+	fs.Func("allow-file-urls", "let pages open file:// URLs under `dir` (repeatable; symlinks and .. resolved; the guard judges every file: request); without it file:// is refused", func(dir string) error {
+		abs, err := filepath.Abs(dir)
+		if err != nil || dir == "" {
+			return errors.New("want a directory")
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		urls.FileDirs = append(urls.FileDirs, abs)
+		return nil
 	})
 	fs.BoolVar(&c.requireLease, "require-lease", envTrue("CDPKIT_REQUIRE_LEASE"), "strict mode: a call on a tab nobody leased leases it to the caller (an auto lease), new_page leases its tab, and list_pages/list_leases close tabs whose leaseholder died")
 	fs.Func("chrome-arg", "extra `--switch` for a launched browser (repeatable); switches that run other programs, load extensions or open the DevTools endpoint are refused", func(s string) error {
