@@ -14,7 +14,7 @@ type clickArgs struct {
 	DblClick  bool     `json:"dblClick,omitempty" jsonschema:"double-click"`
 	Button    string   `json:"button,omitempty" jsonschema:"left, right or middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
-	Force     bool     `json:"force,omitempty" jsonschema:"if covered or hidden, click via the DOM"`
+	Force     bool     `json:"force,omitempty" jsonschema:"click via the DOM even if covered"`
 	actionArgs
 
 	mods int64 // parsed by check
@@ -46,10 +46,9 @@ type scrollArgs struct {
 func pointerTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
-			Name: "click",
-			Description: "Click an element with real mouse events at an uncovered point. " +
-				"If covered: ELEMENT_NOT_CLICKABLE names the cover; force:true clicks via the DOM.",
-			Tab: true, Changes: ReportChanges, Core: true,
+			Name:        "click",
+			Description: "Click an element with real mouse events. If covered, ELEMENT_NOT_CLICKABLE names the cover.",
+			Tab:         true, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
 		}, click),
 		defineOn(Tool{

@@ -159,6 +159,12 @@ type Tool struct {
 	Timeout time.Duration
 	// InputSchema is inferred from the handler's argument type.
 	InputSchema *jsonschema.Schema
+	// OutputSchema, set for tools that report changes, describes the
+	// structured form of their results (Result.Structured) as far as
+	// programs rely on it: changes.elements is a list of lines. Others
+	// have none, which saves tools/list its size; their results are
+	// structured all the same.
+	OutputSchema *jsonschema.Schema
 	// ownLease says the tool's own arguments have a lease field, so the
 	// registry leaves it to the tool rather than checking it at the door.
 	ownLease bool
@@ -244,7 +250,7 @@ func defineOn[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in 
 
 // targetDescription describes the tab selector of every tool that acts on
 // a tab and says nothing more specific.
-const targetDescription = "tab: id, index:N, url:X or title:X (default active)"
+const targetDescription = "tab: id, index:N, url:X or title:X"
 
 func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
 	schema, err := jsonschema.For[In](nil)
@@ -254,6 +260,13 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	// Unknown arguments are refused when decoding; saying so in every
 	// schema would cost tokens on every turn.
 	schema.AdditionalProperties = nil
+	for _, p := range schema.Properties {
+		// A Go slice may be nil, but a client sends a list or nothing:
+		// ["null","array"] says less than "array" and costs more.
+		if slices.Equal(p.Types, []string{"null", "array"}) {
+			p.Types, p.Type = nil, "array"
+		}
+	}
 	if p := schema.Properties["target"]; p != nil && p.Description == "" {
 		p.Description = targetDescription
 	}
@@ -262,6 +275,9 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 		panic(fmt.Sprintf("tools: %s: resolving schema: %v", t.Name, err))
 	}
 	t.InputSchema = schema
+	if t.Changes != NoChanges {
+		t.OutputSchema = changesOutputSchema()
+	}
 	_, t.ownLease = schema.Properties[leaseArg]
 	t.call = func(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 		in, common, err := decodeArgs[In](raw, resolved)
@@ -276,6 +292,9 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 		if n, ok := any(&in).(tabless); !t.Tab || ok && n.noTab() {
 			return h(ctx, env, nil, in)
 		}
+		if c := callFrom(ctx); c != nil {
+			common.IncludeSnapshot = common.IncludeSnapshot || c.includeSnapshot
+		}
 		return t.through(ctx, env, common, func(ctx context.Context, d *door) (*Result, error) { return h(ctx, env, d, in) })
 	}
 	return t
@@ -288,7 +307,7 @@ type commonArgs struct {
 }
 
 // decodeArgs validates raw against the schema and decodes it strictly; it
-// also returns the common arguments (target, includeSnapshot).
+// also returns the common arguments (target).
 func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, commonArgs, error) {
 	var in In
 	var common commonArgs
@@ -309,7 +328,7 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, c
 	}
 	// The schema checked their types, where the tool has them.
 	common.Target, _ = generic["target"].(string)
-	common.IncludeSnapshot, _ = generic["includeSnapshot"].(bool)
+	common.IncludeSnapshot, _ = generic[snapshotArg].(bool) // a tool with it in its schema (evaluate_script)
 	return in, common, nil
 }
 
@@ -332,6 +351,13 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	if asked > 0 {
 		timeout = asked
 	}
+	if args, err = t.compat(args); err != nil {
+		return nil, err
+	}
+	var full bool
+	if args, full, err = t.takeSnapshotArg(args); err != nil {
+		return nil, err
+	}
 	var token string
 	if t.Tab && !t.ownLease {
 		if args, token, err = takeLease(args); err != nil {
@@ -341,7 +367,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, steps := browser.WithSteps(ctx)
-	c := &call{tool: t, lease: token}
+	c := &call{tool: t, lease: token, includeSnapshot: full}
 	ctx = context.WithValue(ctx, callKey{}, c)
 	defer c.end()
 	defer func() {
@@ -430,8 +456,9 @@ func (e *stepTimeout) message() string {
 
 // call is one tool call's state, carried in its context for the door.
 type call struct {
-	tool  *Tool
-	lease string // the lease argument, for the door
+	tool            *Tool
+	lease           string // the lease argument, for the door
+	includeSnapshot bool   // the snapshotArg argument
 
 	mu   sync.Mutex
 	held map[browser.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release
