@@ -344,15 +344,16 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 		timeout = DefaultTimeout
 	}
 	timeout = max(timeout, min(t.Timeout, MaxTimeout))
+	args, err = t.compat(args)
+	if err != nil {
+		return nil, err
+	}
 	args, asked, err := takeTimeout(args)
 	if err != nil {
 		return nil, err
 	}
 	if asked > 0 {
 		timeout = asked
-	}
-	if args, err = t.compat(args); err != nil {
-		return nil, err
 	}
 	var full bool
 	if args, full, err = t.takeSnapshotArg(args); err != nil {
