@@ -98,7 +98,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable)")
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
 	fs.StringVar(&c.backend, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
-	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
+	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop, tabs, uploads, the console), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
 	if name == "serve" {
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
 		fs.StringVar(&c.token, "token", os.Getenv("CDPKIT_TOKEN"), "bearer token clients must send (default: CDPKIT_TOKEN, else a random one printed once)")
