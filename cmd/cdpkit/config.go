@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -111,7 +112,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	})
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
 	fs.StringVar(&c.backend, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
-	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
+	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop, tabs, uploads, the console), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
 	if name == "serve" {
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
 		fs.StringVar(&c.token, "token", os.Getenv("CDPKIT_TOKEN"), "bearer token clients must send (default: CDPKIT_TOKEN, else a random one printed once)")
@@ -171,6 +172,17 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		var err error
 		urls.BlockedOrigins, err = policy.ParseOrigins(s)
 		return err
+	})
+	fs.Func("allow-file-urls", "let pages open file:// URLs under `dir` (repeatable; symlinks and .. resolved; the guard judges every file: request); without it file:// is refused", func(dir string) error {
+		abs, err := filepath.Abs(dir)
+		if err != nil || dir == "" {
+			return errors.New("want a directory")
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		urls.FileDirs = append(urls.FileDirs, abs)
+		return nil
 	})
 	fs.BoolVar(&c.requireLease, "require-lease", envTrue("CDPKIT_REQUIRE_LEASE"), "strict mode: a call on a tab nobody leased leases it to the caller (an auto lease), new_page leases its tab, and list_pages/list_leases close tabs whose leaseholder died")
 	fs.Func("chrome-arg", "extra `--switch` for a launched browser (repeatable); switches that run other programs, load extensions or open the DevTools endpoint are refused", func(s string) error {

@@ -39,12 +39,26 @@ func (c *child) act(t *testing.T, tool string, args map[string]any) actionResult
 	if res.IsError {
 		t.Fatalf("%s(%v): %s", tool, args, text(t, res))
 	}
-	var r actionResult
-	header, _, _ := strings.Cut(text(t, res), "\n")
-	if err := json.Unmarshal([]byte(header), &r); err != nil {
-		t.Fatalf("%s: decoding %q: %v", tool, header, err)
+	// Programs read the structured content, where changes.elements is a
+	// list of lines.
+	var r struct {
+		Changes struct {
+			URL       string   `json:"url"`
+			Navigated bool     `json:"navigated"`
+			Elements  []string `json:"elements"`
+		} `json:"changes"`
 	}
-	return r
+	raw, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(raw, &r)
+	}
+	if err != nil {
+		t.Fatalf("%s: decoding %s: %v", tool, raw, err)
+	}
+	var out actionResult
+	out.Changes.URL, out.Changes.Navigated = r.Changes.URL, r.Changes.Navigated
+	out.Changes.Elements = strings.Join(r.Changes.Elements, "\n")
+	return out
 }
 
 // TestMultiStepApp drives a small app (login → list → edit → save) using

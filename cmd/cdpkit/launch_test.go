@@ -35,7 +35,7 @@ func (c *child) evalJSON(t *testing.T, fn string, out any) {
 	var r struct {
 		Value json.RawMessage `json:"value"`
 	}
-	if err := json.Unmarshal([]byte(text(t, res)), &r); err != nil {
+	if err := json.Unmarshal(data(t, res), &r); err != nil {
 		t.Fatalf("evaluate_script result %q: %v", text(t, res), err)
 	}
 	if err := json.Unmarshal(r.Value, out); err != nil {

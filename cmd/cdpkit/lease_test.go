@@ -90,6 +90,7 @@ type agent struct {
 	cmd     *exec.Cmd // nil for an HTTP session
 	session *mcp.ClientSession
 	stderr  *bytes.Buffer
+	last    []byte // the structured content of the last call
 }
 
 // startAgent starts `cdpkit mcp` attached to sb; it is stopped (stdin
@@ -147,6 +148,7 @@ func (a *agent) call(t *testing.T, tool string, args map[string]any) (text, code
 		}
 	}
 	text = sb.String()
+	a.last, _ = json.Marshal(res.StructuredContent)
 	if res.IsError {
 		if i, j := strings.Index(text, "["), strings.Index(text, "]"); i == 0 && j > 0 {
 			code = text[1:j]
@@ -165,9 +167,8 @@ func (a *agent) ok(t *testing.T, tool string, args map[string]any, out any) stri
 		t.Fatalf("%s %s(%v): %s", a.name, tool, args, text)
 	}
 	if out != nil {
-		header, _, _ := strings.Cut(text, "\n")
-		if err := json.Unmarshal([]byte(header), out); err != nil {
-			t.Fatalf("%s %s: decoding %q: %v", a.name, tool, header, err)
+		if err := json.Unmarshal(a.last, out); err != nil {
+			t.Fatalf("%s %s: decoding %s: %v", a.name, tool, a.last, err)
 		}
 	}
 	return text

@@ -86,6 +86,16 @@ func (c *child) call(t *testing.T, name string, args map[string]any) *mcp.CallTo
 	return res
 }
 
+// data is a result's structured content as JSON, which programs read.
+func data(t *testing.T, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func text(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
 	if len(res.Content) == 0 {
@@ -136,7 +146,7 @@ func TestMCPWalkingSkeleton(t *testing.T) {
 		Title  string `json:"title"`
 		Status int    `json:"status"`
 	}
-	if err := json.Unmarshal([]byte(text(t, res)), &nav); err != nil {
+	if err := json.Unmarshal(data(t, res), &nav); err != nil {
 		t.Fatal(err)
 	}
 	if nav.Title != "Hello cdpkit" || nav.Status != 200 || nav.URL != srv.URL+"/hello.html" || nav.ID == "" {
@@ -163,20 +173,20 @@ func TestMCPWalkingSkeleton(t *testing.T) {
 	}
 
 	res = c.call(t, "list_pages", nil)
-	if res.IsError || !strings.Contains(text(t, res), `"title":"Hello cdpkit"`) {
+	if res.IsError || !strings.Contains(text(t, res), `title: Hello cdpkit`) {
 		t.Errorf("list_pages = %s, want the Hello tab", text(t, res))
 	}
 
 	res = c.call(t, "take_snapshot", nil)
 	got := text(t, res)
-	header, body, _ := strings.Cut(got, "\n")
-	if res.IsError || !strings.Contains(header, `"title":"Hello cdpkit"`) || !strings.Contains(body, `heading "Hello" level=1`) {
-		t.Errorf("take_snapshot = %q, want a JSON header line and the heading", got)
+	header, body, _ := strings.Cut(got, "\n\n")
+	if res.IsError || !strings.Contains(header, "title: Hello cdpkit") || !strings.Contains(body, `heading "Hello" level=1`) {
+		t.Errorf("take_snapshot = %q, want key: value lines, a blank line and the heading", got)
 	}
 
 	res = c.call(t, "take_snapshot", map[string]any{"filePath": "snaps/hello.txt"})
 	var saved struct{ Path string }
-	if json.Unmarshal([]byte(text(t, res)), &saved); !strings.HasPrefix(saved.Path, filepath.Join(c.tmp, "artifacts")) {
+	if json.Unmarshal(data(t, res), &saved); !strings.HasPrefix(saved.Path, filepath.Join(c.tmp, "artifacts")) {
 		t.Fatalf("take_snapshot filePath = %s, want a path in the artifact dir", text(t, res))
 	}
 	if b, err := os.ReadFile(saved.Path); err != nil || !strings.Contains(string(b), `heading "Hello"`) {
@@ -236,9 +246,9 @@ func TestMCPConsole(t *testing.T) {
 	}
 	res := c.call(t, "list_console_messages", map[string]any{"types": []string{"log"}})
 	got := text(t, res)
-	header, body, _ := strings.Cut(got, "\n")
-	if res.IsError || !strings.Contains(header, `"total":1`) || !strings.Contains(body, "#1 log hello.html:7 hello from the page") {
-		t.Errorf("list_console_messages = %q, want a JSON header and the page's message", got)
+	header, body, _ := strings.Cut(got, "\n\n")
+	if res.IsError || !strings.Contains(header, "total: 1") || !strings.Contains(body, "#1 log hello.html:7 hello from the page") {
+		t.Errorf("list_console_messages = %q, want key: value lines and the page's message", got)
 	}
 }
 

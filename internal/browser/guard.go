@@ -62,9 +62,15 @@ type block struct {
 func startGuard(ctx context.Context, conn *cdp.Conn, p *policy.Policy, log *slog.Logger) (*guard, error) {
 	g := &guard{sess: conn.Browser(), policy: p, log: log, blocks: make(map[cdpapi.FrameID]block)}
 	events, stop := g.sess.SubscribeEvents("Fetch.requestPaused")
-	if _, err := cdpapi.Call(ctx, g.sess, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{
+	patterns := []*fetch.RequestPattern{{
 		URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest,
-	}}}); err != nil {
+	}}
+	if len(p.FileDirs) > 0 {
+		// A file: page's images, scripts and frames read the disk too:
+		// every file: request is judged, not only documents.
+		patterns = append(patterns, &fetch.RequestPattern{URLPattern: "file:*", RequestStage: fetch.RequestStageRequest})
+	}
+	if _, err := cdpapi.Call(ctx, g.sess, fetch.Enable, fetch.EnableParams{Patterns: patterns}); err != nil {
 		stop()
 		return nil, fmt.Errorf("browser: enabling the URL guard: %w", err)
 	}

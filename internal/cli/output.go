@@ -22,6 +22,7 @@ type output struct {
 	text    string
 	image   *mcp.ImageContent
 	savedTo string // where screenshot [path] put the capture
+	render  string // the result's text form: `key: value` lines, then its lines
 	err     *tools.Error
 }
 
@@ -49,19 +50,33 @@ func readResult(res *mcp.CallToolResult) (*output, error) {
 		}
 		return o, nil
 	}
-	// The data is the first line when it is a JSON value; raw text follows.
-	first, rest, _ := strings.Cut(text, "\n")
-	var v any
-	if json.Unmarshal([]byte(first), &v) == nil {
-		if _, isObject := v.(map[string]any); isObject {
-			o.data = json.RawMessage(first)
-		} else {
-			o.data, _ = json.Marshal(map[string]any{"result": v})
+	// The structured content is the data; its "text" is the raw text (a
+	// snapshot) and changes.elements the element lines, which a person
+	// reads as text again.
+	o.render = text
+	if m, ok := res.StructuredContent.(map[string]any); ok {
+		if s, ok := m["text"].(string); ok {
+			o.text = s
+			delete(m, "text")
 		}
-		o.text = rest
-	} else {
-		o.text = text
+		if c, ok := m["changes"].(map[string]any); ok {
+			if lines, ok := c["elements"].([]any); ok {
+				var b strings.Builder
+				for _, l := range lines {
+					s, _ := l.(string)
+					b.WriteString(s + "\n")
+				}
+				c["elements"] = b.String()
+			}
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(m)
+		o.data = bytes.TrimSpace(b.Bytes())
+		return o, nil
 	}
+	o.text = text
 	return o, nil
 }
 
@@ -177,6 +192,10 @@ func (o *output) printHuman(w io.Writer, tool string) {
 			path = o.savedTo
 		}
 		fmt.Fprintf(w, "%s (%dx%d)\n", path, d.Width, d.Height)
+		return
+	}
+	if o.render != "" {
+		fmt.Fprintln(w, strings.TrimRight(o.render, "\n"))
 		return
 	}
 	printFields(w, o.data, "")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -201,24 +202,33 @@ func TestStateDir(t *testing.T) {
 
 func TestResultObject(t *testing.T) {
 	tests := []struct {
-		text  string
-		reset bool
-		want  string
+		structured string // "" for none
+		text       string
+		reset      bool
+		want       string
 	}{
-		{`{"b":1,"a":"<x>"}`, false, `{"b":1,"a":"<x>"}`},
-		{`{"b":1}`, true, `{"b":1,"sessionReset":true}`},
-		{"{\"url\":\"u\"}\ne1 button \"Go\"\n", false, `{"url":"u","text":"e1 button \"Go\"\n"}`},
-		{`{}`, true, `{"sessionReset":true}`},
-		{`42`, false, `{"result":42}`},
-		{"plain text", false, `{"text":"plain text"}`},
+		{`{"b":1,"a":"<x>"}`, "b: 1\na: <x>", false, `{"a":"<x>","b":1}`},
+		{`{"b":1}`, "b: 1", true, `{"b":1,"sessionReset":true}`},
+		{`{"url":"u","text":"e1 button \"Go\"\n"}`, "url: u\n\ne1 button \"Go\"", false, `{"url":"u","text":"e1 button \"Go\"\n"}`},
+		{`{"changes":{"elements":["+ e1 link \"A\""]}}`, "\n+ e1 link \"A\"", false, `{"changes":{"elements":"+ e1 link \"A\"\n"}}`},
+		{`{}`, "", true, `{"sessionReset":true}`},
+		{"", "plain text", false, `{"text":"plain text"}`},
 	}
 	for _, tt := range tests {
-		o, err := readResult(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tt.text}}})
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tt.text}}}
+		if tt.structured != "" {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(tt.structured), &m); err != nil {
+				t.Fatal(err)
+			}
+			res.StructuredContent = m
+		}
+		o, err := readResult(res)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := string(o.object(tt.reset)); got != tt.want {
-			t.Errorf("object(%q, %v) = %s, want %s", tt.text, tt.reset, got, tt.want)
+			t.Errorf("object(%s, %v) = %s, want %s", tt.structured, tt.reset, got, tt.want)
 		}
 	}
 }

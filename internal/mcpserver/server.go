@@ -4,8 +4,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,7 +28,7 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 	s := mcp.NewServer(&mcp.Implementation{Name: "cdpkit", Version: version}, &mcp.ServerOptions{
 		Instructions: "cdpkit drives a real Chromium. `target` picks a tab: active (default), index:N, " +
 			"url:SUBSTR, title:SUBSTR or a tab id. Elements: `uid` is a ref from take_snapshot (e12). " +
-			"Actions return `changes`: what differs since your last look. Failed calls return [CODE] message with a hint. " +
+			"Actions return what changed since your last look: `key: value` lines, then element lines (+ added, - removed, ~ changed). Failed calls return [CODE] message with a hint. " +
 			"Any tool takes timeout_ms (default 30000, max 120000). " +
 			"A tab tool takes lease: the token claim_page gave for a tab you leased.",
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { session(req.Session) },
@@ -49,12 +47,16 @@ func AddTools(s *mcp.Server, env *tools.Env, list []tools.Tool) {
 func addTools(s *mcp.Server, env *tools.Env, list []tools.Tool, session func(*mcp.ServerSession)) {
 	for i := range list {
 		t := &list[i]
-		s.AddTool(&mcp.Tool{
+		def := &mcp.Tool{
 			Name:        t.Name,
 			Description: t.Description,
 			InputSchema: t.InputSchema,
 			Annotations: annotations(t),
-		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		}
+		if t.OutputSchema != nil {
+			def.OutputSchema = t.OutputSchema
+		}
+		s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			session(req.Session)
 			if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 				p := newProgress(ctx, req.Session, token, t.Name)
@@ -89,35 +91,19 @@ func annotations(t *tools.Tool) *mcp.ToolAnnotations {
 	return a
 }
 
-// result renders a success as compact JSON text (then the raw text, if
-// any, on the next line), plus the image if any.
+// result renders a success as the compact text an agent reads, with the
+// same data as structured content for programs (see tools.Result.Render),
+// plus the image if any.
 func result(r *tools.Result) *mcp.CallToolResult {
-	var text string
-	if r.Data != nil {
-		// Not json.Marshal: it escapes < > & as \u003c…, which costs tokens
-		// and garbles the DOM descriptions and URLs an agent reads.
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r.Data); err != nil {
-			return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
-		}
-		text = strings.TrimSuffix(b.String(), "\n")
+	text, err := r.Render()
+	if err != nil {
+		return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
 	}
-	if r.SessionReset {
-		if strings.HasPrefix(text, "{") && text != "{}" {
-			text = `{"sessionReset":true,` + text[1:]
-		} else {
-			text = strings.TrimSpace(`{"sessionReset":true}` + "\n" + text)
-		}
+	structured, err := r.Structured()
+	if err != nil {
+		return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
 	}
-	if r.Text != "" {
-		if text != "" {
-			text += "\n"
-		}
-		text += r.Text
-	}
-	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
 	if r.Image != nil {
 		out.Content = append(out.Content, &mcp.ImageContent{Data: r.Image.Data, MIMEType: r.Image.MIMEType})
 	}

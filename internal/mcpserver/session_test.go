@@ -140,7 +140,8 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	return res
 }
 
-// ok runs a tool that must succeed and decodes its JSON text into v.
+// ok runs a tool that must succeed and decodes its structured content
+// into v.
 func ok(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, v any) {
 	t.Helper()
 	res := call(t, cs, name, args)
@@ -149,8 +150,8 @@ func ok(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, v
 		t.Fatalf("%s(%v) failed: %s", name, args, text)
 	}
 	if v != nil {
-		first, _, _ := strings.Cut(text, "\n")
-		if err := json.Unmarshal([]byte(first), v); err != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(raw, v); err != nil {
 			t.Fatalf("%s: decoding %q: %v", name, text, err)
 		}
 	}

@@ -49,6 +49,10 @@ type Policy struct {
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 	// ResolveTimeout bounds one lookup; zero means DefaultResolveTimeout.
 	ResolveTimeout time.Duration
+	// FileDirs are the directories whose files file: URLs may open
+	// (--allow-file-urls); empty refuses every file: URL. A file is judged
+	// with "..", escapes and symlinks resolved.
+	FileDirs []string
 
 	mu    sync.Mutex
 	cache map[string]cached // guarded by mu
@@ -61,9 +65,13 @@ type cached struct {
 
 // Check returns nil if a browser may load raw as a document, else a
 // *URLError wrapping ErrURLBlocked (or ErrInvalidURL) that names the rule
-// and the flag lifting it. The context bounds a DNS lookup of the host,
+// and the flag lifting it. A file: URL is allowed only inside FileDirs.
+// The context bounds a DNS lookup of the host,
 // which is itself bounded by ResolveTimeout and cached briefly.
 func (p *Policy) Check(ctx context.Context, raw string) error {
+	if isFileURL(raw) {
+		return p.checkFile(raw)
+	}
 	t, err := parseURL(raw)
 	if err != nil {
 		return err

@@ -83,6 +83,26 @@ func (r UploadRoots) contain(p string) bool {
 	return false
 }
 
+// containOrIs is contain, also true when p is one of the roots itself
+// (a file: URL may name an allowed directory, which shows its listing).
+func (r UploadRoots) containOrIs(p string) bool {
+	for _, root := range r {
+		for _, dir := range []string{root, evalOrSelf(root)} {
+			if d, err := filepath.Abs(dir); err == nil && d == p {
+				return true
+			}
+		}
+	}
+	return r.contain(p)
+}
+
+func evalOrSelf(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
+}
+
 // within reports whether p lies strictly below dir; both are absolute.
 func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)

@@ -92,6 +92,8 @@ func parseURL(raw string) (target, error) {
 		return target{}, blocked(raw, fmt.Sprintf("about:%s is not allowed (only about:blank)", cutAny(rest, "?#")),
 			"open an http or https URL; no flag lifts this rule")
 	case "http", "https":
+	case "file":
+		return target{}, blocked(raw, `scheme "file" is not allowed (only http, https and about:blank)`, fileHint)
 	default:
 		return target{}, blocked(raw, fmt.Sprintf("scheme %q is not allowed (only http, https and about:blank)", scheme),
 			"open an http or https URL; no flag lifts this rule")

@@ -10,16 +10,17 @@ import (
 )
 
 // actionArgs are the arguments every state-changing tool takes besides
-// its own: the tab, and whether to return a snapshot instead of changes.
+// its own: the tab. (includeSnapshot, which asks for the whole snapshot
+// instead of the changes, is taken outside the schemas: see
+// snapshotArg.)
 type actionArgs struct {
-	IncludeSnapshot bool   `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
-	Target          string `json:"target,omitempty"`
+	Target string `json:"target,omitempty"`
 }
 
 // elementArgs name the element a tool acts on: a ref, or a selector.
 type elementArgs struct {
-	UID      string `json:"uid,omitempty" jsonschema:"element ref (e12)"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	targetArgs
 }
 

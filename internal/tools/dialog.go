@@ -10,7 +10,7 @@ import (
 
 type handleDialogArgs struct {
 	Action     string `json:"action" jsonschema:"accept or dismiss"`
-	PromptText string `json:"promptText,omitempty" jsonschema:"a prompt's answer when accepting"`
+	PromptText string `json:"promptText,omitempty" jsonschema:"a prompt's answer"`
 	actionArgs
 }
 
@@ -18,7 +18,7 @@ func dialogTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name:        "handle_dialog",
-			Description: "Accept or dismiss the JavaScript dialog (confirm, prompt) that blocks the page.",
+			Description: "Answer the JavaScript dialog blocking the page.",
 			NoQueue:     true,
 			Tab:         true, Dialog: DialogClears, Changes: ReportChanges, Core: true,
 		}, handleDialog),

@@ -21,7 +21,7 @@ const (
 
 type fillArgs struct {
 	elementArgs
-	Value string `json:"value" jsonschema:"text, option value or label, or true/false for a checkbox"`
+	Value string `json:"value" jsonschema:"text, option, or true/false"`
 	actionArgs
 }
 
@@ -37,16 +37,16 @@ type fillFormArgs struct {
 
 type typeTextArgs struct {
 	Text      string `json:"text" jsonschema:"text to type"`
-	UID       string `json:"uid,omitempty" jsonschema:"element ref to focus first (default: the focused one)"`
-	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	SubmitKey string `json:"submitKey,omitempty" jsonschema:"key to press after, such as Enter"`
+	UID       string `json:"uid,omitempty" jsonschema:"ref to focus first"`
+	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	SubmitKey string `json:"submitKey,omitempty" jsonschema:"key to press after (Enter)"`
 	actionArgs
 }
 
 type pressKeyArgs struct {
-	Key      string `json:"key" jsonschema:"key name, character or combo such as Control+Shift+R"`
-	UID      string `json:"uid,omitempty" jsonschema:"element ref to focus first (default: the focused one)"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	Key      string `json:"key" jsonschema:"Enter, a, Control+Shift+R…"`
+	UID      string `json:"uid,omitempty" jsonschema:"ref to focus first"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	actionArgs
 }
 
@@ -58,10 +58,10 @@ type selectOptionArgs struct {
 }
 
 type uploadFileArgs struct {
-	UID      string   `json:"uid,omitempty" jsonschema:"element ref of the file input (e12)"`
-	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector of the file input, instead of uid"`
-	Paths    []string `json:"paths,omitempty" jsonschema:"local files to give the input, inside the upload roots"`
-	FilePath string   `json:"filePath,omitempty" jsonschema:"one local file, instead of paths"`
+	UID      string   `json:"uid,omitempty" jsonschema:"ref of the file input"`
+	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Paths    []string `json:"paths,omitempty" jsonschema:"files"`
+	FilePath string   `json:"filePath,omitempty" jsonschema:"one file, instead of paths"`
 	actionArgs
 
 	files, names []string // checked absolute paths and their base names, by check
@@ -72,10 +72,9 @@ type uploadFileArgs struct {
 func formTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
-			Name: "fill",
-			Description: "Set a field's value as a user edit would (React/Vue see it): input, textarea, " +
-				"contenteditable, select, checkbox, radio. Element as in click.",
-			Tab: true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Name:        "fill",
+			Description: "Set a field's value as a user edit would: input, textarea, contenteditable, select, checkbox, radio. Element as in click.",
+			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "fill", Args: []string{"uid:ref", "value:text"}, Summary: "set a field's value", Rank: 4}},
 		}, fill),
 		defineOn(Tool{
@@ -85,13 +84,13 @@ func formTools() []Tool {
 		}, fillForm),
 		defineOn(Tool{
 			Name:        "type_text",
-			Description: "Type text as key events into the focused element or uid, then press submitKey.",
+			Description: "Type text as key events into the focused element or uid.",
 			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "type", Args: []string{"text"}, Summary: "type text into the focused element", Rank: 5}},
 		}, typeText),
 		defineOn(Tool{
 			Name:        "press_key",
-			Description: "Press a key or combo (Enter, Tab, Control+A) in the focused element or uid.",
+			Description: "Press a key or combo in the focused element or uid.",
 			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "press", Args: []string{"key"}, Summary: "press a key or combo such as Enter or Control+A", Rank: 6}},
 		}, pressKey),
@@ -102,8 +101,8 @@ func formTools() []Tool {
 		}, selectOption),
 		defineOn(Tool{
 			Name:        "upload_file",
-			Description: "Give local files to an <input type=file>. Files must be inside the upload roots.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
+			Description: "Give local files (inside the upload roots) to a file input.",
+			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
 		}, uploadFile),
 	}
 }

@@ -12,19 +12,19 @@ import (
 type listPagesArgs struct{}
 
 type newPageArgs struct {
-	URL        string `json:"url,omitempty" jsonschema:"URL to open; about:blank when empty"`
-	Background bool   `json:"background,omitempty" jsonschema:"open it behind: the active tab stays active"`
-	Claim      bool   `json:"claim,omitempty" jsonschema:"also lease it (see claim_page); the result has the lease token"`
-	Label      string `json:"label,omitempty" jsonschema:"the lease's and creation record's label"`
-	TTLMs      int    `json:"ttlMs,omitempty" jsonschema:"the lease's ttl in ms (default 900000)"`
+	URL        string `json:"url,omitempty" jsonschema:"default about:blank"`
+	Background bool   `json:"background,omitempty" jsonschema:"do not make it active"`
+	Claim      bool   `json:"claim,omitempty" jsonschema:"also lease it"`
+	Label      string `json:"label,omitempty" jsonschema:"lease label"`
+	TTLMs      int    `json:"ttlMs,omitempty" jsonschema:"lease ttl"`
 }
 
 type navigateArgs struct {
-	URL         string `json:"url,omitempty" jsonschema:"http(s) URL or about:blank"`
+	URL         string `json:"url,omitempty" jsonschema:"URL"`
 	Type        string `json:"type,omitempty" jsonschema:"url (default), back, forward, reload"`
-	IgnoreCache bool   `json:"ignoreCache,omitempty" jsonschema:"reload bypassing the cache"`
+	IgnoreCache bool   `json:"ignoreCache,omitempty" jsonschema:"for reload"`
 	WaitUntil   string `json:"waitUntil,omitempty" jsonschema:"load (default), domcontentloaded or networkidle"`
-	Timeout     int    `json:"timeout,omitempty" jsonschema:"ms (default: the call's limit)"`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"ms"`
 	actionArgs
 
 	waitUntil browser.WaitUntil // parsed by check
@@ -35,8 +35,8 @@ type closePageArgs struct {
 }
 
 type selectPageArgs struct {
-	Target       string `json:"target" jsonschema:"tab to make active: index:N, url:SUBSTR, title:SUBSTR or a tab id"`
-	BringToFront bool   `json:"bringToFront,omitempty" jsonschema:"also show it in front (a tab behind others renders no animation frames)"`
+	Target       string `json:"target" jsonschema:"tab id, index:N, url:X, title:X"`
+	BringToFront bool   `json:"bringToFront,omitempty" jsonschema:"also show it in front"`
 }
 
 func pageTools() []Tool {
@@ -51,12 +51,12 @@ func pageTools() []Tool {
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
-			Description: "Open a new tab, active unless background, and load url if given. Returns its id, final url, title and HTTP status; with claim, also a lease token (see claim_page).",
+			Description: "Open a tab and load url. Returns its id, url, title, HTTP status (lease token with claim).",
+			Core:        true,
 		}, newPage),
 		defineOn(Tool{
-			Name: "navigate_page",
-			Description: "Load a URL, or go back, forward or reload, and wait for the load (or waitUntil). " +
-				"Returns the final url, title, HTTP status and changes.",
+			Name:        "navigate_page",
+			Description: "Load a URL, or go back, forward or reload, and wait for the load. Returns url, title, HTTP status, changes.",
 			// A dialog the old page shows does not stop a navigation
 			// away from it; navigating recovers a crashed tab.
 			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
@@ -70,10 +70,10 @@ func pageTools() []Tool {
 		}, navigatePage),
 		defineOn(Tool{
 			Name:        "select_page",
-			Description: "Make a tab the active one, which tools act on by default.",
+			Description: "Make a tab the active one (the default target).",
 			Idempotent:  true,
 			NoQueue:     true,
-			Tab:         true, Recovers: true, Dialog: DialogPasses,
+			Tab:         true, Recovers: true, Dialog: DialogPasses, Core: true,
 		}, selectPage),
 		defineOn(Tool{
 			Name:        "close_page",

@@ -14,7 +14,7 @@ type clickArgs struct {
 	DblClick  bool     `json:"dblClick,omitempty" jsonschema:"double-click"`
 	Button    string   `json:"button,omitempty" jsonschema:"left, right or middle"`
 	Modifiers []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
-	Force     bool     `json:"force,omitempty" jsonschema:"if covered or hidden, click via the DOM"`
+	Force     bool     `json:"force,omitempty" jsonschema:"skip the checks"`
 	actionArgs
 
 	mods int64 // parsed by check
@@ -47,8 +47,8 @@ func pointerTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name: "click",
-			Description: "Click with real mouse events. Element: uid, selector, role+name or text (exact, else substring). " +
-				"Waits waitMs (5000) until visible, stable, enabled, uncovered; force:true clicks via the DOM.",
+			Description: "Click with real mouse events. Element: uid, selector, role+name or text. " +
+				"Waits waitMs (5000) until visible, stable, enabled, uncovered (not with force).",
 			Tab: true, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
 		}, click),

@@ -24,7 +24,7 @@ var coreTools = func() []string {
 // state, downloads, performance work (traces, heap snapshots,
 // Lighthouse) and screen recording.
 var devtoolsTools = append(slices.Clone(coreTools),
-	"list_console_messages", "get_console_message",
+	"get_console_message",
 	"list_network_requests", "get_network_request",
 	"mock_request", "list_mocks", "clear_mocks",
 	"list_cookies", "set_cookie", "delete_cookies",
@@ -48,7 +48,15 @@ func Select(spec string) ([]Tool, error) {
 	var names []string
 	switch strings.TrimSpace(spec) {
 	case "", "core":
-		names = coreTools
+		// Core is what a model pays for on every turn: its tools carry no
+		// outputSchema (hosts do not show one to the model, and it would
+		// take core past its 9,000-character tools/list budget). Their
+		// results are structured all the same.
+		list, err := Select(strings.Join(coreTools, ","))
+		for i := range list {
+			list[i].OutputSchema = nil
+		}
+		return list, err
 	case "devtools":
 		names = devtoolsTools
 	case "vision":

@@ -21,11 +21,11 @@ const (
 
 type listConsoleArgs struct {
 	Target   string   `json:"target,omitempty"`
-	Types    []string `json:"types,omitempty" jsonschema:"only these levels: log, info, warn, error, debug"`
-	PageSize int      `json:"pageSize,omitempty" jsonschema:"messages per page (default 50, max 200)"`
-	PageIdx  int      `json:"pageIdx,omitempty" jsonschema:"page to return, 0 = oldest messages (default 0)"`
-	Clear    bool     `json:"clear,omitempty" jsonschema:"forget the tab's messages after reading"`
-	Preserve *bool    `json:"preserve,omitempty" jsonschema:"from now on keep messages across navigations (true) or clear them on each (false, the default)"`
+	Types    []string `json:"types,omitempty" jsonschema:"log, info, warn, error, debug"`
+	PageSize int      `json:"pageSize,omitempty" jsonschema:"default 50"`
+	PageIdx  int      `json:"pageIdx,omitempty" jsonschema:"0 = oldest"`
+	Clear    bool     `json:"clear,omitempty" jsonschema:"forget after reading"`
+	Preserve *bool    `json:"preserve,omitempty" jsonschema:"keep across navigations"`
 
 	levels []string // by check
 }
@@ -41,19 +41,19 @@ type getURLArgs struct {
 
 type getTextArgs struct {
 	Target   string `json:"target,omitempty"`
-	UID      string `json:"uid,omitempty" jsonschema:"element ref from take_snapshot (e12); default the whole page"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
-	MaxChars int    `json:"maxChars,omitempty" jsonschema:"cut beyond this many chars (default 24000)"`
+	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	MaxChars int    `json:"maxChars,omitempty" jsonschema:"default 24000"`
 }
 
 func readTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name: "list_console_messages",
-			Description: "A tab's console messages, uncaught exceptions and browser errors, oldest first, one per line: " +
-				"`#12 error app.js:3 text`. Keeps the last 500; cleared when the page navigates unless preserve is on.",
+			Description: "Console messages, exceptions and browser errors, oldest first: `#12 error app.js:3 text`. " +
+				"Cleared on navigation unless preserve.",
 			ReadOnly: true,
-			Tab:      true,
+			Tab:      true, Core: true,
 		}, listConsoleMessages),
 		defineOn(Tool{
 			Name:        "get_console_message",
@@ -71,7 +71,7 @@ func readTools() []Tool {
 		}, getURL),
 		defineOn(Tool{
 			Name:        "get_text",
-			Description: "Visible text of the page or of one element (uid); a field gives its value, never a password's.",
+			Description: "Visible text of the page or of an element; a field's value, never a password's.",
 			ReadOnly:    true,
 			Idempotent:  true,
 			Tab:         true, Core: true,

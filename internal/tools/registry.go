@@ -164,6 +164,12 @@ type Tool struct {
 	Timeout time.Duration
 	// InputSchema is inferred from the handler's argument type.
 	InputSchema *jsonschema.Schema
+	// OutputSchema, set for tools that report changes, describes the
+	// structured form of their results (Result.Structured) as far as
+	// programs rely on it: changes.elements is a list of lines. Others
+	// have none, which saves tools/list its size; their results are
+	// structured all the same.
+	OutputSchema *jsonschema.Schema
 	// ownLease says the tool's own arguments have a lease field, so the
 	// registry leaves it to the tool rather than checking it at the door.
 	ownLease bool
@@ -249,7 +255,7 @@ func defineOn[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in 
 
 // targetDescription describes the tab selector of every tool that acts on
 // a tab and says nothing more specific.
-const targetDescription = "tab: id, index:N, url:X or title:X (default active)"
+const targetDescription = "tab id, index:N, url:X, title:X"
 
 func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
 	schema, err := jsonschema.For[In](nil)
@@ -259,6 +265,13 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	// Unknown arguments are refused when decoding; saying so in every
 	// schema would cost tokens on every turn.
 	schema.AdditionalProperties = nil
+	for _, p := range schema.Properties {
+		// A Go slice may be nil, but a client sends a list or nothing:
+		// ["null","array"] says less than "array" and costs more.
+		if slices.Equal(p.Types, []string{"null", "array"}) {
+			p.Types, p.Type = nil, "array"
+		}
+	}
 	if p := schema.Properties["target"]; p != nil && p.Description == "" {
 		p.Description = targetDescription
 	}
@@ -267,6 +280,9 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 		panic(fmt.Sprintf("tools: %s: resolving schema: %v", t.Name, err))
 	}
 	t.InputSchema = schema
+	if t.Changes != NoChanges {
+		t.OutputSchema = changesOutputSchema()
+	}
 	_, t.ownLease = schema.Properties[leaseArg]
 	t.call = func(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 		in, common, err := decodeArgs[In](raw, resolved)
@@ -281,6 +297,9 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 		if n, ok := any(&in).(tabless); !t.Tab || ok && n.noTab() {
 			return h(ctx, env, nil, in)
 		}
+		if c := callFrom(ctx); c != nil {
+			common.IncludeSnapshot = common.IncludeSnapshot || c.includeSnapshot
+		}
 		return t.through(ctx, env, common, func(ctx context.Context, d *door) (*Result, error) { return h(ctx, env, d, in) })
 	}
 	return t
@@ -293,7 +312,7 @@ type commonArgs struct {
 }
 
 // decodeArgs validates raw against the schema and decodes it strictly; it
-// also returns the common arguments (target, includeSnapshot).
+// also returns the common arguments (target).
 func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, commonArgs, error) {
 	var in In
 	var common commonArgs
@@ -314,7 +333,7 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, c
 	}
 	// The schema checked their types, where the tool has them.
 	common.Target, _ = generic["target"].(string)
-	common.IncludeSnapshot, _ = generic["includeSnapshot"].(bool)
+	common.IncludeSnapshot, _ = generic[snapshotArg].(bool) // a tool with it in its schema (evaluate_script)
 	return in, common, nil
 }
 
@@ -330,12 +349,20 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 		timeout = DefaultTimeout
 	}
 	timeout = max(timeout, min(t.Timeout, MaxTimeout))
+	args, err = t.compat(args)
+	if err != nil {
+		return nil, err
+	}
 	args, asked, err := takeTimeout(args)
 	if err != nil {
 		return nil, err
 	}
 	if asked > 0 {
 		timeout = asked
+	}
+	var full bool
+	if args, full, err = t.takeSnapshotArg(args); err != nil {
+		return nil, err
 	}
 	var token string
 	if t.Tab && !t.ownLease {
@@ -346,7 +373,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, steps := browser.WithSteps(ctx)
-	c := &call{tool: t, lease: token}
+	c := &call{tool: t, lease: token, includeSnapshot: full}
 	ctx = context.WithValue(ctx, callKey{}, c)
 	defer c.end()
 	defer func() {
@@ -435,8 +462,9 @@ func (e *stepTimeout) message() string {
 
 // call is one tool call's state, carried in its context for the door.
 type call struct {
-	tool  *Tool
-	lease string // the lease argument, for the door
+	tool            *Tool
+	lease           string // the lease argument, for the door
+	includeSnapshot bool   // the snapshotArg argument
 
 	mu   sync.Mutex
 	held map[browser.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release

@@ -29,12 +29,12 @@ const (
 
 type screenshotArgs struct {
 	Target   string `json:"target,omitempty"`
-	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole page, not just the viewport"`
-	UID      string `json:"uid,omitempty" jsonschema:"element ref (e12) to capture"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector, instead of uid"`
+	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole page"`
+	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	Format   string `json:"format,omitempty" jsonschema:"png (default), jpeg or webp"`
-	Quality  int    `json:"quality,omitempty" jsonschema:"jpeg/webp quality 1-100"`
-	FilePath string `json:"filePath,omitempty" jsonschema:"file name in the artifact dir"`
+	Quality  int    `json:"quality,omitempty" jsonschema:"1-100"`
+	FilePath string `json:"filePath,omitempty" jsonschema:"file to save"`
 
 	format string // by check, from Format or FilePath
 }
@@ -42,11 +42,10 @@ type screenshotArgs struct {
 func screenshotTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
-			Name: "take_screenshot",
-			Description: "Screenshot of the viewport, whole page (fullPage) or an element (uid). Saved in the artifact dir (path); " +
-				"returned inline, downscaled if large, never cropped.",
-			ReadOnly: true,
-			Tab:      true, Core: true,
+			Name:        "take_screenshot",
+			Description: "Screenshot of the viewport, page or an element: saved to a file, returned inline (downscaled if big).",
+			ReadOnly:    true,
+			Tab:         true, Core: true,
 			Verbs: []Verb{{Name: "screenshot", Args: []string{"path?"}, Summary: "save a screenshot (to path, else the artifact dir)", Rank: 7}},
 		}, takeScreenshot),
 	}

@@ -13,20 +13,19 @@ type snapshotArgs struct {
 	Interactive bool   `json:"interactive,omitempty" jsonschema:"only actionable elements"`
 	Scope       string `json:"scope,omitempty" jsonschema:"ref or CSS selector of a subtree"`
 	Depth       int    `json:"depth,omitempty" jsonschema:"max depth"`
-	URLs        bool   `json:"urls,omitempty" jsonschema:"include link URLs"`
-	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"cut beyond this many chars (default 24000)"`
-	FilePath    string `json:"filePath,omitempty" jsonschema:"save it whole to this artifact file instead"`
-	Diff        bool   `json:"diff,omitempty" jsonschema:"only changes since the previous snapshot"`
+	URLs        bool   `json:"urls,omitempty" jsonschema:"with link URLs"`
+	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"default 24000"`
+	FilePath    string `json:"filePath,omitempty" jsonschema:"save whole to this file"`
+	Diff        bool   `json:"diff,omitempty" jsonschema:"only changes since the last one"`
 }
 
 func snapshotTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
-			Name: "take_snapshot",
-			Description: "The page as compact lines with refs: `e12 button \"Save\" disabled`. " +
-				"Refs stay valid while the document lives.",
-			ReadOnly: true,
-			Tab:      true, Core: true,
+			Name:        "take_snapshot",
+			Description: "The page as lines with refs: `e12 button \"Save\"`. Refs last while the document lives.",
+			ReadOnly:    true,
+			Tab:         true, Core: true,
 			Verbs: []Verb{{Name: "snapshot", Summary: "print the page with refs (-i: interactive elements only)", Rank: 2}},
 		}, takeSnapshot),
 	}

@@ -17,12 +17,12 @@ const (
 )
 
 type waitForArgs struct {
-	Text     []string `json:"text,omitempty" jsonschema:"any of these texts appears"`
+	Text     []string `json:"text,omitempty" jsonschema:"any of these appears"`
 	TextGone string   `json:"textGone,omitempty" jsonschema:"text to disappear"`
-	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector reaching state"`
+	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector to reach state"`
 	State    string   `json:"state,omitempty" jsonschema:"visible (default), hidden, attached or detached"`
 	URL      string   `json:"url,omitempty" jsonschema:"URL substring, or /regex/flags"`
-	Time     int      `json:"time,omitempty" jsonschema:"just wait this many ms"`
+	Time     int      `json:"time,omitempty" jsonschema:"ms to wait"`
 	Timeout  int      `json:"timeout,omitempty" jsonschema:"ms (default 5000)"`
 	Target   string   `json:"target,omitempty"`
 }
@@ -30,10 +30,9 @@ type waitForArgs struct {
 func waitTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
-			Name: "wait_for",
-			Description: "Wait until any condition holds (text, textGone, selector state, url) or time ms passes. " +
-				"Returns what matched.",
-			ReadOnly: true,
+			Name:        "wait_for",
+			Description: "Wait until text, textGone, selector state or url holds, or time ms pass.",
+			ReadOnly:    true,
 			// A dialog blocks the page it waits on; a time alone needs
 			// no tab (noTab).
 			Tab: true, Core: true,

@@ -29,7 +29,8 @@ try {
   out.server = client.getServerVersion()?.name;
   out.tools = (await client.listTools()).tools.map((t) => t.name);
 
-  const nav = JSON.parse(text(await call("navigate_page", { url: page })));
+  // The text is for models; programs read the structured content.
+  const nav = (await call("navigate_page", { url: page })).structuredContent;
   out.title = nav.title;
 
   const snap = text(await call("take_snapshot", {}));
@@ -37,8 +38,8 @@ try {
   out.ref = m ? m[1] : "";
   if (!m) throw new Error("no ref for the Go button in the snapshot:\n" + snap);
 
-  const click = JSON.parse(text(await call("click", { uid: out.ref })).split("\n")[0]);
-  out.clickChanges = click.changes?.elements ?? "";
+  const click = (await call("click", { uid: out.ref })).structuredContent;
+  out.clickChanges = (click.changes?.elements ?? []).join("\n");
 
   const shot = await call("take_screenshot", {});
   const img = shot.content.find((c) => c.type === "image");

@@ -1,0 +1,220 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A result reaches a client in two forms. The text, which a model reads,
+// is the same compact form as a snapshot: a few `key: value` lines, then
+// a blank line and the lines themselves (an action's element changes, a
+// snapshot, page text), with no JSON quoting in the way. The structure,
+// for programs, is the data as a JSON object (MCP structuredContent),
+// where an action's changes.elements is a list of lines and the raw text,
+// if any, is "text".
+
+// changesOutputSchema is the output schema of a tool that reports
+// changes: an object whose changes.elements is a list of lines. It says
+// no more, to keep tools/list small; other members are allowed.
+func changesOutputSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"changes": {Type: "object", Properties: map[string]*jsonschema.Schema{
+			"elements": {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+		}},
+	}}
+}
+
+// Render returns the result's text form (see above). A nested object is
+// written as dotted keys (dialog.type: confirm); a list of objects as one
+// line per item under its key; a list of plain values as compact JSON.
+func (r *Result) Render() (string, error) {
+	var head strings.Builder
+	var body []string
+	if r.SessionReset {
+		head.WriteString("sessionReset: true\n")
+	}
+	if r.Data != nil {
+		raw, err := encode(r.Data)
+		if err != nil {
+			return "", err
+		}
+		if !bytes.HasPrefix(raw, []byte("{")) {
+			head.WriteString("result: " + string(raw) + "\n")
+		} else {
+			for _, f := range members(raw) {
+				if f.key == "changes" && bytes.HasPrefix(f.raw, []byte("{")) {
+					// The changes are the result's own lines: the
+					// element changes join the body.
+					for _, c := range members(f.raw) {
+						if c.key == "elements" {
+							body = append(body, strings.TrimRight(c.str(), "\n"))
+							continue
+						}
+						writeMember(&head, "", c)
+					}
+					continue
+				}
+				writeMember(&head, "", f)
+			}
+		}
+	}
+	if r.Text != "" {
+		body = append(body, strings.TrimRight(r.Text, "\n"))
+	}
+	text := strings.TrimSuffix(head.String(), "\n")
+	body = slices.DeleteFunc(body, func(s string) bool { return s == "" })
+	if len(body) > 0 {
+		if text != "" {
+			text += "\n\n"
+		}
+		text += strings.Join(body, "\n")
+	}
+	return text, nil
+}
+
+// Structured returns the result's structure (see above): its data as a
+// JSON object (a value that is no object comes as "result"), with
+// changes.elements split into lines, the raw text as "text", and
+// sessionReset when the browser was restarted.
+func (r *Result) Structured() (map[string]any, error) {
+	out := map[string]any{}
+	if r.Data != nil {
+		raw, err := encode(r.Data)
+		if err != nil {
+			return nil, err
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, err
+		}
+		if m, ok := v.(map[string]any); ok {
+			out = m
+		} else {
+			out["result"] = v
+		}
+	}
+	if c, ok := out["changes"].(map[string]any); ok {
+		if s, ok := c["elements"].(string); ok {
+			c["elements"] = Lines(s)
+		}
+	}
+	if r.Text != "" {
+		out["text"] = r.Text
+	}
+	if r.SessionReset {
+		out["sessionReset"] = true
+	}
+	return out, nil
+}
+
+// Lines splits text into its lines, without the trailing newline; empty
+// text has none.
+func Lines(text string) []string {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return []string{}
+	}
+	return strings.Split(text, "\n")
+}
+
+// encode is json.Marshal without HTML escaping, which would turn < > &
+// into \u003c… in the DOM text and URLs an agent reads.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(b.Bytes()), nil
+}
+
+// member is one member of a JSON object, in its order.
+type member struct {
+	key string
+	raw json.RawMessage
+}
+
+// str is the member's value as text: a string as it is, anything else as
+// compact JSON.
+func (m member) str() string {
+	var s string
+	if json.Unmarshal(m.raw, &s) == nil {
+		return s
+	}
+	return string(m.raw)
+}
+
+// members lists an object's members in their order.
+func members(raw json.RawMessage) []member {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return out
+		}
+		out = append(out, member{key, v})
+	}
+	return out
+}
+
+// writeMember writes one member as `key: value` line(s) under prefix.
+func writeMember(b *strings.Builder, prefix string, m member) {
+	key := prefix + m.key
+	switch {
+	case bytes.HasPrefix(m.raw, []byte("{")):
+		for _, c := range members(m.raw) {
+			writeMember(b, key+".", c)
+		}
+	case bytes.HasPrefix(m.raw, []byte("[")):
+		var items []json.RawMessage
+		json.Unmarshal(m.raw, &items)
+		if len(items) == 0 || !bytes.HasPrefix(items[0], []byte("{")) {
+			b.WriteString(key + ": " + string(compact(m.raw)) + "\n")
+			return
+		}
+		b.WriteString(key + ":\n")
+		for _, it := range items {
+			var parts []string
+			for _, c := range members(it) {
+				parts = append(parts, c.key+": "+oneLine(c.str()))
+			}
+			b.WriteString("- " + strings.Join(parts, ", ") + "\n")
+		}
+	default:
+		s := m.str()
+		if strings.Contains(s, "\n") {
+			b.WriteString(key + ":\n")
+			for _, l := range Lines(s) {
+				b.WriteString("  " + l + "\n")
+			}
+			return
+		}
+		b.WriteString(key + ": " + s + "\n")
+	}
+}
+
+// oneLine keeps a value of a list item on its line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }
+
+// compact removes insignificant space from JSON.
+func compact(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
