@@ -57,7 +57,7 @@ type mcpResult struct {
 	click          latency // click on app.html's Sign in (fails login, stays)
 	fill           latency
 	pressKey       latency
-	changesChars   int        // the changes section of the first such click, JSON
+	changesChars   int        // the whole text of the first such click's result
 	cdpkitRSS      int64      // the cdpkit process, idle with a browser open
 	chromium       treeMemory // the browser cdpkit launched
 }
@@ -363,13 +363,9 @@ func (c *child) actions(ctx context.Context, log *slog.Logger, iters int, baseUR
 	if err != nil {
 		return fmt.Errorf("click: %w", err)
 	}
-	var r struct {
-		Changes json.RawMessage `json:"changes"`
-	}
-	header, _, _ := strings.Cut(out, "\n")
-	if json.Unmarshal([]byte(header), &r) == nil {
-		res.changesChars = utf8.RuneCount(r.Changes)
-	}
+	// What the agent reads of a click: the result's whole text, its key
+	// lines and the change lines.
+	res.changesChars = utf8.RuneCountInString(out)
 	lat, err := measure(ctx, mcpWarmup, iters,
 		func(ctx context.Context, _ int) error {
 			_, err := c.call(ctx, "click", map[string]any{"uid": button})

@@ -104,7 +104,7 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 		r.addMillis("mcp."+a.key+".p50", "mcp: "+a.name+" (app.html, with changes) p50", a.lat.p(50))
 		r.addMillis("mcp."+a.key+".p95", "mcp: "+a.name+" (app.html, with changes) p95", a.lat.p(95))
 	}
-	r.add("mcp.changes_chars", "mcp: changes section of a click (JSON)", float64(m.changesChars), unitChars)
+	r.add("mcp.changes_chars", "mcp: text of a click result (key lines + changes)", float64(m.changesChars), unitChars)
 	for _, sz := range m.snapshotSizes {
 		note := ""
 		if sz.truncated {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -130,17 +129,16 @@ func benchWedge(ctx context.Context, log *slog.Logger, cfg *config, scratch stri
 
 // newPage opens url in a new tab and returns the tab's id.
 func (c *child) newPage(ctx context.Context, url string) (string, error) {
-	out, err := c.call(ctx, "new_page", map[string]any{"url": url})
+	res, err := c.callResult(ctx, "new_page", map[string]any{"url": url})
 	if err != nil {
 		return "", err
 	}
-	var page struct {
-		ID string `json:"id"`
+	m, _ := res.StructuredContent.(map[string]any)
+	id, _ := m["id"].(string)
+	if id == "" {
+		return "", fmt.Errorf("new_page gave no tab id: %s", firstText(res))
 	}
-	if err := json.Unmarshal([]byte(out), &page); err != nil || page.ID == "" {
-		return "", fmt.Errorf("new_page gave no tab id: %s", out)
-	}
-	return page.ID, nil
+	return id, nil
 }
 
 // callAny is call that accepts a tool error as an outcome: only a protocol
