@@ -22,6 +22,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
+	"github.com/cdpkit/cdpkit/internal/telemetry"
 )
 
 // Bounds of a tool call's deadline.
@@ -94,6 +95,9 @@ type Env struct {
 	// means one that installs into lighthouse.DefaultCacheDir and finds
 	// node and npm on PATH.
 	Lighthouse *lighthouse.Runner
+	// Telemetry records each call (a log record, a span, metrics) and
+	// each scoped session; nil means records on Log only (telemetry.Off).
+	Telemetry *telemetry.Telemetry
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
@@ -341,6 +345,8 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, steps := browser.WithSteps(ctx)
+	ctx, rec := env.obsStart(ctx, t, steps)
+	defer func() { obsEnd(rec, args, res, err) }() // after the recover below
 	c := &call{tool: t, lease: token}
 	ctx = context.WithValue(ctx, callKey{}, c)
 	defer c.end()
@@ -501,7 +507,9 @@ func (env *Env) Scoped(isolate bool) (scoped *Env, close func(ctx context.Contex
 	e := *env
 	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
 	e.Client = newClientID()
+	closed := e.obsSession()
 	return &e, func(ctx context.Context) {
+		defer closed(telemetry.ReasonEnded)
 		if b := env.Browsers.Current(); b != nil {
 			b.CloseScope(ctx, e.Scope)
 			e.dropOwnerLeases(ctx, browser.ChromiumDriver(b))
