@@ -127,9 +127,11 @@ func obsURL(data any) string {
 	return ""
 }
 
-// obsSession reports a scoped env's session to the telemetry: opened now,
-// closed (with reason) by the returned func.
-func (env *Env) obsSession() (closed func(reason string)) {
+// ObsSession reports the session whose calls env runs (env.Client) to the
+// telemetry as opened now, and closed, with a telemetry.Reason…, by the
+// returned func. The servers call it once a session is real (an MCP
+// server may be made per request before one is).
+func (env *Env) ObsSession() (closed func(reason string)) {
 	t, id := env.telemetry(), env.Client
 	t.SessionOpened(id)
 	return func(reason string) { t.SessionClosed(id, reason) }

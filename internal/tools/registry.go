@@ -507,9 +507,7 @@ func (env *Env) Scoped(isolate bool) (scoped *Env, close func(ctx context.Contex
 	e := *env
 	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
 	e.Client = newClientID()
-	closed := e.obsSession()
 	return &e, func(ctx context.Context) {
-		defer closed(telemetry.ReasonEnded)
 		if b := env.Browsers.Current(); b != nil {
 			b.CloseScope(ctx, e.Scope)
 			e.dropOwnerLeases(ctx, browser.ChromiumDriver(b))
