@@ -35,6 +35,8 @@ type config struct {
 	sessionIdle time.Duration // --session-timeout: an idle session ends and its tabs close
 	maxSessions int           // --max-sessions: sessions open at once
 	rateLimit   float64       // --rate-limit: requests per second per token
+	// metricsListen is --metrics-listen: where /metrics is served; "" off.
+	metricsListen string
 
 	artifactDir string
 	toolTimeout time.Duration
@@ -82,6 +84,8 @@ Environment:
   CDPKIT_LEASE_TTL_MS   ms a tab lease lives without a call before another agent may reclaim it (default 900000)
   CDPKIT_BROWSER        chromium (default) or firefox (same as --browser)
   FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
+  OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_/_METRICS_ENDPOINT), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME…
+                        export spans (browser/<tool>) and metrics over OTLP/HTTP (http/protobuf); unset: no export
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -108,6 +112,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fs.DurationVar(&c.sessionIdle, "session-timeout", 30*time.Minute, "end an MCP session, closing its tabs, after this long without a request (0: never)")
 		fs.IntVar(&c.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "MCP sessions open at once; a new one over this is refused with LIMIT_REACHED (0: no limit)")
 		fs.Float64Var(&c.rateLimit, "rate-limit", mcpserver.DefaultRateLimit, "requests per second one token may make on average (bursts of 200); more get HTTP 429 with LIMIT_REACHED (0: no limit)")
+		fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://`host:port`/metrics (loopback unless --allow-remote, which also makes scrapes send the bearer token); off by default")
 	}
 	if name == "daemon" {
 		fs.StringVar(&c.session, "session", cli.DefaultSession, "session `name` whose socket to serve")
