@@ -78,8 +78,16 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 // close stops the browser, releases the artifact dir and flushes the
 // telemetry (bounded: a dead collector does not hold the exit).
 func (a *app) close() {
+	// Every call has ended: the flush runs beside the browser's stop, so
+	// a dead collector adds nothing to the exit unless its bound is the
+	// longer of the two.
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		a.closeTelemetry()
+	}()
 	if err := a.browser.Close(); err != nil {
 		a.log.Warn("stopping the browser", "err", err)
 	}
-	a.closeTelemetry()
+	<-flushed
 }
