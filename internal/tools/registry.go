@@ -95,6 +95,11 @@ type Env struct {
 	// means one that installs into lighthouse.DefaultCacheDir and finds
 	// node and npm on PATH.
 	Lighthouse *lighthouse.Runner
+	// FFmpeg encodes screen recordings; "" means $CDPKIT_FFMPEG, else
+	// ffmpeg on PATH. RecordingMax caps a recording ("500MB,10m"); ""
+	// means $CDPKIT_RECORDING_MAX, else the record package's defaults.
+	FFmpeg       string
+	RecordingMax string
 	// Telemetry records each call (a log record, a span, metrics) and
 	// each scoped session; nil means records on Log only (telemetry.Off).
 	Telemetry *telemetry.Telemetry
