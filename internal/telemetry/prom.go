@@ -132,7 +132,7 @@ func labels(attrs attribute.Set, le string) string {
 	var kv []string
 	for it := attrs.Iter(); it.Next(); {
 		a := it.Attribute()
-		kv = append(kv, sanitize(string(a.Key))+`="`+escapeLabel(a.Value.Emit())+`"`)
+		kv = append(kv, sanitize(string(a.Key))+`="`+escapeLabel(a.Value.String())+`"`)
 	}
 	sort.Strings(kv)
 	if le != "" {
