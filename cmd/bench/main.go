@@ -57,6 +57,8 @@ type config struct {
 	traceArgs []string      // extra flags for the -trace browser
 	timeout   time.Duration // bounds the whole run
 	cold      int           // cold starts per server, bench-peers
+	// telemetryOnly runs only the telemetry stage and prints its figures.
+	telemetryOnly bool
 }
 
 func main() {
@@ -101,6 +103,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
+	if cfg.telemetryOnly {
+		return runTelemetryOnly(ctx, log, cfg, stdout, stderr)
+	}
 
 	rep, err := bench(ctx, log, cfg)
 	if err != nil {
@@ -131,6 +136,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.out, "out", "bench/results", "`directory` for the JSON results")
 	fs.DurationVar(&c.timeout, "timeout", defaultTimeout, "bound on the whole run")
 	fs.IntVar(&c.cold, "cold", 3, "cold starts per server (bench-peers)")
+	fs.BoolVar(&c.telemetryOnly, "telemetry-only", false, "run only the telemetry stage (take_snapshot with OTLP export off, live, dead; exit times) and print its figures")
 	fs.BoolVar(&c.trace, "trace", false, "print each tool's median CDP timeline (through a recording websocket relay) instead of measuring")
 	fs.BoolVar(&c.floors, "floors", false, "print only each tool's p50 next to its raw CDP floor's (quick; writes no results)")
 	fs.Func("trace-chrome-arg", "extra `flag` for the -trace browser, to see what a browser flag changes (repeatable)", func(v string) error {
@@ -237,6 +243,12 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, fmt.Errorf("never-wedge: %w", err)
 	}
 	rep.addWedgeFigures(wedge)
+	log.Info("telemetry export off, live, dead")
+	tel, err := benchTelemetry(ctx, log, cfg, scratch)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	rep.addTelemetryFigures(tel)
 	rep.Load = []float64{load, loadAverage()}
 	return rep, nil
 }

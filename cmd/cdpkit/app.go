@@ -8,6 +8,7 @@ import (
 
 	"github.com/cdpkit/cdpkit"
 	"github.com/cdpkit/cdpkit/internal/apienv"
+	"github.com/cdpkit/cdpkit/internal/telemetry"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -19,6 +20,8 @@ type app struct {
 	browser *cdpkit.Browser
 	env     *tools.Env
 	tools   []tools.Tool
+	// telemetry records calls and sessions (telemetry.go); flushed by close.
+	telemetry *telemetry.Telemetry
 }
 
 // newApp builds the app from the config, through the public Go API: every
@@ -64,12 +67,27 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (set CDPKIT_ARTIFACT_DIR to a writable directory)", err)
 	}
-	return &app{log: log, browser: b, env: apienv.Of(b), tools: list}, nil
+	a := &app{log: log, browser: b, env: apienv.Of(b), tools: list}
+	if err := a.startTelemetry(cfg); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return a, nil
 }
 
-// close stops the browser and releases the artifact dir.
+// close stops the browser, releases the artifact dir and flushes the
+// telemetry (bounded: a dead collector does not hold the exit).
 func (a *app) close() {
+	// Every call has ended: the flush runs beside the browser's stop, so
+	// a dead collector adds nothing to the exit unless its bound is the
+	// longer of the two.
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		a.closeTelemetry()
+	}()
 	if err := a.browser.Close(); err != nil {
 		a.log.Warn("stopping the browser", "err", err)
 	}
+	<-flushed
 }

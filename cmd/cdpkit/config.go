@@ -37,6 +37,8 @@ type config struct {
 	sessionIdle time.Duration // --session-timeout: an idle session ends and its tabs close
 	maxSessions int           // --max-sessions: sessions open at once
 	rateLimit   float64       // --rate-limit: requests per second per token
+	// metricsListen is --metrics-listen: where /metrics is served; "" off.
+	metricsListen string
 
 	artifactDir string
 	toolTimeout time.Duration
@@ -85,6 +87,8 @@ Environment:
   CDPKIT_BROWSER        chromium (default) or firefox (same as --browser)
   CDPKIT_WS_ENDPOINT, CDPKIT_WEBDRIVER_URL  the same as --ws-endpoint and --webdriver-url
   FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
+  OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_/_METRICS_ENDPOINT), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME…
+                        export spans (browser/<tool>) and metrics over OTLP/HTTP (http/protobuf); unset: no export
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
@@ -123,6 +127,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fs.DurationVar(&c.sessionIdle, "session-timeout", 30*time.Minute, "end an MCP session, closing its tabs, after this long without a request (0: never)")
 		fs.IntVar(&c.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "MCP sessions open at once; a new one over this is refused with LIMIT_REACHED (0: no limit)")
 		fs.Float64Var(&c.rateLimit, "rate-limit", mcpserver.DefaultRateLimit, "requests per second one token may make on average (bursts of 200); more get HTTP 429 with LIMIT_REACHED (0: no limit)")
+		fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://`host:port`/metrics (loopback unless --allow-remote, which also makes scrapes send the bearer token); off by default")
 	}
 	if name == "daemon" {
 		fs.StringVar(&c.session, "session", cli.DefaultSession, "session `name` whose socket to serve")

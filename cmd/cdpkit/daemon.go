@@ -57,6 +57,9 @@ func runDaemon(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cdpkit daemon: %v\n", err)
 		return 2
 	}
+	a.env.Client = "cli:" + cfg.session // also without leases: the session id of its records
+	a.telemetry.SessionOpened(a.env.Client)
+	defer func() { a.telemetry.SessionClosed(a.env.Client, sessionReason(ctx)) }()
 	// Each CLI call sends its directory; a safe one is an upload root for
 	// that call. The socket is private to the user.
 	a.env.CallerDirs = true

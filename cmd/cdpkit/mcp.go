@@ -33,6 +33,9 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cdpkit mcp: %v\n", err)
 		return 2
 	}
+	a.env.Client = "stdio" // also without leases: the session id of its records
+	a.telemetry.SessionOpened(a.env.Client)
+	defer func() { a.telemetry.SessionClosed(a.env.Client, sessionReason(ctx)) }()
 	server := mcpserver.New(a.env, buildVersion(), a.tools)
 	a.log.Info("cdpkit mcp serving on stdio", "version", buildVersion(), "tools", len(a.tools))
 	if err := mcpserver.RunStdio(ctx, server); err != nil && ctx.Err() == nil {

@@ -41,6 +41,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "cdpkit serve: a non-loopback --listen needs --token or CDPKIT_TOKEN")
 		return 2
 	}
+	if cfg.metricsListen != "" {
+		if _, err := checkMetricsListen(cfg); err != nil {
+			fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+			return 2
+		}
+	}
 	if cfg.token == "" && cfg.tokenFile != "" {
 		if cfg.token, err = loadTokenFile(cfg.tokenFile); err != nil {
 			fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
@@ -75,6 +81,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		rand.Read(b)
 		cfg.token = hex.EncodeToString(b)
 		fmt.Fprintf(stderr, "cdpkit serve: token %s (send it as Authorization: Bearer; --token-file keeps one across restarts)\n", cfg.token)
+	}
+	if cfg.metricsListen != "" {
+		if err := a.listenMetrics(ctx, cfg); err != nil {
+			fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+			return 2
+		}
 	}
 	var hosts []string
 	if !loopback {

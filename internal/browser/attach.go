@@ -40,7 +40,7 @@ func attach(ctx context.Context, o *Options) (*cdp.Conn, string, *wdHold, error)
 		}
 		return nil, "", nil, err
 	}
-	safe := policy.RedactURL(endpoint)
+	safe := policy.RedactEndpoint(endpoint)
 	t, err := cdp.DialWebSocket(ctx, endpoint, o.WSHeaders)
 	var he *cdp.HandshakeError
 	if errors.As(err, &he) {

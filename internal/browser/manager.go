@@ -105,6 +105,7 @@ func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
 	if m.b != nil {
 		select {
 		case <-m.b.Done():
+			m.opts.logger().Warn("the browser is gone (crashed, killed or disconnected); starting another")
 			m.retireLocked() // reap the dead browser's processes
 		default:
 			return m.b, nil
@@ -237,6 +238,8 @@ func (m *Manager) startedLocked(ctx context.Context, b *Browser) *Browser {
 		}
 		m.emu = Emulation{}
 		m.opts.logger().Info("started a new browser in place of the last one", "profile", m.profile)
+	} else {
+		m.opts.logger().Info("browser launched", "profile", m.profile)
 	}
 	return b
 }
@@ -362,6 +365,18 @@ func (m *Manager) Current() *Browser {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
 	return m.b
+}
+
+// Peek returns the running browser, or nil when none runs or one is being
+// started or stopped: unlike Current it never waits.
+func (m *Manager) Peek() *Browser {
+	select {
+	case m.lock <- struct{}{}:
+		defer func() { <-m.lock }()
+		return m.b
+	default:
+		return nil
+	}
 }
 
 // Close stops the browser, if any, removes its profile, and makes later

@@ -12,7 +12,14 @@ import (
 // use.
 type Steps struct {
 	cur atomic.Pointer[string]
+	// watch, if set, learns each step as it is recorded (telemetry turns
+	// steps into spans); it must be safe for concurrent use.
+	watch atomic.Pointer[func(step string)]
 }
+
+// Watch makes f learn every step recorded from now on, "" included (the
+// step ended). f must be quick and safe for concurrent use.
+func (s *Steps) Watch(f func(step string)) { s.watch.Store(&f) }
 
 type stepsKey struct{}
 
@@ -27,6 +34,9 @@ func WithSteps(ctx context.Context) (context.Context, *Steps) {
 func Step(ctx context.Context, what string) {
 	if s, ok := ctx.Value(stepsKey{}).(*Steps); ok {
 		s.cur.Store(&what)
+		if f := s.watch.Load(); f != nil {
+			(*f)(what)
+		}
 	}
 }
 

@@ -109,7 +109,7 @@ func webdriverCaps(o *Options) (map[string]json.RawMessage, error) {
 // it with its browser's DevTools websocket. ctx bounds the requests. On
 // failure no session is left behind, as far as the remote end answers.
 func startWebDriver(ctx context.Context, o *Options) (*wdHold, string, error) {
-	safe := policy.RedactURL(o.WebDriverURL)
+	safe := policy.RedactEndpoint(o.WebDriverURL)
 	c, err := webdriver.NewClient(o.WebDriverURL, nil)
 	if err != nil {
 		return nil, "", &NoBrowserError{Reason: err.Error(), Hint: "give --webdriver-url as http://host:port, such as http://127.0.0.1:9515 or http://grid:4444"}

@@ -71,7 +71,7 @@ func (t *WebSocketTransport) Close() error {
 // HTTP status other than 101 Switching Protocols: 401 or 403 without the
 // credential it wants, 429 or 503 from a pool at capacity.
 type HandshakeError struct {
-	URL        string // redacted (policy.RedactURL)
+	URL        string // redacted (policy.RedactEndpoint)
 	Status     int
 	RetryAfter string // the response's Retry-After header, verbatim; "" when absent
 }
@@ -84,7 +84,7 @@ func (e *HandshakeError) Error() string {
 // query or user info may hold (the HTTP client quotes the URL in its
 // errors). A context's end stays matchable with errors.Is.
 func dialError(ctx context.Context, rawURL string, resp *http.Response, err error) error {
-	safe := policy.RedactURL(rawURL)
+	safe := policy.RedactEndpoint(rawURL)
 	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 		return &HandshakeError{URL: safe, Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
 	}

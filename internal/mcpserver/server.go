@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/telemetry"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -68,6 +69,8 @@ func addTools(s *mcp.Server, env *tools.Env, list []tools.Tool, session func(*mc
 			if dir, ok := req.Params.GetMeta()[tools.CallerDirMeta].(string); ok {
 				ctx = tools.WithCallerDir(ctx, dir)
 			}
+			// A client's W3C trace context continues into the call's span.
+			ctx = telemetry.WithTraceParent(ctx, req.Params.GetMeta())
 			// The SDK cancels ctx when the client sends
 			// notifications/cancelled for this call; the tool's work
 			// stops with it.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/telemetry"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -35,9 +36,11 @@ func PerSession(env *tools.Env, version string, list []tools.Tool, o *SessionOpt
 	return func(*http.Request) *mcp.Server {
 		e, closeScope := env.Scoped(isolate)
 		return newServer(e, version, list, func(ss *mcp.ServerSession) {
+			closed := e.ObsSession()
 			go func() {
 				ss.Wait()
 				release(env, closeScope)
+				closed(telemetry.ReasonEnded)
 			}()
 		})
 	}

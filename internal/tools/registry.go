@@ -22,6 +22,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
+	"github.com/cdpkit/cdpkit/internal/telemetry"
 )
 
 // Bounds of a tool call's deadline.
@@ -99,6 +100,9 @@ type Env struct {
 	// means $CDPKIT_RECORDING_MAX, else the record package's defaults.
 	FFmpeg       string
 	RecordingMax string
+	// Telemetry records each call (a log record, a span, metrics) and
+	// each scoped session; nil means records on Log only (telemetry.Off).
+	Telemetry *telemetry.Telemetry
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,
@@ -373,6 +377,8 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx, steps := browser.WithSteps(ctx)
+	ctx, rec := env.obsStart(ctx, t, steps)
+	defer func() { obsEnd(rec, args, res, err) }() // after the recover below
 	c := &call{tool: t, lease: token, includeSnapshot: full}
 	ctx = context.WithValue(ctx, callKey{}, c)
 	defer c.end()

@@ -42,10 +42,12 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 		}
 		selector = id
 	}
+	browser.Step(ctx, "resolving the target")
 	tab, err := b.TabIn(ctx, env.Scope, selector)
 	if err != nil {
 		return nil, err
 	}
+	obsTarget(ctx, tab)
 	if err := env.admitLease(ctx, b, tab, token); err != nil {
 		return nil, err
 	}
@@ -53,6 +55,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	if err := tab.CheckCrashed(); err != nil && !t.Recovers {
 		return nil, err
 	}
+	browser.Step(ctx, "")
 	if err := enterTab(ctx, env, tab); err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ type Client struct {
 func NewClient(base string, hc *http.Client) (*Client, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("webdriver: %s is not an http:// or https:// URL", policy.RedactURL(base))
+		return nil, fmt.Errorf("webdriver: %s is not an http:// or https:// URL", policy.RedactEndpoint(base))
 	}
 	if hc == nil {
 		hc = http.DefaultClient
@@ -118,7 +118,7 @@ func (c *Client) do(ctx context.Context, limit time.Duration, method, path strin
 		// net/http quotes the URL, which may hold a password.
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			return fmt.Errorf("webdriver: %s %s: %w", method, policy.RedactURL(c.base+path), ue.Err)
+			return fmt.Errorf("webdriver: %s %s: %w", method, policy.RedactEndpoint(c.base+path), ue.Err)
 		}
 		return fmt.Errorf("webdriver: %s: %w", method, err)
 	}

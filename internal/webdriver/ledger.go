@@ -133,10 +133,10 @@ func (l Ledger) Reap(ctx context.Context, log *slog.Logger) int {
 			}
 			s := &Session{ID: e.ID, c: c}
 			if err := s.Delete(ctx); err != nil {
-				log.Warn("deleting a WebDriver session a killed cdpkit left", "url", policy.RedactURL(e.URL), "session", e.ID, "err", err)
+				log.Warn("deleting a WebDriver session a killed cdpkit left", "url", policy.RedactEndpoint(e.URL), "session", e.ID, "err", err)
 				return
 			}
-			log.Info("deleted a WebDriver session a killed cdpkit left", "url", policy.RedactURL(e.URL), "session", e.ID, "pid", e.PID)
+			log.Info("deleted a WebDriver session a killed cdpkit left", "url", policy.RedactEndpoint(e.URL), "session", e.ID, "pid", e.PID)
 		}()
 	}
 	wg.Wait()

@@ -5,12 +5,13 @@ import (
 	"strings"
 )
 
-// RedactURL returns u fit for a log or an error message: a password in
+// RedactEndpoint returns a browser endpoint fit for a log or an error
+// message (unlike [RedactURL], it keeps the query's names and the user): a password in
 // its user info and every query value are replaced by [Redacted], since
 // browser pools and grids take their token there (wss://host/?token=…).
 // Scheme, host, path and the query's names stay, so the address is still
 // recognisable. A URL that does not parse is replaced whole.
-func RedactURL(u string) string {
+func RedactEndpoint(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
 		return Redacted

@@ -2,7 +2,7 @@ package policy
 
 import "testing"
 
-func TestRedactURL(t *testing.T) {
+func TestRedactEndpoint(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"ws://127.0.0.1:9222/devtools/browser/abc", "ws://127.0.0.1:9222/devtools/browser/abc"},
@@ -12,8 +12,8 @@ func TestRedactURL(t *testing.T) {
 		{"http://user@grid:4444/", "http://user@grid:4444/"},
 		{"://bad url", Redacted},
 	} {
-		if got := RedactURL(tc.in); got != tc.want {
-			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := RedactEndpoint(tc.in); got != tc.want {
+			t.Errorf("RedactEndpoint(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
