@@ -141,6 +141,7 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	if frame == "" {
 		frame = main
 	}
+	t.refs.prune(s, lds)
 	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
