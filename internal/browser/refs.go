@@ -146,6 +146,12 @@ func (r *refTable) forgetLocked(d *docRefs) {
 		}
 	}
 	d.nums = nil
+	if len(r.byNum) == 0 {
+		// A map keeps the room it once grew to; after a page of
+		// thousands of refs, start small again.
+		r.byKey = make(map[refKey]int)
+		r.byNum = make(map[int]refEntry)
+	}
 }
 
 // forgetOldestLocked bounds one long-lived document's refs: past maxRefs
