@@ -82,6 +82,7 @@ Environment:
   CDPKIT_LEASE_TTL_MS   ms a tab lease lives without a call before another agent may reclaim it (default 900000)
   CDPKIT_BROWSER        chromium (default) or firefox (same as --browser)
   FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
+  CDPKIT_PPROF          serve Go's runtime profiles on this loopback address (mcp, serve, daemon; default off)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as
