@@ -34,16 +34,22 @@ func startPprof(stderr io.Writer) error {
 	if addr == "" {
 		return nil
 	}
+	_, err := servePprof(addr, stderr)
+	return err
+}
+
+// servePprof serves the profiles on addr until the server is closed.
+func servePprof(addr string, stderr io.Writer) (*http.Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("%s=%q: %w", pprofEnv, addr, err)
+		return nil, fmt.Errorf("%s=%q: %w", pprofEnv, addr, err)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return fmt.Errorf("%s=%q: want a loopback address such as 127.0.0.1:6060", pprofEnv, addr)
+		return nil, fmt.Errorf("%s=%q: want a loopback address such as 127.0.0.1:6060", pprofEnv, addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("%s: %w", pprofEnv, err)
+		return nil, fmt.Errorf("%s: %w", pprofEnv, err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -54,5 +60,5 @@ func startPprof(stderr io.Writer) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Fprintf(stderr, "cdpkit: serving profiles on http://%s/debug/pprof/\n", ln.Addr())
-	return nil
+	return srv, nil
 }
