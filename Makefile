@@ -66,9 +66,10 @@ bench-peers: deps build
 	$(GO) run ./cmd/bench -cdpkit $(BIN) -peers $(PEERS_DIR)
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
-# soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports the
-# memory drift of cdpkit and of Chromium, then the launch/close leak test at
-# 50 cycles (make test runs 5). Not part of test.
+# soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports, at
+# the start, at navigation 100 and at the end, cdpkit's RSS, heap in use and
+# goroutines (from CDPKIT_PPROF) and the Chromium tree's RSS, then the
+# launch/close leak test at 50 cycles (make test runs 5). Not part of test.
 soak: deps build
 	$(GO) run ./cmd/soak -cdpkit $(BIN)
 	CDPKIT_SOAK=1 CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestLaunchCloseNoLeaks|TestQuietIdleBrowser' -v -timeout 20m ./internal/browser/

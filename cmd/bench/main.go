@@ -59,6 +59,8 @@ type config struct {
 	cold      int           // cold starts per server, bench-peers
 	// telemetryOnly runs only the telemetry stage and prints its figures.
 	telemetryOnly bool
+	// network runs only the request log and mocking figures.
+	network bool
 }
 
 func main() {
@@ -106,6 +108,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.telemetryOnly {
 		return runTelemetryOnly(ctx, log, cfg, stdout, stderr)
 	}
+	if cfg.network {
+		if err := runNetworkOnly(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 
 	rep, err := bench(ctx, log, cfg)
 	if err != nil {
@@ -143,6 +152,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		c.traceArgs = append(c.traceArgs, v)
 		return nil
 	})
+	fs.BoolVar(&c.network, "network", false, "measure only the request log and mocking figures (also part of the full run), print them and write no results")
 	fs.StringVar(&c.peers, "peers", "", "compare with the peers installed under this npm prefix `directory` (see scripts/install-peers.sh) instead of measuring cdpkit alone")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -249,6 +259,12 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	rep.addTelemetryFigures(tel)
+	log.Info("request log and mocking")
+	network, err := benchNetwork(ctx, log, cfg, scratch)
+	if err != nil {
+		return nil, fmt.Errorf("network: %w", err)
+	}
+	rep.addNetworkFigures(network)
 	rep.Load = []float64{load, loadAverage()}
 	return rep, nil
 }

@@ -89,6 +89,7 @@ Environment:
   FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
   OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_/_METRICS_ENDPOINT), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME…
                         export spans (browser/<tool>) and metrics over OTLP/HTTP (http/protobuf); unset: no export
+  CDPKIT_PPROF          serve Go's runtime profiles on this loopback address (mcp, serve, daemon; default off)
 `
 
 // parseConfig reads flags for a subcommand, with the environment as

@@ -45,6 +45,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	// Only the long-lived servers profile; a CLI call is over in moments
+	// (and its daemon, which inherits the variable, does profile).
+	if err := startPprofFor(args[0], stderr); err != nil {
+		fmt.Fprintf(stderr, "cdpkit: %v\n", err)
+		return 2
+	}
 	switch args[0] {
 	case "mcp":
 		return runMCP(ctx, args[1:], stderr)

@@ -43,31 +43,16 @@ func main() {
 	cdpkit := flag.String("cdpkit", "bin/cdpkit", "the cdpkit binary")
 	n := flag.Int("n", 1000, "navigations in all")
 	tabs := flag.Int("tabs", 4, "tabs navigated at once")
+	at := flag.Int("at", 100, "also measure after this many navigations; growth is reported from here to the end")
+	profiles := flag.String("profiles", "", "keep cdpkit's heap profiles (start, at, end) in this directory for go tool pprof")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *cdpkit, *n, *tabs); err != nil {
+	if err := run(context.Background(), os.Stdout, *cdpkit, *n, *tabs, *at, *profiles); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
 }
 
-// memory is one measurement.
-type memory struct {
-	cdpkit        int64 // the cdpkit process's RSS
-	err           error // reading it
-	chromium      int64 // summed RSS of the browser's processes
-	chromiumProcs int
-}
-
-// measure reads the memory of cdpkit (pid) and of the processes that name
-// tmp, its browser's.
-func measure(pid int, tmp string) memory {
-	var m memory
-	m.cdpkit, m.err = sysproc.RSS(pid)
-	m.chromiumProcs, m.chromium = sysproc.MatchingRSS(tmp)
-	return m
-}
-
-func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs int) error {
+func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs, at int, profiles string) error {
 	if tabs < 1 || n < tabs {
 		return errors.New("want at least one tab and one navigation per tab")
 	}
@@ -90,11 +75,20 @@ func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	pprofAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return err
+	}
+	if profiles != "" {
+		if err := os.MkdirAll(profiles, 0o755); err != nil {
+			return err
+		}
+	}
 	cmd := exec.Command(cdpkit, "mcp", "--tools", "full")
 	// The soak measures drift, not latency: a loaded machine must not turn
 	// slow calls into failures.
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"),
-		"CDPKIT_TOOL_TIMEOUT="+callTimeout.String())
+		"CDPKIT_TOOL_TIMEOUT="+callTimeout.String(), "CDPKIT_PPROF="+pprofAddr)
 	stderr := &sysproc.Tail{Max: 16 << 10}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-soak", Version: "0"}, nil)
@@ -146,10 +140,12 @@ func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs int) error {
 	if err := json.Unmarshal([]byte(strings.SplitN(text, "\n", 2)[0]), &listed); err != nil || len(listed.Pages) < tabs {
 		return fmt.Errorf("list_pages = %.200s: want %d tabs (%v)", text, tabs, err)
 	}
-	start := measure(cmd.Process.Pid, tmp)
+	pr := probe{pid: cmd.Process.Pid, tmp: tmp, pprof: pprofAddr, saveDir: profiles}
+	ms := []memory{pr.measure(ctx, "start")}
 
 	var (
 		next     atomic.Int64
+		done     atomic.Int64
 		mu       sync.Mutex
 		failures = map[string]int{}
 		took     []time.Duration
@@ -173,22 +169,23 @@ func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs int) error {
 					failures[code]++
 				}
 				mu.Unlock()
+				// The checkpoint is measured while the other tabs go on:
+				// the soak is a steady load, not a series of pauses.
+				if done.Add(1) == int64(at) && at < n {
+					m := pr.measure(ctx, fmt.Sprintf("navigation %d", at))
+					mu.Lock()
+					ms = append(ms, m)
+					mu.Unlock()
+				}
 			}
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(began)
-	end := measure(cmd.Process.Pid, tmp)
+	ms = append(ms, pr.measure(ctx, fmt.Sprintf("navigation %d", n)))
 
 	slices.Sort(took)
 	pct := func(p float64) time.Duration { return took[int(p*float64(len(took)-1))].Round(time.Millisecond) }
-	mb := func(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
-	drift := func(a, b int64) string {
-		if a == 0 {
-			return "n/a"
-		}
-		return fmt.Sprintf("%+.1f%%", 100*float64(b-a)/float64(a))
-	}
 	nFailed := 0
 	for _, c := range failures {
 		nFailed += c
@@ -196,11 +193,13 @@ func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs int) error {
 	fmt.Fprintf(out, "soak: %d navigations across %d fixture pages in %d tabs in %v (%.1f/s); per navigation p50 %v, p95 %v, max %v\n",
 		n, len(pages), tabs, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), pct(0.5), pct(0.95), took[len(took)-1].Round(time.Millisecond))
 	fmt.Fprintf(out, "failures: %d %v\n", nFailed, failures)
-	fmt.Fprintf(out, "cdpkit RSS:          start %s, end %s (%s)\n", mb(start.cdpkit), mb(end.cdpkit), drift(start.cdpkit, end.cdpkit))
-	fmt.Fprintf(out, "Chromium tree RSS:   start %s in %d processes, end %s in %d processes (%s)\n",
-		mb(start.chromium), start.chromiumProcs, mb(end.chromium), end.chromiumProcs, drift(start.chromium, end.chromium))
-	if err := errors.Join(start.err, end.err); err != nil {
-		return fmt.Errorf("reading cdpkit's RSS: %w", err)
+	report(out, ms)
+	var errs []error
+	for _, m := range ms {
+		errs = append(errs, m.err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	if nFailed > 0 {
 		return fmt.Errorf("%d navigations failed", nFailed)

@@ -48,7 +48,7 @@ type Browser struct {
 	guard *guard // judges every document request; nil only in tests that measure without it
 
 	mocks    mockTable // the fake backend's rules (mock.go)
-	noNetLog bool      // Options.noNetLog
+	noNetLog bool      // Options.NoNetworkLog
 
 	downloads *downloads // nil unless Options.DownloadDir is set (downloads.go)
 	defaults  Emulation  // every tab's starting emulation, from the launch options (launchopts.go)
@@ -71,7 +71,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.launchTimeout())
 	defer cancel()
-	b := &Browser{log: o.logger(), targets: newTargetTable(), tabs: make(map[target.ID]*Tab), noNetLog: o.noNetLog,
+	b := &Browser{log: o.logger(), targets: newTargetTable(), tabs: make(map[target.ID]*Tab), noNetLog: o.NoNetworkLog,
 		defaults: o.tabDefaults()}
 	if err := o.CheckLaunchOptions(); err != nil {
 		return nil, err

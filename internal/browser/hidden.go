@@ -5,7 +5,6 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -63,32 +62,22 @@ const visibleText = (root) => {
 // are the browser's, whatever the page did to its prototypes.
 const hiddenWorld = "cdpkit-hidden"
 
-// isolatedWorld returns the execution context of cdpkit's isolated world
-// named name in frame (created on first use, kept by Chromium for the
-// document's life).
-func isolatedWorld(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, name string) (runtime.ExecutionContextID, error) {
-	w, err := cdpapi.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: name})
-	if err != nil {
-		return 0, err
-	}
-	return w.ExecutionContextID, nil
-}
-
 // hiddenBackends returns the backend node ids of the top-most elements of
-// frame's document (in session s) a user cannot see (see hiddenJS). It
-// returns nil when it cannot tell: the snapshot then shows everything, as
+// frame's document (loader, in session s) a user cannot see (see
+// hiddenJS). It returns nil when it cannot tell: the snapshot then shows everything, as
 // before. Every call, cleanup included, runs under ctx: a page that is
 // slow or hung cannot keep the caller past its deadline.
-func hiddenBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]bool {
-	world, err := isolatedWorld(ctx, s, frame, hiddenWorld)
-	if err != nil {
-		return nil
-	}
+func (t *Tab) hiddenBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID) map[cdpapi.BackendNodeID]bool {
 	yes := true
-	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:  "(() => {" + hiddenJS + "return document.body ? hiddenRoots(document.body) : [];})()",
-		ContextID:   world,
-		ObjectGroup: "cdpkit-hidden", Silent: &yes,
+	var res runtime.EvaluateResult
+	err := t.inWorld(ctx, s, frame, loader, hiddenWorld, func(world runtime.ExecutionContextID) error {
+		var err error
+		res, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression:  "(() => {" + hiddenJS + "return document.body ? hiddenRoots(document.body) : [];})()",
+			ContextID:   world,
+			ObjectGroup: "cdpkit-hidden", Silent: &yes,
+		})
+		return err
 	})
 	// Under the caller's deadline: once it has passed, the handles are
 	// left to die with the document rather than holding the call.

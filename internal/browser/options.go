@@ -107,8 +107,11 @@ type Options struct {
 	// with ErrUnsupported.
 	Backend Backend
 
-	// noNetLog turns the request log off, for tests that measure its cost.
-	noNetLog bool
+	// NoNetworkLog turns each tab's request log off, so that `make bench`
+	// can measure what the log adds to a navigation; list_network_requests
+	// then lists nothing. cdpkit itself never sets it.
+	NoNetworkLog bool
+
 	// noGuard turns the guard off, for tests that measure its cost.
 	noGuard bool
 	// portTransport launches with --remote-debugging-port=0 as on

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,17 +41,36 @@ type refEntry struct {
 // refTable hands out "eN" refs per tab. A node keeps its number while its
 // document lives; numbers are never reused, so an old ref can never name a
 // different element.
+//
+// Refs of a document that is gone are forgotten as soon as a snapshot
+// shows its frame with a new document (or its session has ended), so a
+// tab that navigates all day holds the refs of its current documents
+// only; a forgotten ref is reported stale, as it would be on use.
 type refTable struct {
 	mu      sync.Mutex
 	next    int                 // guarded by mu; the last number issued
-	oldest  int                 // guarded by mu; numbers below it are forgotten
 	byKey   map[refKey]int      // guarded by mu
 	byNum   map[int]refEntry    // guarded by mu
+	docs    map[docKey]*docRefs // guarded by mu; the refs issued in each frame's current document
 	lastRun map[string][]string // guarded by mu; previous snapshot lines, by snapshot kind
 }
 
+// docKey is a frame as one session renders it.
+type docKey struct {
+	session string
+	frame   cdpapi.FrameID
+}
+
+// docRefs are the numbers issued in a frame's document.
+type docRefs struct {
+	session *cdp.Session
+	loader  cdpapi.LoaderID
+	nums    []int
+}
+
 func newRefTable() *refTable {
-	return &refTable{byKey: make(map[refKey]int), byNum: make(map[int]refEntry), lastRun: make(map[string][]string), oldest: 1}
+	return &refTable{byKey: make(map[refKey]int), byNum: make(map[int]refEntry), docs: make(map[docKey]*docRefs),
+		lastRun: make(map[string][]string)}
 }
 
 // ref returns the ref for e, issuing one on first sight.
@@ -64,6 +84,8 @@ func (r *refTable) ref(e refEntry) string {
 		n = r.next
 		r.byKey[k] = n
 		r.byNum[n] = e
+		d := r.document(e)
+		d.nums = append(d.nums, n)
 		if len(r.byNum) > maxRefs {
 			r.forgetOldestLocked()
 		}
@@ -71,6 +93,69 @@ func (r *refTable) ref(e refEntry) string {
 	return "e" + strconv.Itoa(n)
 }
 
+// document returns the refs of e's document, first forgetting those of
+// the frame's previous document: its loader changed, so that document is
+// gone and its refs are stale (as element finds on use). r.mu must be
+// held.
+func (r *refTable) document(e refEntry) *docRefs {
+	dk := docKey{e.session.ID(), e.frame}
+	d := r.docs[dk]
+	if d != nil && d.loader == e.loader {
+		return d
+	}
+	if d != nil {
+		r.forgetLocked(d)
+	}
+	d = &docRefs{session: e.session, loader: e.loader}
+	r.docs[dk] = d
+	return d
+}
+
+// prune forgets the refs of documents that are gone: session s's frames
+// no longer in its frame tree (lds, from loaders) or with a new document
+// since, and every frame of a session that has ended (an out-of-process
+// iframe that went away). Navigating drops a page's iframes, whose frame
+// ids are never seen again.
+func (r *refTable) prune(s *cdp.Session, lds map[cdpapi.FrameID]cdpapi.LoaderID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, d := range r.docs {
+		gone := false
+		select {
+		case <-d.session.Done():
+			gone = true
+		default:
+			if k.session == s.ID() {
+				l, ok := lds[k.frame]
+				gone = !ok || l != d.loader
+			}
+		}
+		if gone {
+			r.forgetLocked(d)
+			delete(r.docs, k)
+		}
+	}
+}
+
+// forgetLocked drops a document's refs. r.mu must be held.
+func (r *refTable) forgetLocked(d *docRefs) {
+	for _, n := range d.nums {
+		if e, ok := r.byNum[n]; ok {
+			delete(r.byNum, n)
+			delete(r.byKey, refKey{e.session.ID(), e.loader, e.backend})
+		}
+	}
+	d.nums = nil
+	if len(r.byNum) == 0 {
+		// A map keeps the room it once grew to; after a page of
+		// thousands of refs, start small again.
+		r.byKey = make(map[refKey]int)
+		r.byNum = make(map[int]refEntry)
+	}
+}
+
+// forgetOldestLocked bounds one long-lived document's refs: past maxRefs
+// the older half is forgotten. r.mu must be held.
 func (r *refTable) forgetOldestLocked() {
 	cut := r.next - maxRefs/2
 	for n, e := range r.byNum {
@@ -79,7 +164,9 @@ func (r *refTable) forgetOldestLocked() {
 			delete(r.byKey, refKey{e.session.ID(), e.loader, e.backend})
 		}
 	}
-	r.oldest = cut
+	for _, d := range r.docs {
+		d.nums = slices.DeleteFunc(d.nums, func(n int) bool { return n < cut })
+	}
 }
 
 // lookupNumber parses "e12" or "@e12".
@@ -105,7 +192,8 @@ func (r *refTable) lookup(ref string) (refEntry, error) {
 	switch {
 	case ok:
 		return e, nil
-	case n < r.oldest:
+	case n <= r.next:
+		// Issued once, forgotten since: its document is gone.
 		return refEntry{}, &ElementError{Ref: s, Err: ErrRefStale}
 	default:
 		return refEntry{}, &ElementError{Ref: s, Err: ErrRefNotFound}

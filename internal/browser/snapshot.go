@@ -111,7 +111,7 @@ func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) 
 	frame := frameOf(ctx, el.Session, el.Backend, main)
 	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds}
 	if frame == main {
-		b.hidden = hiddenBackends(ctx, el.Session, frame)
+		b.hidden = t.hiddenBackends(ctx, el.Session, frame, lds[frame])
 	}
 	b.clickable = clickableBackends(ctx, el.Session, frame)
 	return b.build(ctx, res.Nodes, el.Backend, 0)
@@ -142,6 +142,7 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	if frame == "" {
 		frame = main
 	}
+	t.refs.prune(s, lds)
 	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
@@ -151,7 +152,7 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	}
 	b := &treeBuilder{t: t, s: s, loader: lds[frame], frame: frame, lds: lds}
 	if frame == main {
-		b.hidden = hiddenBackends(ctx, s, frame)
+		b.hidden = t.hiddenBackends(ctx, s, frame, lds[frame])
 	}
 	b.clickable = clickableBackends(ctx, s, frame)
 	return b.build(ctx, res.Nodes, 0, depth)

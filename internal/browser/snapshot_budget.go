@@ -23,16 +23,17 @@ const DefaultSnapshotElements = 30_000
 // page's own functions cannot answer for the browser's.
 const countWorld = "cdpkit-count"
 
-// elementCount returns how many elements frame's document (in session s)
-// has, or -1 when it cannot tell.
-func elementCount(ctx context.Context, s *cdp.Session, frame cdpapi.FrameID) int {
-	world, err := isolatedWorld(ctx, s, frame, countWorld)
-	if err != nil {
-		return -1
-	}
+// elementCount returns how many elements frame's document (loader, in
+// session s) has, or -1 when it cannot tell.
+func (t *Tab) elementCount(ctx context.Context, s *cdp.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID) int {
 	yes := true
-	res, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: "document.getElementsByTagName('*').length", ContextID: world, ReturnByValue: &yes, Silent: &yes,
+	var res runtime.EvaluateResult
+	err := t.inWorld(ctx, s, frame, loader, countWorld, func(world runtime.ExecutionContextID) error {
+		var err error
+		res, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: "document.getElementsByTagName('*').length", ContextID: world, ReturnByValue: &yes, Silent: &yes,
+		})
+		return err
 	})
 	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
 		return -1
@@ -52,11 +53,11 @@ func (t *Tab) checkBudget(ctx context.Context, budget int) (snapshot.Result, boo
 	if err != nil {
 		return snapshot.Result{}, false
 	}
-	_, main, err := loaders(ctx, s)
+	lds, main, err := loaders(ctx, s)
 	if err != nil {
 		return snapshot.Result{}, false
 	}
-	if n := elementCount(ctx, s, main); n > budget {
+	if n := t.elementCount(ctx, s, main, lds[main]); n > budget {
 		return overBudget(n, budget), true
 	}
 	return snapshot.Result{}, false

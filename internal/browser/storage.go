@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -14,7 +15,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/storage"
-	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
@@ -105,13 +105,13 @@ func (t *Tab) SaveStorageState(ctx context.Context) (*StorageState, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := cdpapi.Call(ctx, t.b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		return nil, fmt.Errorf("browser: listing tabs: %w", err)
-	}
+	// The live target table knows the tabs and their URLs: no round trip.
+	pages, _ := t.b.targets.pages()
+	slices.SortFunc(pages, func(a, b tabTarget) int { return a.order - b.order })
 	seen := map[string]bool{}
-	for _, ti := range res.TargetInfos {
-		if ti.Type != "page" || ti.BrowserContextID != bctx {
+	for _, p := range pages {
+		ti := p.info
+		if ti.BrowserContextID != bctx {
 			continue
 		}
 		u, err := url.Parse(ti.URL)

@@ -25,7 +25,8 @@ type Tab struct {
 	mu   sync.Mutex   // serializes attaching
 	sess *cdp.Session // guarded by mu; nil until first use or after detach
 
-	refs *refTable // element refs handed out by snapshots
+	refs   *refTable  // element refs handed out by snapshots
+	worlds worldCache // cdpkit's isolated worlds, by frame and document (worlds.go)
 
 	console consoleLog // console messages, recorded from the first attach
 

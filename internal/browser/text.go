@@ -78,7 +78,7 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 	// The reader runs in an isolated world, where the DOM's functions are
 	// the browser's own: a page that overrides them cannot put the text it
 	// hides back in.
-	obj, err := isolatedNode(ctx, sess, backend)
+	obj, err := t.isolatedNode(ctx, sess, backend)
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading the page's text: %w", err)
 	}
@@ -94,18 +94,19 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 // isolatedNode returns a handle on the node backend (0: the document of
 // the session's main frame) in cdpkit's hidden-filter isolated world of
 // the frame the node belongs to.
-func isolatedNode(ctx context.Context, s cdpapi.Session, backend cdpapi.BackendNodeID) (runtime.RemoteObjectID, error) {
+func (t *Tab) isolatedNode(ctx context.Context, s cdpapi.Session, backend cdpapi.BackendNodeID) (runtime.RemoteObjectID, error) {
 	lds, main, err := loaders(ctx, s)
 	if err != nil {
 		return "", err
 	}
 	if backend == 0 {
-		world, err := isolatedWorld(ctx, s, main, hiddenWorld)
-		if err != nil {
-			return "", err
-		}
 		yes := true
-		doc, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ContextID: world, Silent: &yes})
+		var doc runtime.EvaluateResult
+		err := t.inWorld(ctx, s, main, lds[main], hiddenWorld, func(world runtime.ExecutionContextID) error {
+			var err error
+			doc, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: "document", ContextID: world, Silent: &yes})
+			return err
+		})
 		if err != nil {
 			return "", err
 		}
@@ -124,12 +125,12 @@ func isolatedNode(ctx context.Context, s cdpapi.Session, backend cdpapi.BackendN
 	}
 	err = errors.New("no frame holds the node")
 	for _, f := range frames {
-		world, werr := isolatedWorld(ctx, s, f, hiddenWorld)
-		if werr != nil {
-			err = werr
-			continue
-		}
-		r, rerr := cdpapi.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: backend, ExecutionContextID: world})
+		var r dom.ResolveNodeResult
+		rerr := t.inWorld(ctx, s, f, lds[f], hiddenWorld, func(world runtime.ExecutionContextID) error {
+			var err error
+			r, err = cdpapi.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: backend, ExecutionContextID: world})
+			return err
+		})
 		if rerr == nil && r.Object != nil && r.Object.ObjectID != "" {
 			return r.Object.ObjectID, nil
 		}

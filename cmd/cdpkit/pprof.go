@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"time"
+)
+
+// pprofEnv names the address cdpkit serves Go's runtime profiles on
+// (heap, goroutines, CPU) when it is set; it is off by default. `make
+// soak` reads the heap and goroutine counts from it.
+const pprofEnv = "CDPKIT_PPROF"
+
+// startPprofFor starts the profile server for the commands that run a
+// server (mcp, serve, daemon) and does nothing for the others.
+func startPprofFor(command string, stderr io.Writer) error {
+	switch command {
+	case "mcp", "serve", "daemon":
+		return startPprof(stderr)
+	}
+	return nil
+}
+
+// startPprof serves net/http/pprof on the loopback address CDPKIT_PPROF
+// names, if any, for the life of the process. It refuses a non-loopback
+// address: the profiles show memory contents (URLs, page text). It
+// reports where it listens on stderr, never on stdout (the MCP stream).
+func startPprof(stderr io.Writer) error {
+	addr := os.Getenv(pprofEnv)
+	if addr == "" {
+		return nil
+	}
+	_, err := servePprof(addr, stderr)
+	return err
+}
+
+// servePprof serves the profiles on addr until the server is closed.
+func servePprof(addr string, stderr io.Writer) (*http.Server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%q: %w", pprofEnv, addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("%s=%q: want a loopback address such as 127.0.0.1:6060", pprofEnv, addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pprofEnv, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	fmt.Fprintf(stderr, "cdpkit: serving profiles on http://%s/debug/pprof/\n", ln.Addr())
+	return srv, nil
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
+)
+
+// memory is one measurement of cdpkit and its browser.
+type memory struct {
+	label         string
+	cdpkit        int64 // the cdpkit process's RSS
+	heapInuse     int64 // Go heap in use after a forced GC, from cdpkit's pprof endpoint
+	goroutines    int
+	chromium      int64 // summed RSS of the browser's processes
+	chromiumProcs int
+	err           error // reading any of it
+}
+
+// freeLoopbackAddr returns a loopback address with a port nothing listens
+// on, for cdpkit's CDPKIT_PPROF.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// probe measures cdpkit (pid, profiles served on pprof) and the processes
+// whose command line names tmp, its browser's. With a non-empty
+// saveDir, it also keeps the heap profile there as <label>.heap for
+// `go tool pprof`.
+type probe struct {
+	pid     int
+	tmp     string
+	pprof   string
+	saveDir string
+}
+
+func (p probe) measure(ctx context.Context, label string) memory {
+	m := memory{label: label}
+	var err error
+	m.cdpkit, err = sysproc.RSS(p.pid)
+	// gc=1 runs a collection first, so the figure is what is still held,
+	// not garbage waiting for the next cycle.
+	heap, herr := p.get(ctx, "/debug/pprof/heap?gc=1&debug=1")
+	if herr == nil {
+		m.heapInuse, herr = memStat(heap, "HeapInuse")
+	}
+	gor, gerr := p.get(ctx, "/debug/pprof/goroutine?debug=1")
+	if gerr == nil {
+		_, err := fmt.Sscanf(gor, "goroutine profile: total %d", &m.goroutines)
+		gerr = err
+	}
+	var serr error
+	if p.saveDir != "" {
+		var bin string
+		if bin, serr = p.get(ctx, "/debug/pprof/heap"); serr == nil {
+			serr = os.WriteFile(filepath.Join(p.saveDir, label+".heap"), []byte(bin), 0o644)
+		}
+	}
+	m.chromiumProcs, m.chromium = sysproc.MatchingRSS(p.tmp)
+	m.err = errJoin(label, err, herr, gerr, serr)
+	return m
+}
+
+func errJoin(label string, errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return fmt.Errorf("measuring at %s: %w", label, e)
+		}
+	}
+	return nil
+}
+
+func (p probe) get(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+p.pprof+path, nil)
+	if err != nil {
+		return "", err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err == nil && res.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s", path, res.Status)
+	}
+	return string(b), err
+}
+
+// memStat reads "# Name = N" from a debug=1 heap profile's MemStats
+// trailer.
+func memStat(profile, name string) (int64, error) {
+	sc := bufio.NewScanner(strings.NewReader(profile))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "# "+name+" = "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in the heap profile", name)
+}
+
+// report prints the measurements as a table and the growth from the
+// second (navigation 100) to the last, against the 15 % target.
+func report(out io.Writer, ms []memory) {
+	mb := func(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
+	fmt.Fprintf(out, "%-16s %12s %14s %11s %22s\n", "at", "cdpkit RSS", "cdpkit heap", "goroutines", "Chromium tree RSS")
+	for _, m := range ms {
+		fmt.Fprintf(out, "%-16s %12s %14s %11d %22s\n", m.label, mb(m.cdpkit), mb(m.heapInuse), m.goroutines,
+			fmt.Sprintf("%s (%d procs)", mb(m.chromium), m.chromiumProcs))
+	}
+	if len(ms) < 3 {
+		return
+	}
+	a, b := ms[1], ms[len(ms)-1]
+	growth := func(x, y int64) string {
+		if x == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%+.1f%%", 100*float64(y-x)/float64(x))
+	}
+	fmt.Fprintf(out, "growth %s → %s (target < +15%%): cdpkit RSS %s, heap in use %s, goroutines %d → %d, Chromium tree RSS %s\n",
+		a.label, b.label, growth(a.cdpkit, b.cdpkit), growth(a.heapInuse, b.heapInuse), a.goroutines, b.goroutines, growth(a.chromium, b.chromium))
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Fprintf(out, "load average at the end: %s\n", strings.Join(strings.Fields(string(load))[:3], " "))
+	}
+}
