@@ -19,6 +19,8 @@ type app struct {
 	browser *cdpkit.Browser
 	env     *tools.Env
 	tools   []tools.Tool
+	opts    *cdpkit.Options   // what browser was made with, for a pool's other browsers
+	pool    []*cdpkit.Browser // a pool's other browsers (serve --browsers), closed with the app
 }
 
 // newApp builds the app from the config, through the public Go API: every
@@ -64,12 +66,14 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (set CDPKIT_ARTIFACT_DIR to a writable directory)", err)
 	}
-	return &app{log: log, browser: b, env: apienv.Of(b), tools: list}, nil
+	return &app{log: log, browser: b, env: apienv.Of(b), tools: list, opts: o}, nil
 }
 
-// close stops the browser and releases the artifact dir.
+// close stops the browser (and a pool's others) and releases the artifact dir.
 func (a *app) close() {
-	if err := a.browser.Close(); err != nil {
-		a.log.Warn("stopping the browser", "err", err)
+	for _, b := range append([]*cdpkit.Browser{a.browser}, a.pool...) {
+		if err := b.Close(); err != nil {
+			a.log.Warn("stopping the browser", "err", err)
+		}
 	}
 }

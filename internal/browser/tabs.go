@@ -51,7 +51,11 @@ func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
 	if background {
 		p.Background = &background
 	}
-	var err error
+	done, err := b.reserveTab(scope)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if p.BrowserContextID, err = b.browserContext(ctx, scope); err != nil {
 		return nil, err
 	}

@@ -363,7 +363,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	}
 	env.Log.Debug("tool done", "tool", t.Name, "ms", time.Since(start).Milliseconds())
 	if res != nil {
-		res.SessionReset = env.Browsers.TakeReset()
+		res.SessionReset = env.takeReset()
 	}
 	return res, nil
 }
@@ -494,12 +494,12 @@ func All() []Tool {
 // Scoped returns a copy of env whose calls see, resolve and open only
 // their own tabs, such as one MCP session's (a tab of another scope
 // matches nothing), and the function that closes those tabs (and, with
-// isolate, their own browser context: cookies, storage and cache apart
+// o.Isolate, their own browser context: cookies, storage and cache apart
 // from other scopes') when the scope ends. Close's ctx bounds the closing;
 // it does nothing when no browser runs.
-func (env *Env) Scoped(isolate bool) (scoped *Env, close func(ctx context.Context)) {
+func (env *Env) Scoped(o *browser.ScopeOptions) (scoped *Env, close func(ctx context.Context)) {
 	e := *env
-	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
+	e.Scope = browser.NewScope(o)
 	e.Client = newClientID()
 	return &e, func(ctx context.Context) {
 		if b := env.Browsers.Current(); b != nil {
