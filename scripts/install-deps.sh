@@ -15,6 +15,7 @@ deps=(
 	"node:nodejs"
 	"npm:npm"
 	"ffmpeg:ffmpeg"
+	"nginx:nginx"
 )
 
 missing=()
