@@ -51,6 +51,13 @@ func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
 	if background {
 		p.Background = &background
 	}
+	if scope != nil {
+		// A window per scoped tab: a tab hidden behind another session's
+		// renders no frames, so its screenshots and settling would wait
+		// on the other session.
+		yes := true
+		p.NewWindow = &yes
+	}
 	done, err := b.reserveTab(scope)
 	if err != nil {
 		return nil, err
