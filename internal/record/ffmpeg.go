@@ -72,8 +72,15 @@ var (
 	probed  = map[string]*FFmpeg{} // guarded by probeMu; by path, so an encoder is chosen once per binary
 )
 
-// Find returns the ffmpeg to use: $CDPKIT_FFMPEG, else ffmpeg on PATH.
-func Find() (string, error) {
+// Find returns the ffmpeg to use: path if it is not "", else
+// $CDPKIT_FFMPEG, else ffmpeg on PATH.
+func Find(path string) (string, error) {
+	if path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return "", &UnavailableError{Path: path, Reason: "the configured ffmpeg names no file"}
+		}
+		return path, nil
+	}
 	if p := os.Getenv(EnvFFmpeg); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", &UnavailableError{Path: p, Reason: EnvFFmpeg + " names no file"}
@@ -87,10 +94,11 @@ func Find() (string, error) {
 	return p, nil
 }
 
-// Probe finds ffmpeg and asks it, once per binary, for its version and
-// encoders. ctx bounds the probe. Errors wrap ErrNoFFmpeg.
-func Probe(ctx context.Context) (*FFmpeg, error) {
-	path, err := Find()
+// Probe finds ffmpeg (path, as [Find] takes it) and asks it, once per
+// binary, for its version and encoders. ctx bounds the probe. Errors wrap
+// ErrNoFFmpeg.
+func Probe(ctx context.Context, path string) (*FFmpeg, error) {
+	path, err := Find(path)
 	if err != nil {
 		return nil, err
 	}

@@ -311,7 +311,7 @@ func traceResult(ctx context.Context, env *Env, f *browser.TraceFile) (*Result, 
 	if f.Err != nil {
 		return nil, f.Err
 	}
-	rememberTrace(env, f.Path)
+	rememberTrace(env, f.Path, f.TabID)
 	progress(ctx, "analyzing the trace")
 	rep, err := analyzeFile(env, f.Path)
 	if err != nil {
@@ -351,13 +351,18 @@ func throttlingText(e browser.Emulation) string {
 	return strings.Join(parts, ", ")
 }
 
+// analyzeFile analyzes the trace at path, of the tab that recorded it
+// when this process did (a trace holds every tab's renderer), else of the
+// first tab the trace names.
 func analyzeFile(env *Env, path string) (*trace.Report, error) {
 	f, err := env.Artifacts.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rep, err := trace.Analyze(f)
+	tab, _ := tracedTabs.Load(tracePathKey(env, path))
+	frame, _ := tab.(string)
+	rep, err := trace.AnalyzeFrame(f, frame)
 	if err != nil {
 		return nil, fmt.Errorf("analyzing %s: %w", filepath.Base(path), err)
 	}
@@ -373,8 +378,22 @@ type traceOwner struct {
 	s *browser.Scope
 }
 
-func rememberTrace(env *Env, path string) {
+// tracedTabs holds the tab (its target id, its main frame's id) each trace
+// file this process saved recorded, by tracePathKey.
+var tracedTabs sync.Map // string → string
+
+func rememberTrace(env *Env, path, tabID string) {
 	lastTraces.Store(traceOwner{env.Browsers, env.Scope}, path)
+	tracedTabs.Store(tracePathKey(env, path), tabID)
+}
+
+// tracePathKey is a trace file's absolute path: a name relative to the
+// artifact dir, as a caller may give it, is joined to it.
+func tracePathKey(env *Env, name string) string {
+	if filepath.IsAbs(name) {
+		return filepath.Clean(name)
+	}
+	return filepath.Join(env.Artifacts.Dir(), name)
 }
 
 func analyzeInsight(_ context.Context, env *Env, in insightArgs) (*Result, error) {

@@ -32,8 +32,9 @@ func readRSS() (int64, error) {
 // TestPerformanceTraceRSS traces a page of 5,000 DOM nodes and checks
 // that cdpkit's own memory (this process runs the tools as cdpkit does)
 // stays within 50 MiB of what it was before: the trace streams to its
-// file and through the analysis, never held whole. It runs alone, like
-// TestPerformanceTrace.
+// file and through the analysis, never held whole. It runs alone (not in
+// parallel), so that no other test's allocations count, and so before
+// TestPerformanceTrace, which traces in the parallel phase.
 func TestPerformanceTraceRSS(t *testing.T) {
 	base := perfServer(t)
 	h := newHarness(t, nil)

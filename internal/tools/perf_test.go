@@ -145,7 +145,7 @@ func tracePage(t *testing.T, h *harness, url, extra string) (map[string]any, str
 	if got := int64(data["bytes"].(float64)); got != st.Size() && !strings.HasSuffix(path, ".gz") {
 		t.Errorf("bytes = %d, the file has %d", got, st.Size())
 	}
-	rep, err := trace.Analyze(f)
+	rep, err := analyzeFile(h.env, path)
 	if err != nil {
 		t.Fatalf("the saved trace does not analyze: %v", err)
 	}
@@ -161,10 +161,14 @@ func tracePage(t *testing.T, h *harness, url, extra string) (map[string]any, str
 	return data, res.Text, rep
 }
 
-// TestPerformanceTrace traces the fixture pages. Its tests do not run in
-// parallel: Chromium records one trace at a time, and only the tab in
-// front paints.
+// TestPerformanceTrace traces the fixture pages. It runs beside the
+// package's other tests (each harness is a browser context of its own,
+// in a window of its own, so its tab paints; the analysis keeps to the
+// traced tab's frame), but its subtests run one after another: Chromium
+// records one trace at a time per browser, and no other test here traces
+// in the parallel phase (TestPerformanceTraceRSS runs before it, alone).
 func TestPerformanceTrace(t *testing.T) {
+	t.Parallel()
 	base := perfServer(t)
 
 	t.Run("busy loop is a long task and blocks", func(t *testing.T) {

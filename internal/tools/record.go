@@ -59,7 +59,7 @@ func recordTools() []Tool {
 	}
 }
 
-func (in *startRecordingArgs) check(ctx context.Context, _ *Env) error {
+func (in *startRecordingArgs) check(ctx context.Context, env *Env) error {
 	switch in.Format {
 	case "", "jpeg":
 	case "png":
@@ -75,14 +75,14 @@ func (in *startRecordingArgs) check(ctx context.Context, _ *Env) error {
 	if in.MaxWidth < 0 || in.MaxHeight < 0 || in.EveryNthFrame < 0 {
 		return errorf(InvalidArgs, false, "give positive numbers", "maxWidth, maxHeight and everyNthFrame cannot be negative")
 	}
-	limits, err := record.ParseLimits(os.Getenv(EnvRecordingMax))
+	limits, err := record.ParseLimits(cmp.Or(env.RecordingMax, os.Getenv(EnvRecordingMax)))
 	if err != nil {
 		return errorf(InvalidArgs, false, "set "+EnvRecordingMax+" to sizes and durations such as 500MB,10m", "%v", err)
 	}
 	in.limits = limits
 	// Before any capture: a recording that could never be encoded is
 	// refused now, not thrown away at the stop.
-	ff, err := record.Probe(ctx)
+	ff, err := record.Probe(ctx, env.FFmpeg)
 	if err != nil {
 		return errorf(FFmpegUnavailable, false, ffmpegHint, "%s", strings.TrimPrefix(err.Error(), "record: "))
 	}

@@ -227,13 +227,14 @@ func fakeFFmpeg(t *testing.T) string {
 }
 
 // TestRecordEncoderFails: a failing ffmpeg keeps the spool and names the
-// command to re-run. Not parallel: it sets CDPKIT_FFMPEG.
+// command to re-run.
 func TestRecordEncoderFails(t *testing.T) {
 	needFFmpeg(t)
 	srv := browsertest.Server(t, recordPages)
 	fake := fakeFFmpeg(t)
-	t.Setenv("CDPKIT_FFMPEG", fake)
+	t.Parallel()
 	h := newHarness(t, nil)
+	h.env.FFmpeg = fake
 	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/anim.html"}`)
 	started := h.mustCall(t, "start_screen_recording", `{}`)
 	spool := started["spoolDir"].(string)
@@ -257,14 +258,15 @@ func TestRecordEncoderFails(t *testing.T) {
 }
 
 // TestRecordNoFFmpeg: without ffmpeg a recording is refused at start,
-// before anything is captured. Not parallel: it sets CDPKIT_FFMPEG.
+// before anything is captured.
 func TestRecordNoFFmpeg(t *testing.T) {
 	srv := browsertest.Server(t, recordPages)
-	t.Setenv("CDPKIT_FFMPEG", filepath.Join(t.TempDir(), "no-ffmpeg-here"))
+	t.Parallel()
 	h := newHarness(t, nil)
+	h.env.FFmpeg = filepath.Join(t.TempDir(), "no-ffmpeg-here")
 	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
 	_, err := h.call(t, "start_screen_recording", `{}`)
-	te := wantCode(t, err, FFmpegUnavailable, "CDPKIT_FFMPEG")
+	te := wantCode(t, err, FFmpegUnavailable, "no-ffmpeg-here")
 	if !strings.Contains(te.Hint, "apt install ffmpeg") {
 		t.Errorf("hint %q says nothing of installing ffmpeg", te.Hint)
 	}
@@ -275,13 +277,14 @@ func TestRecordNoFFmpeg(t *testing.T) {
 	wantCode(t, err, NoRecording, "not being recorded")
 }
 
-// TestRecordCap: a recording stops itself at CDPKIT_RECORDING_MAX and the
-// stop reports it. Not parallel: it sets the variable.
+// TestRecordCap: a recording stops itself at its cap (Env.RecordingMax,
+// which defaults to CDPKIT_RECORDING_MAX) and the stop reports it.
 func TestRecordCap(t *testing.T) {
 	needFFmpeg(t)
 	srv := browsertest.Server(t, recordPages)
-	t.Setenv("CDPKIT_RECORDING_MAX", "1s")
+	t.Parallel()
 	h := newHarness(t, nil)
+	h.env.RecordingMax = "1s"
 	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/anim.html"}`)
 	h.mustCall(t, "start_screen_recording", `{}`)
 	h.mustCall(t, "wait_for", `{"time":2000}`)
@@ -296,8 +299,7 @@ func TestRecordCap(t *testing.T) {
 
 // TestRecordEncodeOutlivesCall: a stop whose call runs out of time leaves
 // the encode running under its own deadline, and the next stop returns
-// the video. The ffmpeg reads at a fifth of real time. Not parallel: it
-// sets CDPKIT_FFMPEG.
+// the video. The ffmpeg reads at a fifth of real time.
 func TestRecordEncodeOutlivesCall(t *testing.T) {
 	real := needFFmpegPath(t)
 	srv := browsertest.Server(t, recordPages)
@@ -305,8 +307,9 @@ func TestRecordEncodeOutlivesCall(t *testing.T) {
 	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec "+real+" -readrate 0.2 \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CDPKIT_FFMPEG", slow)
+	t.Parallel()
 	h := newHarness(t, nil)
+	h.env.FFmpeg = slow
 	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
 	h.mustCall(t, "start_screen_recording", `{}`)
 	h.mustCall(t, "wait_for", `{"time":1000}`)

@@ -94,6 +94,11 @@ type Env struct {
 	// means one that installs into lighthouse.DefaultCacheDir and finds
 	// node and npm on PATH.
 	Lighthouse *lighthouse.Runner
+	// FFmpeg encodes screen recordings; "" means $CDPKIT_FFMPEG, else
+	// ffmpeg on PATH. RecordingMax caps a recording ("500MB,10m"); ""
+	// means $CDPKIT_RECORDING_MAX, else the record package's defaults.
+	FFmpeg       string
+	RecordingMax string
 }
 
 // Result is a tool's successful output. Data is sent as compact JSON; Text,

@@ -25,6 +25,7 @@ type analyzer struct {
 
 	names     map[threadKey]string // thread names from metadata
 	mainFrame string               // the traced tab's main frame id
+	pinned    bool                 // mainFrame was given, not read from the trace
 	startURL  string               // its URL when tracing started
 	startPid  int64                // its renderer process when tracing started
 	first     float64              // the earliest timestamp seen (µs); 0 until one
@@ -260,7 +261,15 @@ func (a *analyzer) add(ev *event) {
 
 func (a *analyzer) tracingStarted(ev *event) {
 	var s startedArgs
-	if !decodeArgs(ev, &s) || a.mainFrame != "" {
+	if !decodeArgs(ev, &s) || (a.mainFrame != "" && !a.pinned) {
+		return
+	}
+	if a.pinned {
+		for _, f := range s.Data.Frames {
+			if f.Frame == a.mainFrame {
+				a.startURL, a.startPid = f.URL, f.ProcessID
+			}
+		}
 		return
 	}
 	for _, f := range s.Data.Frames {

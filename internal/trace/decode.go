@@ -42,8 +42,15 @@ type event struct {
 
 // Analyze reads a trace from r, plain or gzip-compressed JSON, either an
 // object with a traceEvents array or a bare array of events, and returns
-// what it measured. The input is read once, event by event.
-func Analyze(r io.Reader) (*Report, error) {
+// what it measured. The input is read once, event by event. The traced
+// tab is the first main frame the trace names; see [AnalyzeFrame].
+func Analyze(r io.Reader) (*Report, error) { return AnalyzeFrame(r, "") }
+
+// AnalyzeFrame is [Analyze] of the tab whose main frame is frame (in
+// Chromium, a page target's id): a browser's trace holds every tab's
+// renderer, and the first main frame it names may be another tab's. An
+// empty frame means the first.
+func AnalyzeFrame(r io.Reader, frame string) (*Report, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if head, err := br.Peek(2); err == nil && bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(br)
@@ -54,6 +61,7 @@ func Analyze(r io.Reader) (*Report, error) {
 		br = bufio.NewReaderSize(zr, 64<<10)
 	}
 	a := newAnalyzer()
+	a.mainFrame, a.pinned = frame, frame != ""
 	dec := json.NewDecoder(br)
 	tok, err := dec.Token()
 	if err != nil {

@@ -174,3 +174,30 @@ func TestInsightName(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeFrameAmongTabs: a browser's trace names every tab's main
+// frame; the one asked for is analyzed even when another comes first
+// (seen when tabs of other sessions are open while one is traced).
+func TestAnalyzeFrameAmongTabs(t *testing.T) {
+	t.Parallel()
+	const traced = "9979113261324EF26B15A1A633F103AA" // testdata/shift.json's tab
+	raw, err := os.ReadFile("testdata/shift.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := `{"frame": "0THER0TAB", "isInPrimaryMainFrame": true, "isOutermostMainFrame": true, "name": "", "processId": 1, "url": "http://127.0.0.1:1/other"}, `
+	two := strings.Replace(string(raw), `"frames":[`, `"frames":[`+other, 1)
+	if two == string(raw) {
+		t.Fatal("testdata/shift.json has no frames list to add a tab to")
+	}
+	if r, err := Analyze(strings.NewReader(two)); err != nil || r.CLS.Value > 0 {
+		t.Errorf("Analyze without a frame: %v, CLS %v; want the first tab's (none)", err, r.CLS.Value)
+	}
+	r, err := AnalyzeFrame(strings.NewReader(two), traced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CLS.Value <= 0.1 || !strings.HasSuffix(r.URL, "/shift") {
+		t.Errorf("AnalyzeFrame: CLS %.4f, url %q; want the shift page's (> 0.1)", r.CLS.Value, r.URL)
+	}
+}
