@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -50,13 +49,12 @@ func PerSession(pool *Pool, version string, list []tools.Tool, o *SessionOptions
 	if o.InstanceID != "" {
 		newID = func() string { return o.InstanceID + "." + rand.Text() }
 	}
-	scope := &browser.ScopeOptions{Isolate: o.Isolate, MaxTabs: o.MaxTabs}
 	// The SDK asks for a server on every request, and uses the one made
 	// for a request without a session id as the new session's: a session
 	// is placed on the pool when the server learns it, its first request,
 	// so the servers the SDK throws away count nowhere.
 	return func(*http.Request) *mcp.Server {
-		sl := &slot{pool: pool, scope: scope}
+		sl := &slot{pool: pool, isolate: o.Isolate, maxTabs: o.MaxTabs}
 		return newServer(sl.get, version, list, func(ss *mcp.ServerSession) {
 			sl.place()
 			go func() {
@@ -72,8 +70,9 @@ func PerSession(pool *Pool, version string, list []tools.Tool, o *SessionOptions
 // first request (the server's receiving middleware learns the session
 // before any handler runs).
 type slot struct {
-	pool  *Pool
-	scope *browser.ScopeOptions
+	pool    *Pool
+	isolate bool
+	maxTabs int
 
 	once   sync.Once
 	member *tools.Env // set by once: the pool member the session is on
@@ -87,7 +86,7 @@ func (s *slot) place() {
 		var i int
 		i, s.done = s.pool.place()
 		s.member = s.pool.envs[i]
-		s.env, s.close = s.member.Scoped(s.scope)
+		s.env, s.close = s.member.Scoped(s.isolate, s.maxTabs)
 	})
 }
 

@@ -499,12 +499,13 @@ func All() []Tool {
 // Scoped returns a copy of env whose calls see, resolve and open only
 // their own tabs, such as one MCP session's (a tab of another scope
 // matches nothing), and the function that closes those tabs (and, with
-// o.Isolate, their own browser context: cookies, storage and cache apart
-// from other scopes') when the scope ends. Close's ctx bounds the closing;
-// it does nothing when no browser runs.
-func (env *Env) Scoped(o *browser.ScopeOptions) (scoped *Env, close func(ctx context.Context)) {
+// isolate, their own browser context: cookies, storage and cache apart
+// from other scopes') when the scope ends. The scope may have maxTabs tabs
+// open at once (0: no bound); one more is LIMIT_REACHED. Close's ctx
+// bounds the closing; it does nothing when no browser runs.
+func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx context.Context)) {
 	e := *env
-	e.Scope = browser.NewScope(o)
+	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs})
 	e.Client = newClientID()
 	return &e, func(ctx context.Context) {
 		if b := env.Browsers.Current(); b != nil {
