@@ -5,7 +5,7 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build deps lint cross test demo bench bench-peers soak clean
+.PHONY: build deps lint cross test demo bench bench-peers soak clean load
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
@@ -108,3 +108,9 @@ npm-pack:
 clean: clean-dist
 clean-dist:
 	rm -rf $(DIST)
+
+# load runs 1, 4, 8 and 16 concurrent HTTP MCP sessions through the core
+# loop against one `cdpkit serve` (cmd/load) and reports latencies, errors,
+# memory per session and the knee. Not part of test; bounded by -max.
+load: build
+	$(GO) run ./cmd/load -cdpkit $(BIN) -sessions 1,4,8,16 -rounds 5 -max 20m

@@ -16,6 +16,7 @@ deps=(
 	"npm:npm"
 	"ffmpeg:ffmpeg"
 	"chromedriver:chromium-driver"
+	"nginx:nginx"
 )
 
 missing=()

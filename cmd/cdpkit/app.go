@@ -22,6 +22,8 @@ type app struct {
 	tools   []tools.Tool
 	// telemetry records calls and sessions (telemetry.go); flushed by close.
 	telemetry *telemetry.Telemetry
+	opts      *cdpkit.Options   // what browser was made with, for a pool's other browsers
+	pool      []*cdpkit.Browser // a pool's other browsers (serve --browsers), closed with the app
 }
 
 // newApp builds the app from the config, through the public Go API: every
@@ -67,7 +69,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (set CDPKIT_ARTIFACT_DIR to a writable directory)", err)
 	}
-	a := &app{log: log, browser: b, env: apienv.Of(b), tools: list}
+	a := &app{log: log, browser: b, env: apienv.Of(b), tools: list, opts: o}
 	if err := a.startTelemetry(cfg); err != nil {
 		b.Close()
 		return nil, err
@@ -75,10 +77,11 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	return a, nil
 }
 
-// close stops the browser, releases the artifact dir and flushes the
-// telemetry (bounded: a dead collector does not hold the exit).
+// close stops the browser (and a pool's others), releases the artifact
+// dir and flushes the telemetry (bounded: a dead collector does not hold
+// the exit).
 func (a *app) close() {
-	// Every call has ended: the flush runs beside the browser's stop, so
+	// Every call has ended: the flush runs beside the browsers' stop, so
 	// a dead collector adds nothing to the exit unless its bound is the
 	// longer of the two.
 	flushed := make(chan struct{})
@@ -86,8 +89,10 @@ func (a *app) close() {
 		defer close(flushed)
 		a.closeTelemetry()
 	}()
-	if err := a.browser.Close(); err != nil {
-		a.log.Warn("stopping the browser", "err", err)
+	for _, b := range append([]*cdpkit.Browser{a.browser}, a.pool...) {
+		if err := b.Close(); err != nil {
+			a.log.Warn("stopping the browser", "err", err)
+		}
 	}
 	<-flushed
 }

@@ -39,6 +39,9 @@ type config struct {
 	rateLimit   float64       // --rate-limit: requests per second per token
 	// metricsListen is --metrics-listen: where /metrics is served; "" off.
 	metricsListen string
+	browsers      int    // --browsers: the pool sessions are placed on (pool.go)
+	maxTabs       int    // --max-tabs-per-session: 0 is no limit
+	instanceID    string // --instance-id: starts every MCP session id
 
 	artifactDir string
 	toolTimeout time.Duration
@@ -129,6 +132,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fs.IntVar(&c.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "MCP sessions open at once; a new one over this is refused with LIMIT_REACHED (0: no limit)")
 		fs.Float64Var(&c.rateLimit, "rate-limit", mcpserver.DefaultRateLimit, "requests per second one token may make on average (bursts of 200); more get HTTP 429 with LIMIT_REACHED (0: no limit)")
 		fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://`host:port`/metrics (loopback unless --allow-remote, which also makes scrapes send the bearer token); off by default")
+		fs.IntVar(&c.browsers, "browsers", 1, "browsers to run (each its own process, or connection to --ws-endpoint/--browser-url); each new MCP session goes to the one with the fewest sessions, and a browser that dies resets only its sessions")
+		fs.IntVar(&c.maxTabs, "max-tabs-per-session", 0, "tabs one MCP session may have open at once; opening one more is refused with LIMIT_REACHED (0: no limit)")
+		fs.StringVar(&c.instanceID, "instance-id", os.Getenv("CDPKIT_INSTANCE_ID"), "`id` (letters, digits, '-') that starts every MCP session id as ID.RANDOM, so a reverse proxy in front of several servers routes by the Mcp-Session-Id header (default: CDPKIT_INSTANCE_ID, else random)")
 	}
 	if name == "daemon" {
 		fs.StringVar(&c.session, "session", cli.DefaultSession, "session `name` whose socket to serve")
@@ -218,6 +224,11 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if c.maxSessions < 0 || c.rateLimit < 0 {
 		return nil, errors.New("--max-sessions and --rate-limit are 0 (no limit) or more")
+	}
+	if name == "serve" {
+		if err := c.checkPool(); err != nil {
+			return nil, err
+		}
 	}
 	n := 0
 	for _, s := range []string{c.browser.BrowserURL, c.browser.WSEndpoint, c.browser.AutoConnect, c.browser.WebDriverURL} {

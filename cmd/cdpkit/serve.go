@@ -100,7 +100,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	// Each MCP session gets its own tabs (and, isolated, its own browser
 	// context); they close when it ends.
-	perSession := mcpserver.PerSession(a.env, buildVersion(), a.tools, &mcpserver.SessionOptions{Isolate: cfg.isolate})
+	pool, err := a.newPool(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
+		return 2
+	}
+	perSession := mcpserver.PerSession(pool, buildVersion(), a.tools,
+		&mcpserver.SessionOptions{Isolate: cfg.isolate, MaxTabs: cfg.maxTabs, InstanceID: cfg.instanceID})
 	maxSessions, rate := cfg.maxSessions, cfg.rateLimit
 	if maxSessions == 0 {
 		maxSessions = -1 // --max-sessions 0: no limit
@@ -114,7 +120,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// Slow or idle clients cannot hold every file descriptor.
 	ln = mcpserver.LimitListener(ln, mcpserver.DefaultMaxConnsPerAddr, mcpserver.DefaultMaxConns)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/mcp", "version", buildVersion())
+	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/mcp", "version", buildVersion(),
+		"instance", cfg.instanceID, "browsers", cfg.browsers)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

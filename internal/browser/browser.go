@@ -59,6 +59,7 @@ type Browser struct {
 	// Scoped tabs (scope.go); nil until a scope is used.
 	scopes map[*Scope]*scopeState // guarded by mu
 	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
+	serial uint64                 // guarded by mu; set when a scope first uses the browser (scope_limits.go)
 
 	tracer tracer // the trace recording, if any (trace.go)
 }

@@ -32,7 +32,12 @@ var ErrScopeClosed = errors.New("browser: the session ended")
 // Scopes are safe for concurrent use.
 type Scope struct {
 	isolate bool
+	maxTabs int // 0: no bound
 	closed  atomic.Bool
+
+	// Serials of browsers (see Browser.serial): last is the one the scope
+	// last acted in, seen the one TakeReset last reported on (0: none).
+	last, seen atomic.Uint64
 }
 
 // ScopeOptions configure a Scope. Nil means defaults.
@@ -40,12 +45,19 @@ type ScopeOptions struct {
 	// Isolate gives the scope its own browser context: cookies, storage
 	// and cache apart from every other scope's.
 	Isolate bool
+	// MaxTabs bounds the tabs the scope has open at once: opening one
+	// more fails with a [TabLimitError]. Popups its pages open are
+	// adopted and counted but never refused. Zero means no bound.
+	MaxTabs int
 }
 
 // NewScope returns an empty scope. Its first tab is opened on first use
 // (see [Browser.ResolveIn]).
 func NewScope(o *ScopeOptions) *Scope {
-	return &Scope{isolate: o != nil && o.Isolate}
+	if o == nil {
+		return &Scope{}
+	}
+	return &Scope{isolate: o.Isolate, maxTabs: max(o.MaxTabs, 0)}
 }
 
 // scopeState is what a Browser keeps about one scope. Guarded by the
@@ -53,6 +65,7 @@ func NewScope(o *ScopeOptions) *Scope {
 type scopeState struct {
 	active  target.ID
 	context cdpapi.BrowserContextID // with Isolate, once a tab was opened
+	opening int                     // tabs being opened (OpenTab), counted against MaxTabs
 }
 
 // stateLocked returns s's state, creating it. b.mu must be held.
@@ -65,7 +78,12 @@ func (b *Browser) stateLocked(s *Scope) *scopeState {
 	if st == nil {
 		st = &scopeState{}
 		b.scopes[s] = st
+		if b.serial == 0 {
+			b.serial = browserSerials.Add(1)
+		}
+		s.seen.CompareAndSwap(0, b.serial)
 	}
+	s.last.Store(b.serial)
 	return st
 }
 

@@ -51,7 +51,18 @@ func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
 	if background {
 		p.Background = &background
 	}
-	var err error
+	if scope != nil {
+		// A window per scoped tab: a tab hidden behind another session's
+		// renders no frames, so its screenshots and settling would wait
+		// on the other session.
+		yes := true
+		p.NewWindow = &yes
+	}
+	done, err := b.reserveTab(scope)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if p.BrowserContextID, err = b.browserContext(ctx, scope); err != nil {
 		return nil, err
 	}

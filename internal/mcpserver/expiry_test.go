@@ -24,7 +24,7 @@ func TestSessionExpiryTimer(t *testing.T) {
 		// A Manager that never starts a browser: no call here needs one.
 		env := &tools.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Browsers: browser.NewManager(&browser.Options{ExecPath: "/nonexistent/chromium"})}
 		defer env.Browsers.Close()
-		h := NewHTTPHandler(PerSession(env, "test", tools.All(), nil), HTTPOptions{Token: testToken, SessionTimeout: timeout, Log: env.Log})
+		h := NewHTTPHandler(PerSession(NewPool(env), "test", tools.All(), nil), HTTPOptions{Token: testToken, SessionTimeout: timeout, Log: env.Log})
 		post := func(session, body string) *httptest.ResponseRecorder {
 			r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 			r.Header.Set("Authorization", "Bearer "+testToken)

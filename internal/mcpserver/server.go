@@ -14,12 +14,14 @@ import (
 
 // New returns an MCP server offering tools, each call run with env.
 func New(env *tools.Env, version string, list []tools.Tool) *mcp.Server {
-	return newServer(env, version, list, nil)
+	return newServer(func() *tools.Env { return env }, version, list, nil, nil)
 }
 
 // newServer is New with a hook that learns each session the server serves
-// (once, on its first request that carries it).
-func newServer(env *tools.Env, version string, list []tools.Tool, onSession func(*mcp.ServerSession)) *mcp.Server {
+// (once, on its first request, initialize), and the source of new session
+// ids (nil: the SDK's random ones). Each call runs with envOf's env, asked
+// for after the session's first request.
+func newServer(envOf func() *tools.Env, version string, list []tools.Tool, onSession func(*mcp.ServerSession), newID func() string) *mcp.Server {
 	var seen sync.Once
 	session := func(ss *mcp.ServerSession) {
 		if onSession != nil && ss != nil {
@@ -33,8 +35,19 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 			"Any tool takes timeout_ms (default 30000, max 120000). " +
 			"A tab tool takes lease: the token claim_page gave for a tab you leased.",
 		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) { session(req.Session) },
+		GetSessionID:       newID,
 	})
-	addTools(s, env, list, session)
+	// Learn the session on its first request, initialize: a client that
+	// never sends notifications/initialized still ends, and is counted.
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				session(ss)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	addTools(s, envOf, list, session)
 	return s
 }
 
@@ -42,10 +55,10 @@ func newServer(env *tools.Env, version string, list []tools.Tool, onSession func
 // deadlines, queues and policy as cdpkit's own servers. The public Go API
 // (cdpkit.AddTools) embeds cdpkit's tools in another server with it.
 func AddTools(s *mcp.Server, env *tools.Env, list []tools.Tool) {
-	addTools(s, env, list, func(*mcp.ServerSession) {})
+	addTools(s, func() *tools.Env { return env }, list, func(*mcp.ServerSession) {})
 }
 
-func addTools(s *mcp.Server, env *tools.Env, list []tools.Tool, session func(*mcp.ServerSession)) {
+func addTools(s *mcp.Server, envOf func() *tools.Env, list []tools.Tool, session func(*mcp.ServerSession)) {
 	for i := range list {
 		t := &list[i]
 		def := &mcp.Tool{
@@ -74,7 +87,7 @@ func addTools(s *mcp.Server, env *tools.Env, list []tools.Tool, session func(*mc
 			// The SDK cancels ctx when the client sends
 			// notifications/cancelled for this call; the tool's work
 			// stops with it.
-			res, err := t.Call(ctx, env, req.Params.Arguments)
+			res, err := t.Call(ctx, envOf(), req.Params.Arguments)
 			if err != nil {
 				return errorResult(err.(*tools.Error)), nil
 			}

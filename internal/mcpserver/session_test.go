@@ -106,7 +106,7 @@ func serveSessions(t *testing.T, env *tools.Env, o *SessionOptions) string {
 // serveSessionsFor is serveSessions whose sessions end after idle.
 func serveSessionsFor(t *testing.T, env *tools.Env, o *SessionOptions, idle time.Duration) string {
 	t.Helper()
-	h := NewHTTPHandler(PerSession(env, "test", tools.All(), o), HTTPOptions{Token: testToken, SessionTimeout: idle, Log: env.Log})
+	h := NewHTTPHandler(PerSession(NewPool(env), "test", tools.All(), o), HTTPOptions{Token: testToken, SessionTimeout: idle, Log: env.Log})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL

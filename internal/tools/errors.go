@@ -375,6 +375,10 @@ func init() {
 	sentinel(browser.ErrClosed, func(error, error) *Error {
 		return &Error{Code: SessionClosed, Message: "the server is shutting down"}
 	})
+	typed(func(_ error, tl *browser.TabLimitError) *Error {
+		return &Error{Code: LimitReached, Message: fmt.Sprintf("this session has %d tabs open, the most --max-tabs-per-session allows", tl.Max),
+			Recoverable: true, Hint: "close a tab with close_page (list_pages shows them), or raise cdpkit serve's --max-tabs-per-session"}
+	})
 }
 
 // refusalHints are ELEMENT_NOT_TYPEABLE's hints: what to do instead.

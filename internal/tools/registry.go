@@ -399,7 +399,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	}
 	env.Log.Debug("tool done", "tool", t.Name, "ms", time.Since(start).Milliseconds())
 	if res != nil {
-		res.SessionReset = env.Browsers.TakeReset()
+		res.SessionReset = env.takeReset()
 	}
 	return res, nil
 }
@@ -453,11 +453,12 @@ func All() []Tool {
 // their own tabs, such as one MCP session's (a tab of another scope
 // matches nothing), and the function that closes those tabs (and, with
 // isolate, their own browser context: cookies, storage and cache apart
-// from other scopes') when the scope ends. Close's ctx bounds the closing;
-// it does nothing when no browser runs.
-func (env *Env) Scoped(isolate bool) (scoped *Env, close func(ctx context.Context)) {
+// from other scopes') when the scope ends. The scope may have maxTabs tabs
+// open at once (0: no bound); one more is LIMIT_REACHED. Close's ctx
+// bounds the closing; it does nothing when no browser runs.
+func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx context.Context)) {
 	e := *env
-	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
+	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs})
 	e.Client = newClientID()
 	return &e, func(ctx context.Context) {
 		if b := env.Browsers.Current(); b != nil {
