@@ -502,9 +502,9 @@ func (env *Env) Scoped(isolate bool) (scoped *Env, close func(ctx context.Contex
 	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate})
 	e.Client = newClientID()
 	return &e, func(ctx context.Context) {
-		if b := env.Browsers.Current(); b != nil {
-			b.CloseScope(ctx, e.Scope)
-			e.dropOwnerLeases(ctx, browser.ChromiumDriver(b))
+		if d := env.Browsers.CurrentDriver(); d != nil {
+			d.CloseScope(ctx, e.Scope)
+			e.dropOwnerLeases(ctx, d)
 		}
 	}
 }
