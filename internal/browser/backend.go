@@ -30,6 +30,8 @@ type Backend interface {
 	// Driver returns the running browser, starting one (or a new one in
 	// place of one that died) if needed. ctx bounds the wait and start.
 	Driver(ctx context.Context) (Driver, error)
+	// Current returns the running browser without starting one, or nil.
+	Current() Driver
 	// Stop stops the browser, if any, for being idle (Options.IdleTimeout);
 	// the next Driver call starts one again.
 	Stop() error

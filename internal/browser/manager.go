@@ -379,6 +379,18 @@ func (m *Manager) Peek() *Browser {
 	}
 }
 
+// CurrentDriver returns the running browser as a Driver without starting
+// one, or nil: Current's, or with Options.Backend the backend's.
+func (m *Manager) CurrentDriver() Driver {
+	if m.opts.Backend != nil {
+		return m.opts.Backend.Current()
+	}
+	if b := m.Current(); b != nil {
+		return ChromiumDriver(b)
+	}
+	return nil
+}
+
 // Close stops the browser, if any, removes its profile, and makes later
 // calls fail with ErrClosed. It waits for a start in progress, which its
 // own deadline bounds.

@@ -214,3 +214,16 @@ func (b *Browser) CloseScope(ctx context.Context, s *Scope) {
 		cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id})
 	}
 }
+
+// Isolated reports whether s asked for a browser context of its own
+// (ScopeOptions.Isolate); a backend other than Chromium reads it to do the
+// same.
+func (s *Scope) Isolated() bool { return s.isolate }
+
+// Ended reports whether s was closed (see [Browser.CloseScope]): a backend
+// refuses new tabs in it with ErrScopeClosed.
+func (s *Scope) Ended() bool { return s.closed.Load() }
+
+// End marks s closed; a backend's CloseScope calls it before closing the
+// scope's tabs, as [Browser.CloseScope] does.
+func (s *Scope) End() { s.closed.Store(true) }

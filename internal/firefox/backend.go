@@ -68,6 +68,22 @@ func (be *Backend) Browser(ctx context.Context) (*Browser, error) {
 	return b, nil
 }
 
+// Current implements browser.Backend: the running Firefox, or nil; it
+// starts none.
+func (be *Backend) Current() browser.Driver {
+	be.lock <- struct{}{}
+	defer func() { <-be.lock }()
+	if be.b == nil {
+		return nil
+	}
+	select {
+	case <-be.b.Done():
+		return nil
+	default:
+		return be.b
+	}
+}
+
 // Stop implements browser.Backend: it stops Firefox (removing its
 // profile), or ends the session with an attached one; the next call starts
 // or attaches again.

@@ -31,6 +31,10 @@ type Browser struct {
 	parents map[string]string
 	// blocks are the guard's latest refusals, by tab; guarded by mu.
 	blocks map[string]blockRecord
+	// scopes and owner keep the scopes (scope.go): each scope's state,
+	// and which scope owns a tab; guarded by mu.
+	scopes map[*browser.Scope]*scopeState
+	owner  map[string]*browser.Scope
 }
 
 // Launch starts a headless Firefox with a throwaway profile (see Options)
@@ -55,7 +59,8 @@ func Launch(ctx context.Context, o *Options) (*Browser, error) {
 }
 
 func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Browser, error) {
-	b := &Browser{conn: conn, proc: p, o: *o, tabs: make(map[string]*Tab), parents: make(map[string]string), blocks: make(map[string]blockRecord)}
+	b := &Browser{conn: conn, proc: p, o: *o, tabs: make(map[string]*Tab), parents: make(map[string]string), blocks: make(map[string]blockRecord),
+		scopes: make(map[*browser.Scope]*scopeState), owner: make(map[string]*browser.Scope)}
 	conn.On(b.onEvent, "browsingContext.contextCreated", "browsingContext.contextDestroyed",
 		"browsingContext.userPromptOpened", "browsingContext.userPromptClosed",
 		"browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated")
@@ -91,9 +96,11 @@ func (b *Browser) reconcile(ctx context.Context) error {
 }
 
 type contextInfo struct {
-	Context string  `json:"context"`
-	URL     string  `json:"url"`
-	Parent  *string `json:"parent"`
+	Context        string  `json:"context"`
+	URL            string  `json:"url"`
+	Parent         *string `json:"parent"`
+	UserContext    string  `json:"userContext"`
+	OriginalOpener string  `json:"originalOpener"`
 }
 
 func (b *Browser) added(c contextInfo) *Tab {
@@ -106,6 +113,7 @@ func (b *Browser) added(c contextInfo) *Tab {
 	if t := b.tabs[c.Context]; t != nil {
 		return t
 	}
+	b.adoptLocked(c.Context, c.OriginalOpener, c.UserContext)
 	t := makeTab(b, c.Context, c.URL)
 	b.tabs[c.Context] = t
 	b.order = append(b.order, c.Context)
@@ -140,6 +148,7 @@ func (b *Browser) onEvent(e bidi.Event) {
 	if e.Method == "browsingContext.contextDestroyed" && t != nil {
 		delete(b.tabs, p.Context)
 		b.order = slices.DeleteFunc(b.order, func(id string) bool { return id == p.Context })
+		b.forgetLocked(p.Context)
 		if b.active == p.Context {
 			b.active = ""
 			if len(b.order) > 0 {
@@ -202,46 +211,31 @@ func (b *Browser) Close() error {
 	return err
 }
 
-// pages lists the tabs in the order opened.
-func (b *Browser) pages() []*Tab {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make([]*Tab, 0, len(b.order))
-	for _, id := range b.order {
-		out = append(out, b.tabs[id])
-	}
-	return out
-}
-
-// PagesIn implements browser.Driver. Scopes are not kept apart on
-// Firefox: every scope sees every tab.
-func (b *Browser) PagesIn(ctx context.Context, _ *browser.Scope) ([]browser.Page, error) {
-	tabs := b.pages()
+// PagesIn implements browser.Driver: the tabs s sees (every tab for a
+// nil s).
+func (b *Browser) PagesIn(ctx context.Context, s *browser.Scope) ([]browser.Page, error) {
+	tabs := b.visible(s)
+	active := b.activeOf(s)
 	out := make([]browser.Page, 0, len(tabs))
 	for i, t := range tabs {
 		loc, err := t.Location(ctx)
 		if err != nil {
 			loc = browser.Location{URL: t.url()}
 		}
-		out = append(out, browser.Page{ID: t.id, Index: i, URL: loc.URL, Title: loc.Title, Active: b.isActive(t.id)})
+		out = append(out, browser.Page{ID: t.id, Index: i, URL: loc.URL, Title: loc.Title, Active: t.id == active})
 	}
 	return out, nil
 }
 
 // PagesNow implements browser.Driver, from the event-fed table.
-func (b *Browser) PagesNow(_ *browser.Scope) ([]browser.Page, error) {
-	tabs := b.pages()
+func (b *Browser) PagesNow(s *browser.Scope) ([]browser.Page, error) {
+	tabs := b.visible(s)
+	active := b.activeOf(s)
 	out := make([]browser.Page, 0, len(tabs))
 	for i, t := range tabs {
-		out = append(out, browser.Page{ID: t.id, Index: i, URL: t.url(), Title: t.title(), Active: b.isActive(t.id)})
+		out = append(out, browser.Page{ID: t.id, Index: i, URL: t.url(), Title: t.title(), Active: t.id == active})
 	}
 	return out, nil
-}
-
-func (b *Browser) isActive(id string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.active == id
 }
 
 // DownloadMark implements browser.Driver; downloads are not tracked on
@@ -253,21 +247,21 @@ func (b *Browser) DownloadsSince(context.Context, int, string) []browser.Downloa
 
 // TabIn implements browser.Driver: "active" (or ""), "index:N",
 // "url:SUBSTR", "title:SUBSTR" or a context id.
-func (b *Browser) TabIn(ctx context.Context, _ *browser.Scope, selector string) (browser.TabDriver, error) {
-	tabs := b.pages()
+func (b *Browser) TabIn(ctx context.Context, s *browser.Scope, selector string) (browser.TabDriver, error) {
+	tabs := b.visible(s)
 	notFound := &browser.TargetNotFoundError{Selector: selector, Open: len(tabs)}
 	switch {
 	case selector == "" || selector == "active":
-		b.mu.Lock()
-		t := b.tabs[b.active]
-		b.mu.Unlock()
-		if t == nil {
-			if len(tabs) == 0 {
-				return b.NewTab(ctx, nil)
+		active := b.activeOf(s)
+		for _, t := range tabs {
+			if t.id == active {
+				return t, nil
 			}
-			t = tabs[len(tabs)-1]
 		}
-		return t, nil
+		if len(tabs) == 0 {
+			return b.NewTab(ctx, &browser.TabOptions{Scope: s})
+		}
+		return tabs[len(tabs)-1], nil
 	case strings.HasPrefix(selector, "index:"):
 		i, err := strconv.Atoi(strings.TrimPrefix(selector, "index:"))
 		if err != nil || i < 0 {
@@ -278,7 +272,7 @@ func (b *Browser) TabIn(ctx context.Context, _ *browser.Scope, selector string) 
 		}
 		return tabs[i], nil
 	case strings.HasPrefix(selector, "url:"), strings.HasPrefix(selector, "title:"):
-		pages, err := b.PagesIn(ctx, nil)
+		pages, err := b.PagesIn(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -307,14 +301,28 @@ func (b *Browser) TabIn(ctx context.Context, _ *browser.Scope, selector string) 
 // about:blank. The new tab becomes the active one unless o.Background.
 func (b *Browser) NewTab(ctx context.Context, o *browser.TabOptions) (browser.TabDriver, error) {
 	bg := o != nil && o.Background
+	var s *browser.Scope
+	if o != nil {
+		s = o.Scope
+	}
+	if s != nil && s.Ended() {
+		return nil, fmt.Errorf("firefox: opening a tab: %w", browser.ErrScopeClosed)
+	}
+	params := map[string]any{"type": "tab", "background": bg}
+	uc, err := b.userContext(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if uc != "" {
+		params["userContext"] = uc
+	}
 	var r struct {
 		Context string `json:"context"`
 	}
-	var err error
 	for range 3 {
 		// Firefox may pick a tab that is closing as the new one's
 		// neighbour and fail with "no such frame": ask again.
-		err = b.conn.Call(ctx, "browsingContext.create", map[string]any{"type": "tab", "background": bg}, &r)
+		err = b.conn.Call(ctx, "browsingContext.create", params, &r)
 		if !errors.Is(err, bidi.ErrNoSuchFrame) {
 			break
 		}
@@ -322,19 +330,14 @@ func (b *Browser) NewTab(ctx context.Context, o *browser.TabOptions) (browser.Ta
 	if err != nil {
 		return nil, fmt.Errorf("firefox: opening a tab: %w", err)
 	}
-	t := b.added(contextInfo{Context: r.Context, URL: "about:blank"})
+	t := b.added(contextInfo{Context: r.Context, URL: "about:blank", UserContext: uc})
 	if t == nil {
 		return nil, errors.New("firefox: opening a tab: no top-level context")
 	}
-	if !bg {
-		b.mu.Lock()
-		b.active = t.id
-		b.mu.Unlock()
+	if err := b.claim(ctx, s, t.id, !bg); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
-
-// CloseScope implements browser.Driver; scopes own no tabs on Firefox.
-func (b *Browser) CloseScope(context.Context, *browser.Scope) {}
 
 var _ browser.Driver = (*Browser)(nil)

@@ -50,11 +50,14 @@ var modifierBits = []struct {
 
 // perform runs input.performActions, returning early (with dialog set)
 // when the actions open a user prompt, which blocks them until answered.
-func (t *Tab) perform(ctx context.Context, actions []any) (dialog bool, err error) {
+func (t *Tab) perform(ctx context.Context, context string, actions []any) (dialog bool, err error) {
+	if context == "" {
+		context = t.id
+	}
 	opened := t.opened()
 	done := make(chan error, 1)
 	go func() {
-		done <- t.b.conn.Call(ctx, "input.performActions", map[string]any{"context": t.id, "actions": actions}, nil)
+		done <- t.b.conn.Call(ctx, "input.performActions", map[string]any{"context": context, "actions": actions}, nil)
 	}()
 	for {
 		select {
@@ -63,7 +66,7 @@ func (t *Tab) perform(ctx context.Context, actions []any) (dialog bool, err erro
 				return false, t.wrap(err)
 			}
 			// Key and pointer state must not leak into the next call.
-			t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": t.id}, nil)
+			t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": context}, nil)
 			return false, nil
 		case <-opened:
 			if t.promptWaits() {
@@ -85,7 +88,7 @@ func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.Click
 	if o.Force {
 		return nil, unsupported("force")
 	}
-	x, y, err := t.aimAt(ctx, o.Ref, o.Selector)
+	x, y, frame, err := t.aimAt(ctx, o.Ref, o.Selector)
 	if err != nil {
 		return nil, err
 	}
@@ -118,52 +121,70 @@ func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.Click
 	}
 	actions = append(actions, map[string]any{"type": "pointer", "id": "cdpkit-mouse",
 		"parameters": map[string]any{"pointerType": "mouse"}, "actions": pointer})
-	dialog, err := t.perform(ctx, actions)
+	dialog, err := t.perform(ctx, frame, actions)
 	if err != nil {
 		return nil, elementErr(o.Ref, o.Selector, err)
 	}
-	return &browser.ClickResult{X: float64(x), Y: float64(y), Dialog: dialog}, nil
+	tx, ty := t.inTab(ctx, frame, x, y)
+	return &browser.ClickResult{X: tx, Y: ty, Dialog: dialog}, nil
 }
 
-// aimAt scrolls the element into view and returns where to click it.
-func (t *Tab) aimAt(ctx context.Context, ref, selector string) (int, int, error) {
+// aimAt scrolls the element into view and returns where to click it: a
+// point in the viewport of the browsing context holding it (the tab's, or
+// a frame's), which it returns too. Pointer actions are performed in that
+// context: Firefox routes those of the tab into out-of-process frames.
+func (t *Tab) aimAt(ctx context.Context, ref, selector string) (x, y int, frame string, err error) {
 	el, err := t.element(ctx, ref, selector)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, "", err
 	}
 	browser.Step(ctx, "finding where to click")
 	var a aim
 	if err := t.callJSON(ctx, aimJS, el, &a); err != nil {
-		return 0, 0, elementErr(ref, selector, t.wrap(err))
+		return 0, 0, "", elementErr(ref, selector, t.wrap(err))
 	}
 	fail := func(err error) error { return &browser.ElementError{Ref: ref, Selector: selector, Err: err} }
 	switch {
 	case a.Gone:
-		return 0, 0, fail(browser.ErrRefStale)
+		return 0, 0, "", fail(browser.ErrRefStale)
 	case a.Disabled:
-		return 0, 0, fail(browser.ErrElementDisabled)
+		return 0, 0, "", fail(browser.ErrElementDisabled)
 	case a.Hidden:
-		return 0, 0, fail(browser.ErrElementNotVisible)
+		return 0, 0, "", fail(browser.ErrElementNotVisible)
 	case a.Offscreen:
-		return 0, 0, fail(browser.ErrElementOffscreen)
+		return 0, 0, "", fail(browser.ErrElementOffscreen)
 	case a.Covered != "":
-		return 0, 0, fail(&browser.CoveredError{By: a.Covered})
+		return 0, 0, "", fail(&browser.CoveredError{By: a.Covered})
 	}
-	return a.X, a.Y, nil
+	return a.X, a.Y, el.Context, nil
+}
+
+// inTab turns a point in frame's viewport into the tab's, for results;
+// where the frame cannot be located, the point stays as it is.
+func (t *Tab) inTab(ctx context.Context, frame string, x, y int) (float64, float64) {
+	if frame == "" || frame == t.id {
+		return float64(x), float64(y)
+	}
+	dx, dy, err := t.frameOffset(ctx, frame)
+	if err != nil {
+		return float64(x), float64(y)
+	}
+	return float64(x) + dx, float64(y) + dy
 }
 
 // Hover implements browser.TabDriver: the pointer moved to the element.
 func (t *Tab) Hover(ctx context.Context, ref, selector string) (*browser.HoverResult, error) {
-	x, y, err := t.aimAt(ctx, ref, selector)
+	x, y, frame, err := t.aimAt(ctx, ref, selector)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.perform(ctx, []any{map[string]any{"type": "pointer", "id": "cdpkit-mouse",
+	if _, err := t.perform(ctx, frame, []any{map[string]any{"type": "pointer", "id": "cdpkit-mouse",
 		"parameters": map[string]any{"pointerType": "mouse"},
 		"actions":    []any{map[string]any{"type": "pointerMove", "x": x, "y": y}}}}); err != nil {
 		return nil, elementErr(ref, selector, err)
 	}
-	return &browser.HoverResult{X: float64(x), Y: float64(y)}, nil
+	tx, ty := t.inTab(ctx, frame, x, y)
+	return &browser.HoverResult{X: tx, Y: ty}, nil
 }
 
 // fieldInfo is what js/field_info.js (shared with Chromium) reports.
@@ -216,7 +237,8 @@ func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*browser.F
 // TypeText implements browser.TabDriver: the element is focused, then the
 // text typed key by key.
 func (t *Tab) TypeText(ctx context.Context, ref, selector, text string) error {
-	if err := t.focus(ctx, ref, selector); err != nil {
+	frame, err := t.focus(ctx, ref, selector)
+	if err != nil {
 		return err
 	}
 	var keys []any
@@ -230,7 +252,7 @@ func (t *Tab) TypeText(ctx context.Context, ref, selector, text string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	_, err := t.perform(ctx, []any{map[string]any{"type": "key", "id": "cdpkit-keys", "actions": keys}})
+	_, err = t.perform(ctx, frame, []any{map[string]any{"type": "key", "id": "cdpkit-keys", "actions": keys}})
 	return err
 }
 
@@ -255,29 +277,31 @@ func (t *Tab) PressKey(ctx context.Context, ref, selector, key string) error {
 		down = append(down, map[string]any{"type": "keyDown", "value": v})
 		up = append([]any{map[string]any{"type": "keyUp", "value": v}}, up...)
 	}
-	if err := t.focus(ctx, ref, selector); err != nil {
-		return err
-	}
-	actions := append(append(down, map[string]any{"type": "keyDown", "value": k}, map[string]any{"type": "keyUp", "value": k}), up...)
-	_, err = t.perform(ctx, []any{map[string]any{"type": "key", "id": "cdpkit-keys", "actions": actions}})
-	return err
-}
-
-// focus focuses the element named, if any.
-func (t *Tab) focus(ctx context.Context, ref, selector string) error {
-	if ref == "" && selector == "" {
-		return t.CheckDialog()
-	}
-	el, err := t.element(ctx, ref, selector)
+	frame, err := t.focus(ctx, ref, selector)
 	if err != nil {
 		return err
 	}
+	actions := append(append(down, map[string]any{"type": "keyDown", "value": k}, map[string]any{"type": "keyUp", "value": k}), up...)
+	_, err = t.perform(ctx, frame, []any{map[string]any{"type": "key", "id": "cdpkit-keys", "actions": actions}})
+	return err
+}
+
+// focus focuses the element named, if any, and returns the browsing
+// context holding it (a frame's, or "" for the tab's), where keys go.
+func (t *Tab) focus(ctx context.Context, ref, selector string) (string, error) {
+	if ref == "" && selector == "" {
+		return "", t.CheckDialog()
+	}
+	el, err := t.element(ctx, ref, selector)
+	if err != nil {
+		return "", err
+	}
 	var ok bool
 	if err := t.callJSON(ctx, sharedScript("focus"), el, &ok); err != nil {
-		return elementErr(ref, selector, t.wrap(err))
+		return "", elementErr(ref, selector, t.wrap(err))
 	}
 	if !ok {
-		return &browser.ElementError{Ref: ref, Selector: selector, Err: fmt.Errorf("%w: it cannot take the focus", browser.ErrNotTypeable)}
+		return "", &browser.ElementError{Ref: ref, Selector: selector, Err: fmt.Errorf("%w: it cannot take the focus", browser.ErrNotTypeable)}
 	}
-	return nil
+	return el.Context, nil
 }

@@ -10,14 +10,15 @@ import (
 )
 
 // refTable hands out "eN" refs per tab. A ref's identity is the node's
-// BiDi shared id, which Firefox keeps for the node's life in its document:
+// key (refKey): its browsing context (the tab's or a frame's) and its BiDi
+// shared id, which Firefox keeps for the node's life in its document:
 // the same node gets the same ref in every snapshot. When a navigation
 // starts, every ref issued so far is retired: using one is ErrRefStale,
 // and numbers are never reused, so an old ref cannot name a new node.
 // The owning Tab's mu guards it.
 type refTable struct {
-	byShared map[string]int // shared id → number, current document
-	byNum    map[int]string // number → shared id, current document
+	byShared map[string]int // key → number, current document
+	byNum    map[int]string // number → key, current document
 	next     int            // the next number
 	firstCur int            // numbers below it belong to retired documents
 }
@@ -43,7 +44,10 @@ func (r *refTable) retire() {
 	r.firstCur = r.next
 }
 
-// lookup returns the shared id of ref.
+// refKey is a node's key in a refTable.
+func refKey(context, sharedID string) string { return context + " " + sharedID }
+
+// lookup returns the key of ref.
 func (r *refTable) lookup(ref string) (string, error) {
 	num, err := strconv.Atoi(strings.TrimPrefix(ref, "e"))
 	if !strings.HasPrefix(ref, "e") || err != nil || num <= 0 {
@@ -71,7 +75,8 @@ func (t *Tab) element(ctx context.Context, ref, selector string) (*sharedRef, er
 		if err != nil {
 			return nil, &browser.ElementError{Ref: ref, Err: err}
 		}
-		return &sharedRef{SharedID: s}, nil
+		context, shared, _ := strings.Cut(s, " ")
+		return &sharedRef{SharedID: shared, Context: context}, nil
 	}
 	if selector == "" {
 		return nil, fmt.Errorf("%w: give a ref or a selector", browser.ErrInvalidArgument)

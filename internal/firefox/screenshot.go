@@ -43,6 +43,9 @@ func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*bro
 		if err != nil {
 			return nil, err
 		}
+		if el.Context != "" && el.Context != t.id {
+			return nil, unsupported("a screenshot of an element inside a frame")
+		}
 		if err := t.callJSON(ctx, sharedScript("center"), el, nil); err != nil {
 			return nil, elementErr(o.Ref, o.Selector, t.wrap(err))
 		}

@@ -60,19 +60,46 @@ type evalResult struct {
 	} `json:"exceptionDetails"`
 }
 
-// sharedRef is a node argument or this: a BiDi SharedReference.
+// sharedRef is a node argument or this: a BiDi SharedReference, and the
+// browsing context (the tab's, or a frame's) whose document holds the
+// node, where a script using it must run; "" means the tab's.
 type sharedRef struct {
 	SharedID string `json:"sharedId"`
+	Context  string `json:"-"`
 }
 
-// callRaw runs script.callFunction in the tab's document with this (a
-// node, or nil) and BiDi local-value args, and returns the remote value.
+// targetOf is the context a call with this and args runs in: that of the
+// node this names, else of the first node argument, else the tab's.
+func (t *Tab) targetOf(this *sharedRef, args []any) string {
+	if this != nil && this.Context != "" {
+		return this.Context
+	}
+	for _, a := range args {
+		if r, ok := a.(*sharedRef); ok && r.Context != "" {
+			return r.Context
+		}
+	}
+	return t.id
+}
+
+// callRaw runs script.callFunction with this (a node, or nil) and BiDi
+// local-value args, in the document of the nodes given (see targetOf),
+// and returns the remote value.
 // A thrown exception is a *browser.EvalError; a node reference that no
 // longer resolves is bidi.ErrNoSuchNode.
 func (t *Tab) callRaw(ctx context.Context, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
+	return t.call(ctx, t.targetOf(this, args), fn, this, args, maxObjectDepth)
+}
+
+// callRawIn is callRaw in the document of context (the tab's or a frame's).
+func (t *Tab) callRawIn(ctx context.Context, context, fn string, args []any, maxObjectDepth int) (*remoteValue, error) {
+	return t.call(ctx, context, fn, nil, args, maxObjectDepth)
+}
+
+func (t *Tab) call(ctx context.Context, context, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
 	params := map[string]any{
 		"functionDeclaration": fn,
-		"target":              map[string]any{"context": t.id},
+		"target":              map[string]any{"context": context},
 		"awaitPromise":        true,
 		"arguments":           args,
 		"resultOwnership":     "none",

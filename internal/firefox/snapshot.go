@@ -20,6 +20,7 @@ type walked struct {
 	Name     string    `json:"n"`
 	Value    string    `json:"v"`
 	Key      *int      `json:"k"`
+	Window   *int      `json:"w"`
 	Level    int       `json:"l"`
 	Checked  string    `json:"ck"`
 	Password int       `json:"p"`
@@ -33,12 +34,17 @@ type walked struct {
 	Children []*walked `json:"c"`
 }
 
+// maxFrameDepth bounds how deep frames nest into one snapshot; deeper
+// frames show as empty iframe nodes.
+const maxFrameDepth = 4
+
 // Snapshot implements browser.TabDriver: an in-page walk of the DOM
 // (js/snapshot.js) formatted like Chromium's accessibility snapshot, with
-// refs keyed by BiDi shared ids.
+// refs keyed by BiDi shared ids. Frames, cross-origin ones too, are walked
+// in their own browsing contexts, so their elements get refs.
 func (t *Tab) Snapshot(ctx context.Context, o browser.SnapshotOptions) (snapshot.Result, error) {
 	browser.Step(ctx, "reading the page")
-	var scope []any
+	var scope *sharedRef
 	if o.Scope != "" {
 		ref, sel := "", o.Scope
 		if looksLikeRef(o.Scope) {
@@ -48,36 +54,16 @@ func (t *Tab) Snapshot(ctx context.Context, o browser.SnapshotOptions) (snapshot
 		if err != nil {
 			return snapshot.Result{}, err
 		}
-		scope = append(scope, el)
-	} else {
-		scope = append(scope, map[string]any{"type": "null"})
+		scope = el
 	}
 	if err := t.CheckDialog(); err != nil {
 		return snapshot.Result{}, err
 	}
-	rv, err := t.callRaw(ctx, snapshotJS, nil, append(scope, map[string]any{"type": "number", "value": maxSnapshotNodes}), 1)
+	budget := maxSnapshotNodes
+	root, err := t.walkContext(ctx, t.targetOf(scope, nil), scope, 0, &budget)
 	if err != nil {
 		return snapshot.Result{}, elementErr(o.Scope, "", t.wrap(err))
 	}
-	var items []remoteValue
-	if rv.Type != "array" || json.Unmarshal(rv.Value, &items) != nil || len(items) == 0 {
-		return snapshot.Result{}, fmt.Errorf("firefox: snapshot: unexpected %s from the page", rv.Type)
-	}
-	var head string
-	if json.Unmarshal(items[0].Value, &head) != nil {
-		return snapshot.Result{}, fmt.Errorf("firefox: snapshot: no tree from the page")
-	}
-	var tree struct {
-		Root *walked `json:"root"`
-	}
-	if err := json.Unmarshal([]byte(head), &tree); err != nil {
-		return snapshot.Result{}, fmt.Errorf("firefox: snapshot: decoding the tree: %w", err)
-	}
-	shared := make([]string, len(items)-1)
-	for i, it := range items[1:] {
-		shared[i] = it.SharedID
-	}
-	root := convert(tree.Root, shared)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return snapshot.Format(root, func(n *snapshot.Node) string {
@@ -89,18 +75,76 @@ func (t *Tab) Snapshot(ctx context.Context, o browser.SnapshotOptions) (snapshot
 	}, o.Options), nil
 }
 
-func convert(w *walked, shared []string) *snapshot.Node {
+// walkContext walks the document of one browsing context (from scope, a
+// node in it, or its body) and, within maxFrameDepth, the frames in it;
+// budget is the nodes left to walk, shared by all of them.
+func (t *Tab) walkContext(ctx context.Context, context string, scope *sharedRef, depth int, budget *int) (*snapshot.Node, error) {
+	args := []any{map[string]any{"type": "null"}, map[string]any{"type": "number", "value": *budget}}
+	if scope != nil {
+		args[0] = scope
+	}
+	rv, err := t.callRawIn(ctx, context, snapshotJS, args, 1)
+	if err != nil {
+		return nil, err
+	}
+	var items []remoteValue
+	if rv.Type != "array" || json.Unmarshal(rv.Value, &items) != nil || len(items) == 0 {
+		return nil, fmt.Errorf("firefox: snapshot: unexpected %s from the page", rv.Type)
+	}
+	var head string
+	if json.Unmarshal(items[0].Value, &head) != nil {
+		return nil, fmt.Errorf("firefox: snapshot: no tree from the page")
+	}
+	var tree struct {
+		Root *walked `json:"root"`
+		Els  int     `json:"els"`
+	}
+	if err := json.Unmarshal([]byte(head), &tree); err != nil {
+		return nil, fmt.Errorf("firefox: snapshot: decoding the tree: %w", err)
+	}
+	items = items[1:]
+	if tree.Els > len(items) {
+		return nil, fmt.Errorf("firefox: snapshot: %d elements announced, %d returned", tree.Els, len(items))
+	}
+	*budget -= tree.Els
+	keys := make([]string, tree.Els)
+	for i, it := range items[:tree.Els] {
+		if it.SharedID != "" {
+			keys[i] = refKey(context, it.SharedID)
+		}
+	}
+	frames := make([]*snapshot.Node, len(items)-tree.Els)
+	for i, it := range items[tree.Els:] {
+		var w struct {
+			Context string `json:"context"`
+		}
+		if depth >= maxFrameDepth || *budget <= 0 || it.Type != "window" || json.Unmarshal(it.Value, &w) != nil || w.Context == "" {
+			continue
+		}
+		// A frame that is gone or not loaded yet shows as an empty iframe.
+		if f, err := t.walkContext(ctx, w.Context, nil, depth+1, budget); err == nil {
+			frames[i] = f
+		}
+	}
+	return convert(tree.Root, keys, frames), nil
+}
+
+func convert(w *walked, keys []string, frames []*snapshot.Node) *snapshot.Node {
 	if w == nil {
 		return nil
 	}
 	n := &snapshot.Node{Role: w.Role, Name: w.Name, Value: w.Value, Level: w.Level, Checked: w.Checked,
 		Password: w.Password != 0, Required: w.Required != 0, Readonly: w.Readonly != 0, Disabled: w.Disabled != 0,
 		Expanded: w.Expanded != 0, Selected: w.Selected != 0, Focused: w.Focused != 0, URL: w.URL}
-	if w.Key != nil && *w.Key >= 0 && *w.Key < len(shared) && shared[*w.Key] != "" {
-		n.Key = shared[*w.Key]
+	if w.Key != nil && *w.Key >= 0 && *w.Key < len(keys) && keys[*w.Key] != "" {
+		n.Key = keys[*w.Key]
 	}
 	for _, c := range w.Children {
-		n.Children = append(n.Children, convert(c, shared))
+		n.Children = append(n.Children, convert(c, keys, frames))
+	}
+	if w.Window != nil && *w.Window >= 0 && *w.Window < len(frames) && frames[*w.Window] != nil {
+		// The frame's document stands in for the iframe's children.
+		n.Children = append(n.Children, frames[*w.Window].Children...)
 	}
 	return n
 }

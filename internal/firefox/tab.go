@@ -42,9 +42,6 @@ func makeTab(b *Browser, id, url string) *Tab {
 // ID implements browser.TabDriver: the browsing context id.
 func (t *Tab) ID() string { return t.id }
 
-// Scope implements browser.TabDriver; scopes own no tabs on Firefox.
-func (t *Tab) Scope() *browser.Scope { return nil }
-
 func (t *Tab) url() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -90,7 +87,11 @@ func (t *Tab) MakeActive(ctx context.Context, front bool) error {
 		}
 	}
 	t.b.mu.Lock()
-	t.b.active = t.id
+	if s := t.b.owner[t.id]; s != nil {
+		t.b.stateLocked(s).active = t.id
+	} else {
+		t.b.active = t.id
+	}
 	t.b.mu.Unlock()
 	return nil
 }
@@ -102,8 +103,14 @@ func (t *Tab) Close(ctx context.Context) error {
 	if err != nil && !errors.Is(err, bidi.ErrNoSuchFrame) {
 		return fmt.Errorf("firefox: closing tab: %w", err)
 	}
-	t.b.onEvent(bidi.Event{Method: "browsingContext.contextDestroyed", Params: []byte(fmt.Sprintf(`{"context":%q}`, t.id))})
+	t.forget()
 	return nil
+}
+
+// forget drops the closed tab from the browser's tables at once, as its
+// contextDestroyed event will.
+func (t *Tab) forget() {
+	t.b.onEvent(bidi.Event{Method: "browsingContext.contextDestroyed", Params: []byte(fmt.Sprintf(`{"context":%q}`, t.id))})
 }
 
 // wrap turns a browsing context that is gone into the tab's error.

@@ -94,7 +94,7 @@ var backendLacks = map[string][]Capability{
 	BackendFirefox: {CapInputDrag, CapInputScroll, CapFormsUpload, CapConsole,
 		CapNetworkLog, CapNetworkMock, CapCookies, CapStorageState, CapDownloads, CapEmulate,
 		CapEmulateViewport, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
-		CapCaptureScreencast, CapInputPoint, CapLeases, CapUndeclared},
+		CapCaptureScreencast, CapInputPoint, CapUndeclared},
 }
 
 // ParseBackend checks a backend name: chromium (the default when empty)

@@ -34,9 +34,9 @@ var shared struct {
 func TestMain(m *testing.M) {
 	browsertest.Main(m, func() error {
 		if shared.m == nil {
-			return nil
+			return closeBackends()
 		}
-		return shared.m.Close()
+		return errors.Join(shared.m.Close(), closeBackends())
 	})
 }
 
@@ -47,7 +47,7 @@ func sharedManager(t *testing.T) *browser.Manager {
 	shared.once.Do(func() {
 		shared.logs = &logBuffer{}
 		log := slog.New(slog.NewTextHandler(shared.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		shared.m = browser.NewManager(&browser.Options{ExecPath: exe, Logger: log})
+		shared.m = browser.NewManager(&browser.Options{ExecPath: exe, Logger: log, URLPolicy: backendsPolicy()})
 	})
 	return shared.m
 }

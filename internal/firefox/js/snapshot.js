@@ -2,9 +2,12 @@ function(scope, maxNodes) {
 	// An accessibility-ish walk of the DOM for Firefox, where no
 	// accessibility tree is reachable over WebDriver BiDi: roles from ARIA
 	// and HTML semantics, names from the usual sources. Each node is
-	// {r: role, n: name, …, k: index into els, c: children}; els are the
-	// elements, returned as nodes so that cdpkit gets their shared ids.
-	const els = [];
+	// {r: role, n: name, …, k: index into els, w: index into wins, c:
+	// children}; els are the elements, returned as nodes so that cdpkit
+	// gets their shared ids; wins are the frames' windows, which BiDi
+	// returns as their browsing contexts, walked by cdpkit in turn (so that
+	// cross-origin frames are walked too, and their nodes get refs).
+	const els = [], wins = [];
 	let count = 0;
 	const norm = s => String(s || '').replace(/\s+/g, ' ').trim();
 	const text = el => norm(el.innerText !== undefined ? el.innerText : el.textContent);
@@ -97,18 +100,18 @@ function(scope, maxNodes) {
 		if (el.placeholder) return norm(el.placeholder);
 		return '';
 	};
-	const walkChildren = (parent, into, inFrame) => {
+	const walkChildren = (parent, into) => {
 		let kids = parent.shadowRoot ? parent.shadowRoot.childNodes : parent.childNodes;
 		if (parent.localName === 'slot') {
 			const assigned = parent.assignedNodes({flatten: true});
 			if (assigned.length) kids = assigned;
 		}
 		for (const k of kids) {
-			const n = walk(k, inFrame);
+			const n = walk(k);
 			if (n) into.push(n);
 		}
 	};
-	const walk = (node, inFrame) => {
+	const walk = node => {
 		if (++count > maxNodes) return null;
 		if (node.nodeType === 3) {
 			const s = norm(node.data);
@@ -124,7 +127,7 @@ function(scope, maxNodes) {
 		const n = {r: role};
 		const name = nameOf(el, role);
 		if (name) n.n = name;
-		if (!inFrame) { n.k = els.length; els.push(el); }
+		n.k = els.length; els.push(el);
 		if (role === 'heading') {
 			const lv = parseInt(el.getAttribute('aria-level') || el.localName.slice(1), 10);
 			if (lv > 0) n.l = lv;
@@ -152,24 +155,22 @@ function(scope, maxNodes) {
 		if (document.activeElement === el) n.f = 1;
 		if (role === 'link' && el.href) n.u = String(el.href);
 		const c = [];
-		if (tag === 'iframe') {
-			let doc = null;
-			try { doc = el.contentDocument; } catch (e) {}
-			if (doc && doc.body) walkChildren(doc.body, c, true);
+		if (tag === 'iframe' || tag === 'frame') {
+			if (el.contentWindow) { n.w = wins.length; wins.push(el.contentWindow); }
 		} else if (!(tag === 'input' || tag === 'textarea')) {
-			walkChildren(el, c, inFrame);
+			walkChildren(el, c);
 		}
 		if (c.length) n.c = c;
 		return n;
 	};
 	let root;
 	if (scope) {
-		root = walk(scope, false);
+		root = walk(scope);
 	} else {
 		const body = document.body || document.documentElement;
 		const c = [];
-		if (body) walkChildren(body, c, false);
+		if (body) walkChildren(body, c);
 		root = {r: 'RootWebArea', n: norm(document.title), c};
 	}
-	return [JSON.stringify({root, more: count > maxNodes}), ...els];
+	return [JSON.stringify({root, more: count > maxNodes, els: els.length}), ...els, ...wins];
 }
