@@ -136,24 +136,35 @@ func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Ta
 		return nil, err
 	}
 	// Only a title (which Chromium does not report changing) or a URL
-	// selector needs more than the live table.
-	list := b.PagesIn
-	if kind, _, _ := strings.Cut(selector, ":"); kind != "title" && kind != "url" {
-		list = func(context.Context, *Scope) ([]Page, error) { return b.PagesNow(s) }
-	}
-	pages, err := list(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	if s != nil && len(pages) == 0 && (selector == "" || selector == "active") {
-		return b.OpenTab(ctx, &TabOptions{Scope: s})
-	}
-	for i, p := range pages {
-		if match(i, p) {
-			return b.tab(target.ID(p.ID)), nil
+	// selector needs more than the live table. A selector the table does
+	// not match is tried again on the browser's own list: a tab opened
+	// outside cdpkit a moment ago may not have been announced yet.
+	kind, _, _ := strings.Cut(selector, ":")
+	fromTable := kind != "title" && kind != "url"
+	for {
+		var pages []Page
+		var err error
+		if fromTable {
+			pages, err = b.PagesNow(s)
+		} else {
+			pages, err = b.PagesIn(ctx, s)
 		}
+		if err != nil {
+			return nil, err
+		}
+		if s != nil && len(pages) == 0 && (selector == "" || selector == "active") {
+			return b.OpenTab(ctx, &TabOptions{Scope: s})
+		}
+		for i, p := range pages {
+			if match(i, p) {
+				return b.tab(target.ID(p.ID)), nil
+			}
+		}
+		if !fromTable {
+			return nil, &TargetNotFoundError{Selector: selector, Open: len(pages)}
+		}
+		fromTable = false
 	}
-	return nil, &TargetNotFoundError{Selector: selector, Open: len(pages)}
 }
 
 // parseSelector turns a selector into a predicate over (index, page).
