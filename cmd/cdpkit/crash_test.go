@@ -65,7 +65,7 @@ func TestMCPBrowserCrash(t *testing.T) {
 			t.Fatalf("list_pages right after the kill = %s, want a result or BROWSER_CRASHED", got)
 		}
 	}
-	if !strings.HasPrefix(got, `{"sessionReset":true,"pages":`) {
+	if !strings.HasPrefix(got, "sessionReset: true\n") {
 		t.Errorf("first result after the restart = %s, want it to start with sessionReset true", got)
 	}
 	if got := text(t, c.call(t, "list_pages", nil)); strings.Contains(got, "sessionReset") {
@@ -92,7 +92,7 @@ func TestMCPIdleShutdown(t *testing.T) {
 		return nil
 	})
 	res := c.call(t, "list_pages", nil)
-	if got := text(t, res); res.IsError || !strings.HasPrefix(got, `{"sessionReset":true,`) {
+	if got := text(t, res); res.IsError || !strings.HasPrefix(got, "sessionReset: true\n") {
 		t.Errorf("list_pages after the idle shutdown = %s, want a result with sessionReset", got)
 	}
 	c.session.Close()

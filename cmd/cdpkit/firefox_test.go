@@ -129,7 +129,7 @@ func TestFirefoxCoreLoop(t *testing.T) {
 		return res
 	}
 	// The first call launches Firefox, which is slow on a loaded machine.
-	nav := text(t, call("navigate_page", map[string]any{"url": srv.URL + "/firefox_form.html", "timeout_ms": 120000}))
+	nav := string(data(t, call("navigate_page", map[string]any{"url": srv.URL + "/firefox_form.html", "timeout_ms": 120000})))
 	if !strings.Contains(nav, `"title":"Greeter"`) {
 		t.Errorf("navigate_page: %s", nav)
 	}
@@ -137,7 +137,7 @@ func TestFirefoxCoreLoop(t *testing.T) {
 	name := refFor(t, snap, "textbox", "Name")
 	greet := refFor(t, snap, "button", "Greet")
 	call("fill", map[string]any{"uid": name, "value": "Ada"})
-	clicked := text(t, call("click", map[string]any{"uid": greet}))
+	clicked := string(data(t, call("click", map[string]any{"uid": greet})))
 	if !strings.Contains(clicked, `"changes"`) {
 		t.Errorf("click result has no changes section: %s", clicked)
 	}

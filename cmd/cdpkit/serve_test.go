@@ -81,7 +81,7 @@ func TestServe(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("list_pages over HTTP: %v %v", err, res)
 	}
-	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, `"pages"`) {
+	if got := string(data(t, res)); !strings.Contains(got, `"pages"`) {
 		t.Errorf("list_pages = %s", got)
 	}
 	cs.Close()

@@ -203,7 +203,7 @@ func TestWebDriverExitPaths(t *testing.T) {
 		}
 		d.wantSessions(t, 0) // the idle shutdown deleted it
 		res := c.call(t, "list_pages", nil)
-		if got := text(t, res); res.IsError || !strings.HasPrefix(got, `{"sessionReset":true,`) {
+		if got := text(t, res); res.IsError || !strings.HasPrefix(got, "sessionReset: true\n") {
 			t.Errorf("list_pages after the idle shutdown = %s, want a result with sessionReset", got)
 		}
 		c.session.Close()
@@ -274,7 +274,7 @@ func TestWebDriverLostSession(t *testing.T) {
 		}
 		return nil
 	})
-	if !strings.HasPrefix(got, `{"sessionReset":true,`) {
+	if !strings.HasPrefix(got, "sessionReset: true\n") {
 		t.Errorf("list_pages = %s, want sessionReset true", got)
 	}
 	if now := d.sessions(t); len(now) != 1 || now[0] == ids[0] {
