@@ -83,14 +83,17 @@ func ExampleTools() {
 	// Output:
 	// click
 	// fill
-	// find
 	// get_text
 	// handle_dialog
+	// list_console_messages
 	// list_pages
 	// navigate_page
+	// new_page
 	// press_key
+	// select_page
 	// take_screenshot
 	// take_snapshot
 	// type_text
+	// upload_file
 	// wait_for
 }

@@ -3,6 +3,7 @@ package cdpkit_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,15 +80,17 @@ func TestAddTools(t *testing.T) {
 		t.Errorf("tools/list has %d tools, want the %d core ones", len(list.Tools), len(want))
 	}
 
+	var last *mcp.CallToolResult
 	call := func(name string, args map[string]any) (string, bool) {
 		t.Helper()
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		last = res
 		return res.Content[0].(*mcp.TextContent).Text, res.IsError
 	}
-	if text, isErr := call("navigate_page", map[string]any{"url": srv.URL}); isErr || !strings.Contains(text, `"title":"Demo"`) {
+	if text, isErr := call("navigate_page", map[string]any{"url": srv.URL}); isErr || !strings.Contains(text, "title: Demo\n") {
 		t.Fatalf("navigate_page = %s, want the Demo page", text)
 	}
 	text, isErr := call("take_snapshot", map[string]any{"interactive": true})
@@ -97,11 +100,12 @@ func TestAddTools(t *testing.T) {
 	text, isErr = call("click", map[string]any{"uid": "e1"})
 	var res struct {
 		Changes struct {
-			Elements string `json:"elements"`
+			Elements []string `json:"elements"`
 		} `json:"changes"`
 	}
-	if isErr || json.Unmarshal([]byte(text), &res) != nil || !strings.Contains(res.Changes.Elements, `+ e2 link "Hello!"`) {
-		t.Fatalf("click = %s, want changes adding the link", text)
+	raw, _ := json.Marshal(last.StructuredContent)
+	if isErr || json.Unmarshal(raw, &res) != nil || !slices.Contains(res.Changes.Elements, `+ e2 link "Hello!"`) || !strings.Contains(text, `+ e2 link "Hello!"`) {
+		t.Fatalf("click = %s (structured %s), want changes adding the link", text, raw)
 	}
 	if text, isErr := call("click", map[string]any{"uid": "e99"}); !isErr || !strings.HasPrefix(text, "[REF_NOT_FOUND]") {
 		t.Errorf("click e99 = %s (isError %v), want [REF_NOT_FOUND]", text, isErr)
