@@ -226,8 +226,11 @@ func TestPerformanceTrace(t *testing.T) {
 	t.Run("plain page measures about nothing", func(t *testing.T) {
 		h := newHarness(t, nil)
 		_, _, rep := tracePage(t, h, base+"/plain", "")
-		if rep.CLS.Value > 0.01 || rep.TBT > 0 || rep.FCP == nil || rep.LCP == nil {
-			t.Errorf("plain page: CLS %.4f, TBT %.1f, FCP %v, LCP %v; want ~0, 0 and paints", rep.CLS.Value, rep.TBT, rep.FCP, rep.LCP)
+		// No TBT bound: on a loaded machine the renderer's own work (no
+		// script of the page's) can pass 50 ms and count; the page's
+		// scripts are checked below.
+		if rep.CLS.Value > 0.01 || rep.FCP == nil || rep.LCP == nil {
+			t.Errorf("plain page: CLS %.4f, FCP %v, LCP %v; want ~0 and paints", rep.CLS.Value, rep.FCP, rep.LCP)
 		}
 		for _, lt := range rep.Tasks {
 			if lt.AtMS > 0 && lt.URL != "" {
