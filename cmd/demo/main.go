@@ -106,11 +106,11 @@ func run(ctx context.Context, cdpkit, out string) error {
 		return err
 	}
 	step("click "+button, text)
-	text, _, err = call(ctx, session, "find", map[string]any{"query": "Welcome"})
+	text, _, err = call(ctx, session, "wait_for", map[string]any{"text": []string{"Welcome"}})
 	if err != nil {
 		return err
 	}
-	step("find \"Welcome\" (verify)", text)
+	step("wait_for \"Welcome\" (verify)", text)
 
 	start = time.Now()
 	text, img, err := call(ctx, session, "take_screenshot", nil)
