@@ -155,18 +155,27 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 						"close an idle session (HTTP DELETE with its Mcp-Session-Id) or let one time out (--session-timeout), or raise cdpkit serve's --max-sessions")
 					return
 				}
-				protected.ServeHTTP(w, r)
-				sessions.opened(w.Header().Get(sessionHeader))
+				// Settled as the answer's header goes out, not when the
+				// handler returns: the client may send its next request
+				// (a second session) in between.
+				settle := sync.OnceFunc(func() { sessions.opened(w.Header().Get(sessionHeader)) })
+				protected.ServeHTTP(&statusWriter{ResponseWriter: w, onHeader: settle}, r)
+				settle()
 				return
 			}
 		}
 		id := r.Header.Get(sessionHeader)
 		sessions.seen(id)
+		// A session the answer ends is forgotten as the header goes out,
+		// before the client can ask for a new one.
 		sw := &statusWriter{ResponseWriter: w}
-		protected.ServeHTTP(sw, r)
-		if id != "" && (sw.status == http.StatusNotFound || (r.Method == http.MethodDelete && sw.status < 300)) {
-			sessions.closed(id)
+		sw.onHeader = func() {
+			if id != "" && (sw.status == http.StatusNotFound || (r.Method == http.MethodDelete && sw.status < 300)) {
+				sessions.closed(id)
+			}
 		}
+		protected.ServeHTTP(sw, r)
+		sw.header(http.StatusOK) // net/http sends 200 for a handler that wrote nothing
 	})
 }
 
@@ -229,25 +238,32 @@ func requestID(body []byte) json.RawMessage {
 // statusWriter notes the status a handler answered with.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	status   int
+	onHeader func() // if set, called once just before the header is sent
+}
+
+func (w *statusWriter) header(code int) {
+	if w.status == 0 {
+		w.status = code
+		if w.onHeader != nil {
+			w.onHeader()
+		}
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
+	w.header(code)
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
+	w.header(http.StatusOK)
 	return w.ResponseWriter.Write(b)
 }
 
 func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		w.header(http.StatusOK)
 		f.Flush()
 	}
 }

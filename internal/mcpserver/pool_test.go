@@ -144,7 +144,7 @@ func TestPool(t *testing.T) {
 	each(func(i int, cs *mcp.ClientSession) {
 		res := call(t, cs, "list_pages", nil)
 		text := res.Content[0].(*mcp.TextContent).Text
-		reset := strings.Contains(text, `"sessionReset":true`)
+		reset := strings.HasPrefix(text, "sessionReset: true\n")
 		switch {
 		case res.IsError:
 			t.Errorf("session %d: list_pages after browser 0 died: %s", i, text)

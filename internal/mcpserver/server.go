@@ -39,9 +39,12 @@ func newServer(envOf func() *tools.Env, version string, list []tools.Tool, onSes
 	})
 	// Learn the session on its first request, initialize: a client that
 	// never sends notifications/initialized still ends, and is counted.
+	// Other requests without a session (server/discover, which clients
+	// send before initialize) get a throwaway one that is no session of
+	// an agent's: it is not placed, counted or reported.
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "initialize" {
 				session(ss)
 			}
 			return next(ctx, method, req)
