@@ -75,17 +75,15 @@ var (
 // Find returns the ffmpeg to use: path if it is not "", else
 // $CDPKIT_FFMPEG, else ffmpeg on PATH.
 func Find(path string) (string, error) {
+	reason := "the configured ffmpeg names no file"
+	if path == "" {
+		path, reason = os.Getenv(EnvFFmpeg), EnvFFmpeg+" names no file"
+	}
 	if path != "" {
 		if _, err := os.Stat(path); err != nil {
-			return "", &UnavailableError{Path: path, Reason: "the configured ffmpeg names no file"}
+			return "", &UnavailableError{Path: path, Reason: reason}
 		}
 		return path, nil
-	}
-	if p := os.Getenv(EnvFFmpeg); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", &UnavailableError{Path: p, Reason: EnvFFmpeg + " names no file"}
-		}
-		return p, nil
 	}
 	p, err := exec.LookPath("ffmpeg")
 	if err != nil {
