@@ -280,9 +280,10 @@ func (env *Env) withOrigins(ctx context.Context, b browser.Driver, pages []brows
 				for _, p := range all {
 					open[p.ID] = true
 				}
-				env.Leases.PruneOrigins(key.Backend, key.Browser, open)
+				origins, _ = env.Leases.PruneOrigins(key.Backend, key.Browser, open)
+			} else {
+				origins, _ = env.Leases.Origins(key.Backend, key.Browser)
 			}
-			origins, _ = env.Leases.Origins(key.Backend, key.Browser)
 		}
 	}
 	for _, p := range pages {
