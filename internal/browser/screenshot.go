@@ -184,8 +184,11 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 			dpr = view.DPR
 		}
 	case o.FullPage:
-		kind = pageCapture
-		region, dpr, err = fullPageRegion(ctx, s)
+		var fits bool
+		region, dpr, fits, err = fullPageRegion(ctx, s)
+		if !fits {
+			kind = pageCapture
+		}
 	case known:
 		// The viewport as the last capture saw it: no round trip to the
 		// page. Its offset matters only to a clip, for a downscale.

@@ -54,3 +54,21 @@ func TestScreenshotViewportCache(t *testing.T) {
 		}
 	})
 }
+
+// TestScreenshotFullPageThatFits checks that the full page of a document
+// all in view, captured as the viewport without a clip, is the viewport's
+// image.
+func TestScreenshotFullPageThatFits(t *testing.T) {
+	t.Parallel()
+	tab := openShotPage(t, "/screenshot/fits.html")
+	view, viewImg := takeShot(t, tab, ScreenshotOptions{})
+	full, fullImg := takeShot(t, tab, ScreenshotOptions{FullPage: true})
+	if full.Width != view.Width || full.Height != view.Height || full.Scale != view.Scale {
+		t.Fatalf("full page = %dx%d at %v, want the viewport's %dx%d at %v", full.Width, full.Height, full.Scale, view.Width, view.Height, view.Scale)
+	}
+	for _, p := range [][2]int{{5, 5}, {view.Width / 2, view.Height / 2}, {view.Width - 5, view.Height - 5}} {
+		if a, b := rgb(viewImg, p[0], p[1]), rgb(fullImg, p[0], p[1]); !near(a, b, 2) {
+			t.Errorf("pixel %v: full page %06x, viewport %06x", p, b, a)
+		}
+	}
+}
