@@ -93,8 +93,9 @@ type ScreenshotOptions struct {
 	// Quality is 1–100 for jpeg and webp; 0 means 80. It must be 0 for png.
 	Quality int
 	// FullPage captures the whole document instead of the viewport. The
-	// page is first scrolled through so lazy content paints, then put back
-	// where it was; the viewport is never resized. Calls acting on the tab
+	// page is first scrolled through so lazy content paints (a page that
+	// fits its viewport is not scrolled), then put back where it was; the
+	// viewport is never resized. Calls acting on the tab
 	// meanwhile see it scrolled. Fixed elements are painted once, where
 	// the page is scrolled to.
 	FullPage bool
