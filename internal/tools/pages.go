@@ -96,6 +96,13 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 		return nil, err
 	}
 	rows := env.withOrigins(ctx, b, pages)
+	ids, err := env.pageIDs(b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		rows[i].PageID = ids[rows[i].ID]
+	}
 	data := map[string]any{"pages": rows}
 	if len(reaped) > 0 {
 		data["reaped"] = reaped
@@ -104,7 +111,8 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 }
 
 type pageResult struct {
-	ID string `json:"id,omitempty"`
+	PageID int    `json:"pageId,omitempty"` // see pageid.go
+	ID     string `json:"id,omitempty"`
 	*browser.NavResult
 	Active bool            `json:"active"`
 	Dialog *browser.Dialog `json:"dialog,omitempty"` // one the page opened while it loaded
@@ -155,6 +163,9 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 		return nil, err
 	}
 	res := pageResult{ID: tab.ID(), Active: !in.Background}
+	if ids, err := env.pageIDs(b); err == nil {
+		res.PageID = ids[tab.ID()]
+	}
 	// Leased before it loads anything, so no other agent drives it first.
 	if err := env.leaseNewTab(ctx, b, tab, in, &res); err != nil {
 		return nil, err
@@ -266,7 +277,11 @@ func selectPage(ctx context.Context, env *Env, d *door, in selectPageArgs) (*Res
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range pages {
+	numbered, err := env.numbered(b, pages)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range numbered {
 		if p.ID == tab.ID() {
 			return &Result{Data: p}, nil
 		}
@@ -275,9 +290,10 @@ func selectPage(ctx context.Context, env *Env, d *door, in selectPageArgs) (*Res
 }
 
 type closeResult struct {
-	Closed string         `json:"closed"`
-	Pages  []browser.Page `json:"pages"`
-	Note   string         `json:"note,omitempty"`
+	Closed       string         `json:"closed"`
+	ClosedPageID int            `json:"closedPageId,omitempty"`
+	Pages        []numberedPage `json:"pages"`
+	Note         string         `json:"note,omitempty"`
 }
 
 func (in *closePageArgs) check(context.Context, *Env) error {
@@ -289,6 +305,10 @@ func (in *closePageArgs) check(context.Context, *Env) error {
 
 func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Result, error) {
 	b, tab := d.b, d.tab
+	before, err := env.pageIDs(b)
+	if err != nil {
+		return nil, err
+	}
 	if err := tab.Close(ctx); err != nil {
 		return nil, err
 	}
@@ -297,9 +317,12 @@ func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	res := closeResult{Closed: tab.ID(), Pages: pages}
+	numbered, err := env.numbered(b, pages)
+	if err != nil {
+		return nil, err
+	}
+	res := closeResult{Closed: tab.ID(), ClosedPageID: before[tab.ID()], Pages: numbered}
 	if len(pages) == 0 {
-		res.Pages = []browser.Page{}
 		res.Note = "that was the last tab; new_page opens one"
 	}
 	return &Result{Data: res}, nil

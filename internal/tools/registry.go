@@ -461,6 +461,7 @@ func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx c
 	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs})
 	e.Client = newClientID()
 	return &e, func(ctx context.Context) {
+		e.forgetPageIDs()
 		if d := env.Browsers.CurrentDriver(); d != nil {
 			d.CloseScope(ctx, e.Scope)
 			e.dropOwnerLeases(ctx, d)
