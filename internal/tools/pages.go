@@ -13,14 +13,14 @@ type listPagesArgs struct{}
 
 type newPageArgs struct {
 	URL        string `json:"url,omitempty" jsonschema:"default about:blank"`
-	Background bool   `json:"background,omitempty" jsonschema:"do not make it active"`
+	Background bool   `json:"background,omitempty" jsonschema:"don't make it active"`
 	Claim      bool   `json:"claim,omitempty" jsonschema:"also lease it"`
 	Label      string `json:"label,omitempty" jsonschema:"lease label"`
 	TTLMs      int    `json:"ttlMs,omitempty" jsonschema:"lease ttl"`
 }
 
 type navigateArgs struct {
-	URL         string `json:"url,omitempty" jsonschema:"URL"`
+	URL         string `json:"url,omitempty"`
 	Type        string `json:"type,omitempty" jsonschema:"url (default), back, forward, reload"`
 	IgnoreCache bool   `json:"ignoreCache,omitempty" jsonschema:"for reload"`
 	WaitUntil   string `json:"waitUntil,omitempty" jsonschema:"load (default), domcontentloaded or networkidle"`
@@ -35,15 +35,15 @@ type closePageArgs struct {
 }
 
 type selectPageArgs struct {
-	Target       string `json:"target" jsonschema:"tab id, index:N, url:X, title:X"`
-	BringToFront bool   `json:"bringToFront,omitempty" jsonschema:"also show it in front"`
+	Target       string `json:"target" jsonschema:"tab id, pageId:N, index:N, url:X, title:X"`
+	BringToFront bool   `json:"bringToFront,omitempty"`
 }
 
 func pageTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name:        "list_pages",
-			Description: "List tabs: id, index, url, title, active, origin.",
+			Description: "List tabs: pageId, id, index, url, title, active, origin.",
 			ReadOnly:    true,
 			Idempotent:  true,
 			Core:        true,
@@ -51,12 +51,12 @@ func pageTools() []Tool {
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
-			Description: "Open a tab and load url. Returns its id, url, title, HTTP status (lease token with claim).",
+			Description: "Open a tab and load url. Returns its pageId, id, url, title, HTTP status.",
 			Core:        true,
 		}, newPage),
 		defineOn(Tool{
 			Name:        "navigate_page",
-			Description: "Load a URL, or go back, forward or reload, and wait for the load. Returns url, title, HTTP status, changes.",
+			Description: "Load url, or go back, forward or reload, and wait for it. Returns url, title, HTTP status, changes.",
 			// A dialog the old page shows does not stop a navigation
 			// away from it; navigating recovers a crashed tab.
 			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
