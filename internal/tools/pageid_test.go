@@ -83,3 +83,14 @@ func TestPageIDNumbering(t *testing.T) {
 		t.Errorf("P, Q, R numbered %v, want 6, 7, 8", results[0])
 	}
 }
+
+// TestEveryTabToolTakesPageID checks that pageId can become the target of
+// every tool that acts on a tab: each has target in its schema.
+func TestEveryTabToolTakesPageID(t *testing.T) {
+	t.Parallel()
+	for _, tool := range All() {
+		if tool.Tab && tool.InputSchema.Properties["target"] == nil {
+			t.Errorf("%s acts on a tab but has no target for pageId to become", tool.Name)
+		}
+	}
+}
