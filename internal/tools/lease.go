@@ -261,6 +261,7 @@ func (env *Env) dropLease(ctx context.Context, b browser.Driver, id string) {
 // pageRow is a tab as list_pages shows it, with the creation ledger's
 // word on who opened it.
 type pageRow struct {
+	PageID int `json:"pageId"` // see pageid.go
 	browser.Page
 	Origin           string `json:"origin"` // agent or unknown, never human
 	Label            string `json:"label,omitempty"`

@@ -19,10 +19,11 @@ import (
 
 // changesOutputSchema is the output schema of a tool that reports
 // changes: an object whose changes.elements is a list of lines. It says
-// no more, to keep tools/list small; other members are allowed.
+// no more, to keep tools/list small (core too carries it); other members
+// are allowed, and "properties" alone says changes is an object.
 func changesOutputSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-		"changes": {Type: "object", Properties: map[string]*jsonschema.Schema{
+		"changes": {Properties: map[string]*jsonschema.Schema{
 			"elements": {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
 		}},
 	}}

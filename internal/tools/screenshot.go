@@ -29,12 +29,12 @@ const (
 
 type screenshotArgs struct {
 	Target   string `json:"target,omitempty"`
-	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole page"`
+	FullPage bool   `json:"fullPage,omitempty"`
 	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	Format   string `json:"format,omitempty" jsonschema:"png (default), jpeg or webp"`
 	Quality  int    `json:"quality,omitempty" jsonschema:"1-100"`
-	FilePath string `json:"filePath,omitempty" jsonschema:"file to save"`
+	FilePath string `json:"filePath,omitempty"`
 
 	format string // by check, from Format or FilePath
 }
