@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -24,10 +25,13 @@ func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.
 // an out-of-process frame) ends the call at once and sets dialog: the page
 // runs nothing more until it is answered. A navigation of the tab is
 // waited for until its new document loads, at most actionNavWait or half
-// the time left. Otherwise act returns after one animation frame, by which
-// time a navigation the input requested has started.
+// the time left. Otherwise perform returns once the page has run the
+// tasks the input queued (see afterInputJS), by which time a navigation
+// the input requested has started, and what the input changed has
+// rendered; the next [Tab.Settle] then has nothing left to wait for.
 func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) (dialog bool, err error) {
-	events, stop := ps.SubscribeEvents(actionEvents...)
+	t.settled.Store(false)
+	aw, stop := watchAction(ps, cdpapi.FrameID(t.id))
 	defer stop()
 	Step(ctx, "sending the input")
 	frameDialog := false
@@ -38,10 +42,14 @@ func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx cont
 			if err != nil || frameDialog {
 				return err
 			}
+			// The input went to another renderer, which a round trip
+			// to the page's does not order: wait as for a dialog's
+			// answer.
+			return t.awaitNavigation(ctx, ps, aw, false)
 		} else if err := fn(ctx); err != nil {
 			return err
 		}
-		return t.awaitNavigation(ctx, ps, events)
+		return t.awaitNavigation(ctx, ps, aw, true)
 	})
 	return dl != nil || frameDialog, err
 }
@@ -65,31 +73,89 @@ func untilFrameDialog(ctx context.Context, es *cdp.Session, fn func(ctx context.
 	}
 }
 
-// eventsQuiet is how long awaitNavigation waits for one more event before
-// deciding that the input set off no navigation.
+// eventsQuiet is how long awaitNavigation waits, when it cannot order
+// the page's events by a round trip, for one more event before deciding
+// that the input set off no navigation.
 const eventsQuiet = 5 * time.Millisecond
 
-// awaitNavigation waits for a navigation that input set off, seen in
-// events (actionEvents on ps), to load.
-func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, events <-chan cdp.Event) error {
-	w := &navWatch{main: cdpapi.FrameID(t.id)}
-	// Let the page run what the input queued, such as a form submission.
-	awaitFrame(ctx, ps)
-	// Events that came before the frame's reply may still be on their way
-	// through the subscription's goroutine: read until a short quiet spell.
-	drainQuiet(ctx, events, w)
+// afterInputJS resolves once the page has run what input queued (and
+// rendered what it changed), true if the document mutated meanwhile.
+var afterInputJS = loadScript("after_input")
+
+// actionWatch follows, from before some input, the main frame's events
+// (actionEvents) in a navWatch. Its func runs on the connection's reader
+// goroutine, so the watch has seen every event the page sent before the
+// reply to a later command of its session.
+type actionWatch struct {
+	mu sync.Mutex
+	w  navWatch // guarded by mu
+	// seen gets a value, if it has room, after each event observed.
+	seen chan struct{}
+}
+
+// watchAction starts following the events of main, the tab's main frame,
+// on ps. Call the func to stop.
+func watchAction(ps *cdp.Session, main cdpapi.FrameID) (*actionWatch, func()) {
+	a := &actionWatch{w: navWatch{main: main}, seen: make(chan struct{}, 1)}
+	stop := ps.Watch(func(ev cdp.Event) {
+		a.mu.Lock()
+		a.w.observe(ev)
+		a.mu.Unlock()
+		select {
+		case a.seen <- struct{}{}:
+		default:
+		}
+	}, actionEvents...)
+	return a, stop
+}
+
+// state reports whether a navigation started, whether it is over, and how
+// many of the page's fetches are in flight.
+func (a *actionWatch) state() (started, done bool, fetches int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.w.started, a.w.done(), len(a.w.fetches)
+}
+
+// awaitNavigation waits for a navigation that input set off, seen by a,
+// to load. With ordered, the input went to ps's renderer: one round trip
+// (afterInputJS) lets the page run what the input queued and brings every
+// event of it, and when nothing started there is nothing more to wait for.
+// Otherwise (an answered dialog, input to another renderer) it waits for
+// a frame and then a quiet spell of events.
+func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWatch, ordered bool) error {
+	settled := false
+	if ordered {
+		ictx, cancel := context.WithTimeout(ctx, frameWait)
+		var mutated bool
+		settled = callJS(ictx, ps, jsCall{}, afterInputJS, &mutated) == nil
+		cancel()
+	} else {
+		// Let the page run what the input queued, such as a form
+		// submission; events may still be on their way after the reply.
+		awaitFrame(ctx, ps)
+		a.quiet(ctx)
+	}
 	if ctx.Err() != nil {
 		return nil
 	}
-	if !w.started && len(w.fetches) > 0 {
+	started, done, fetches := a.state()
+	if !started && fetches > 0 {
 		// The page is fetching in reaction to the input, and may navigate
 		// once the answer comes (fetch, then set location): wait for the
 		// fetches, then for what their handlers set off.
-		if err := t.awaitFetches(ctx, ps, events, w); err != nil {
+		settled = false
+		if err := t.awaitFetches(ctx, ps, a); err != nil {
 			return err
 		}
+		started, done, _ = a.state()
 	}
-	if !w.started || w.done() {
+	if !started {
+		// The page ran what the input queued: Settle need not wait again.
+		t.settled.Store(settled)
+		return nil
+	}
+	if done {
 		return nil
 	}
 	wait := actionNavWait
@@ -98,69 +164,63 @@ func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, events <-cha
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	for !w.done() {
+	for {
+		if _, done, _ := a.state(); done {
+			return nil
+		}
 		select {
-		case ev, ok := <-events:
-			if !ok {
-				return nil
-			}
-			w.observe(ev)
+		case <-a.seen:
 		case <-timer.C:
 			return nil // still loading: the caller reports what it sees
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	return nil
 }
 
 // actionFetchWait bounds the wait for the fetches an action set off; it
 // also never takes more than half the time left.
 const actionFetchWait = time.Second
 
-// awaitFetches waits, at most actionFetchWait, until the fetches w saw the
+// awaitFetches waits, at most actionFetchWait, until the fetches a saw the
 // page start have ended or a navigation has started, and then for one more
 // frame and quiet spell, in which a handler of the last answer may start
 // one.
-func (t *Tab) awaitFetches(ctx context.Context, ps *cdp.Session, events <-chan cdp.Event, w *navWatch) error {
+func (t *Tab) awaitFetches(ctx context.Context, ps *cdp.Session, a *actionWatch) error {
 	wait := actionFetchWait
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d)/2)
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	for len(w.fetches) > 0 && !w.started {
+	for {
+		started, _, fetches := a.state()
+		if started {
+			return nil
+		}
+		if fetches == 0 {
+			break
+		}
 		select {
-		case ev, ok := <-events:
-			if !ok {
-				return nil
-			}
-			w.observe(ev)
+		case <-a.seen:
 		case <-timer.C:
 			return nil // a slow or endless request: report what is there
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	if w.started {
-		return nil
-	}
 	awaitFrame(ctx, ps)
-	drainQuiet(ctx, events, w)
+	a.quiet(ctx)
 	return nil
 }
 
-// drainQuiet reads events into w until none has come for eventsQuiet.
-func drainQuiet(ctx context.Context, events <-chan cdp.Event, w *navWatch) {
+// quiet waits until a has seen no event for eventsQuiet.
+func (a *actionWatch) quiet(ctx context.Context) {
 	quiet := time.NewTimer(eventsQuiet)
 	defer quiet.Stop()
 	for {
 		select {
-		case ev, ok := <-events:
-			if !ok {
-				return
-			}
-			w.observe(ev)
+		case <-a.seen:
 			quiet.Reset(eventsQuiet)
 		case <-quiet.C:
 			return

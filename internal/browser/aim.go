@@ -21,6 +21,14 @@ import (
 // header), to the middle of the viewport for a second try. Failures are
 // *ElementErrors naming el by its ref or selector.
 func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *element, selector string, enabled, scroll bool) (point, error) {
+	if el.Session == ps {
+		// One round trip when the element is ready where it is; the
+		// slow path below says why when it is not.
+		var p *point
+		if err := callJS(ctx, ps, jsCall{this: el.Object}, aimJS, &p, enabled); err == nil && p != nil {
+			return *p, nil
+		}
+	}
 	fail := func(err error) error { return &ElementError{Ref: el.Ref, Selector: selector, Err: err} }
 	var st struct{ Hidden, Disabled bool }
 	if err := callJS(ctx, el.Session, jsCall{this: el.Object}, elementStateJS, &st); err != nil {
@@ -59,6 +67,11 @@ func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *element, selec
 }
 
 var centerJS = loadScript("center")
+
+// aimJS is freePoint's fast path: in one round trip, a point where a
+// pointer hits an element of the top document that is rendered, enabled,
+// wholly in view, still across a frame and uncovered, or null.
+var aimJS = loadScript("aim")
 
 // uncoveredPoint waits for el's box to stop moving and returns the first
 // of its clickPoints that hits it, else a *CoveredError naming what the

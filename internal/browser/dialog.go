@@ -385,11 +385,11 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 	// What the answer sets off (a navigation, perhaps after a fetch) is
 	// waited for as after any action, so that the caller reads the page
 	// the answer led to, not the one being replaced.
-	var events <-chan cdp.Event
+	var aw *actionWatch
 	ps, err := t.session(ctx)
 	if err == nil {
 		var stop func()
-		events, stop = ps.SubscribeEvents(actionEvents...)
+		aw, stop = watchAction(ps, cdpapi.FrameID(t.id))
 		defer stop()
 	}
 	err = answerDialog(ctx, od.sess, accept, promptText)
@@ -412,9 +412,9 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 	dl := od.Dialog
 	dl.Handled = handledAs(accept)
 	d.mu.Unlock()
-	if events != nil {
+	if aw != nil {
 		// Best effort, like settling: the answer is given either way.
-		t.RunUntilDialog(ctx, func(ctx context.Context) error { return t.awaitNavigation(ctx, ps, events) })
+		t.RunUntilDialog(ctx, func(ctx context.Context) error { return t.awaitNavigation(ctx, ps, aw, false) })
 	}
 	return &dl, nil
 }

@@ -150,11 +150,13 @@ func (f fieldInfo) describe() string {
 // that submits) and ends at once when it opens a JavaScript dialog, with a
 // warning saying so. The context bounds the whole call.
 func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*FillResult, error) {
-	var res *FillResult
-	err := t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) (err error) {
-		res, err = el.fill(ctx, value)
-		return err
-	})
+	res, err := t.fillAtOnce(ctx, ref, selector, value)
+	if errors.Is(err, errNotReady) {
+		err = t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) (err error) {
+			res, err = el.fill(ctx, value)
+			return err
+		})
+	}
 	if err == nil && res == nil {
 		res = &FillResult{Warning: "a JavaScript dialog opened before the fill finished"}
 	}
@@ -197,12 +199,76 @@ func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check 
 	return t.act(ctx, ps, el.Session, func(ctx context.Context) error { return fn(ctx, el) })
 }
 
+// errNotReady says that an element was not actionable at the first look:
+// the caller waits for it (see Tab.actionable) and starts again.
+var errNotReady = errors.New("browser: the element is not actionable yet")
+
+// fillTextJS is the fast path of a fill (see fillAtOnce).
+var fillTextJS = loadScript("fill_text", "actionable_state", "field_info", "set_value")
+
+// fillAtOnce is Fill when the element is actionable at the first look:
+// the check that withElement would make, the field's kind and, for a
+// text field, the value set, are one round trip. An element that is not
+// there or not actionable yet is errNotReady, for Fill to wait for it.
+func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*FillResult, error) {
+	ps, err := t.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	el, err := t.element(ctx, ref, selector)
+	if err != nil {
+		if notYet(err) {
+			return nil, errNotReady
+		}
+		return nil, err
+	}
+	var res *FillResult
+	err = t.act(ctx, ps, el.Session, func(ctx context.Context) error {
+		var r struct {
+			Ready, Set, Same bool
+			Field            *fieldInfo
+		}
+		if err := el.callJS(ctx, &r, fillTextJS, value); err != nil {
+			return err
+		}
+		switch {
+		case !r.Ready || r.Field == nil:
+			return errNotReady
+		case r.Set:
+			res = &FillResult{Kind: r.Field.Kind}
+			if !r.Same {
+				res.Warning = valueRefused
+			}
+			return nil
+		}
+		var err error
+		res, err = el.fillAs(ctx, *r.Field, value)
+		return err
+	})
+	// As in withElementCheck: a dialog may leave the release unanswered.
+	rctx, cancel := t.UntilDialog(ctx)
+	defer cancel()
+	rctx, cancelWait := context.WithTimeout(rctx, releaseWait)
+	defer cancelWait()
+	el.Release(rctx)
+	return res, err
+}
+
+// valueRefused is the warning of a text field that holds another value
+// than the one set.
+const valueRefused = "the field holds a different value than given: its type refused it (a number field given letters, a line break in a one-line input) or the page changed it"
+
 // fill is Fill on a resolved element.
 func (e *element) fill(ctx context.Context, value string) (*FillResult, error) {
 	f, err := e.field(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return e.fillAs(ctx, f, value)
+}
+
+// fillAs is fill on an element of field kind f.
+func (e *element) fillAs(ctx context.Context, f fieldInfo, value string) (*FillResult, error) {
 	switch f.Kind {
 	case "checkbox", "radio":
 		on, ok := parseChecked(value)
@@ -234,7 +300,7 @@ func (e *element) fill(ctx context.Context, value string) (*FillResult, error) {
 	}
 	res := &FillResult{Kind: f.Kind}
 	if !same {
-		res.Warning = "the field holds a different value than given: its type refused it (a number field given letters, a line break in a one-line input) or the page changed it"
+		res.Warning = valueRefused
 	}
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -160,6 +161,9 @@ func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bo
 	}
 	ctx, cancel := withNavDeadline(ctx)
 	defer cancel()
+	loaded := new(atomic.Bool)
+	ctx = context.WithValue(ctx, docLoadedKey{}, loaded)
+	t.settled.Store(false)
 	defer t.queue.navigating()() // reads wait for it
 	s, err := t.session(ctx)
 	if err != nil {
@@ -192,6 +196,11 @@ func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bo
 	}
 	if err == nil {
 		t.crashed.Store(false) // a new document has a new renderer
+		// A new document that fired load has run its scripts: Settle
+		// would only wait behind its first frame, which the next read
+		// waits for anyway. A same-document one (hashchange, popstate
+		// handlers still to run) or one only parsed is still settled.
+		t.settled.Store(loaded.Load())
 	}
 	return res, t.explainBlock(err, start)
 }
@@ -464,11 +473,18 @@ func (n *navigation) wait(ctx context.Context, events <-chan cdp.Event) (int, er
 			}
 			seen[l.Name] = true
 			if !slices.ContainsFunc(n.want, func(name string) bool { return !seen[name] }) {
+				if b, ok := ctx.Value(docLoadedKey{}).(*atomic.Bool); ok && seen["load"] {
+					b.Store(true)
+				}
 				return status[n.loader], nil
 			}
 		}
 	}
 }
+
+// docLoadedKey keys the *atomic.Bool on a navigation's context that
+// navigation.wait sets when the wait ended on a new document's load event.
+type docLoadedKey struct{}
 
 // isNew reports whether loader l belongs to this navigation: it is the
 // known loader, or, while that is still to be learned, any loader but the

@@ -14,9 +14,11 @@ import (
 // frame (~17 ms at 60 Hz). A navigation it started is waited for by the
 // task never running in the old document, which the bound covers. It
 // does nothing while a dialog waits, since no frame renders then, and
-// reports no error: settling is best effort. ctx bounds it too.
+// reports no error: settling is best effort. ctx bounds it too. Right
+// after an action whose own wait (see Tab.perform) saw the page run what
+// its input queued, it returns at once.
 func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
-	if t.CheckDialog() != nil {
+	if t.settled.Swap(false) || t.CheckDialog() != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)

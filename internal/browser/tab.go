@@ -45,6 +45,7 @@ type Tab struct {
 	crashed     atomic.Bool  // the renderer crashed; a successful navigation clears it
 	loopStopped atomic.Bool  // cdpkit is stopping the renderer of a dialog loop (dialog.go)
 	blockSeen   atomic.Int64 // unix ns of the last guard refusal reported for the tab (blocknote.go)
+	settled     atomic.Bool  // the last action waited for what its input set off; the next Settle need not (act.go)
 
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id
