@@ -144,13 +144,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if params == nil {
 		params = struct{}{} // BiDi wants an object, even an empty one
 	}
-	raw, err := c.core.Call(ctx, rpc.Command{Method: method, Encode: func(id int64) ([]byte, error) {
-		msg, err := json.Marshal(outgoing{ID: id, Method: method, Params: params})
-		if err != nil {
-			return nil, fmt.Errorf("bidi: %s: encoding params: %w", method, err)
-		}
-		return msg, nil
-	}})
+	raw, err := c.core.Call(ctx, method, &command{method: method, params: params})
 	if err != nil {
 		return err
 	}
@@ -161,6 +155,23 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	return nil
 }
+
+// command is one BiDi command as the core sees it.
+type command struct {
+	method string
+	params any
+}
+
+func (cmd *command) Encode(id int64) ([]byte, error) {
+	msg, err := json.Marshal(outgoing{ID: id, Method: cmd.method, Params: cmd.params})
+	if err != nil {
+		return nil, fmt.Errorf("bidi: %s: encoding params: %w", cmd.method, err)
+	}
+	return msg, nil
+}
+
+func (cmd *command) Register(int64) error { return nil }
+func (cmd *command) Forget(int64)         {}
 
 // handle routes one message on the core's reader goroutine.
 func (c *Conn) handle(raw []byte) {

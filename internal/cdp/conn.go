@@ -131,24 +131,7 @@ func (c *Conn) closing() func() {
 // call runs one command on the session id and decodes its result into
 // result, which may be nil.
 func (c *Conn) call(ctx context.Context, st *sessionState, sessionID, method string, params, result any) error {
-	raw, err := c.core.Call(ctx, rpc.Command{
-		Method: method,
-		Encode: func(id int64) ([]byte, error) {
-			msg, err := encodeCommand(id, sessionID, method, params)
-			if err != nil {
-				return nil, fmt.Errorf("cdp: %s: encoding params: %w", method, err)
-			}
-			return msg, nil
-		},
-		Register: func(id int64) error {
-			if st.isClosed() {
-				return &SessionClosedError{Method: method, SessionID: sessionID}
-			}
-			st.addPending(id)
-			return nil
-		},
-		Forget: st.removePending,
-	})
+	raw, err := c.core.Call(ctx, method, &command{st: st, sessionID: sessionID, method: method, params: params})
 	if err != nil {
 		return err
 	}
@@ -159,6 +142,33 @@ func (c *Conn) call(ctx context.Context, st *sessionState, sessionID, method str
 	}
 	return nil
 }
+
+// command is one CDP command as the core sees it.
+type command struct {
+	st                *sessionState
+	sessionID, method string
+	params            any
+}
+
+func (cmd *command) Encode(id int64) ([]byte, error) {
+	msg, err := encodeCommand(id, cmd.sessionID, cmd.method, cmd.params)
+	if err != nil {
+		return nil, fmt.Errorf("cdp: %s: encoding params: %w", cmd.method, err)
+	}
+	return msg, nil
+}
+
+// Register refuses a command on a closed session; core.Mu is held.
+func (cmd *command) Register(id int64) error {
+	if cmd.st.isClosed() {
+		return &SessionClosedError{Method: cmd.method, SessionID: cmd.sessionID}
+	}
+	cmd.st.addPending(id)
+	return nil
+}
+
+// Forget drops a call its caller gave up on; core.Mu is held.
+func (cmd *command) Forget(id int64) { cmd.st.removePending(id) }
 
 // handle routes one message on the core's reader goroutine.
 func (c *Conn) handle(raw []byte) {

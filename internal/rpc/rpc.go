@@ -180,24 +180,23 @@ func (c *Core) Close(cause error) {
 	}
 }
 
-// Command is what a protocol tells [Core.Call] about one command.
-type Command struct {
-	Method string
-	// Encode returns the message for the command with request id id.
-	// Its error is returned as it is.
-	Encode func(id int64) ([]byte, error)
-	// Register, if set, is called with Mu held on a live Core before the
-	// call becomes pending: an error fails the call before it is sent.
-	Register func(id int64) error
-	// Forget, if set, is called with Mu held when the caller gives up on
-	// the call before its reply.
-	Forget func(id int64)
+// Request is what a protocol tells [Core.Call] about one command.
+type Request interface {
+	// Encode returns the message for the command with request id id. Its
+	// error is returned as it is.
+	Encode(id int64) ([]byte, error)
+	// Register is called with Mu held on a live Core before the call
+	// becomes pending: an error fails the call before it is sent.
+	Register(id int64) error
+	// Forget is called with Mu held when the caller gives up on the call
+	// before its reply.
+	Forget(id int64)
 }
 
 // Call sends one command and waits for its raw result. ctx bounds the
 // wait; without a deadline the default timeout does. A command the caller
 // gave up on may still run in the browser; its late reply is discarded.
-func (c *Core) Call(ctx context.Context, cmd Command) ([]byte, error) {
+func (c *Core) Call(ctx context.Context, method string, req Request) ([]byte, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.opts.DefaultTimeout)
@@ -205,26 +204,24 @@ func (c *Core) Call(ctx context.Context, cmd Command) ([]byte, error) {
 	}
 	start := time.Now()
 	if ctx.Err() != nil {
-		return nil, c.ctxError(ctx, cmd.Method, 0)
+		return nil, c.ctxError(ctx, method, 0)
 	}
 	id := c.nextID.Add(1)
-	msg, err := cmd.Encode(id)
+	msg, err := req.Encode(id)
 	if err != nil {
 		return nil, err
 	}
 
-	cl := &Call{Method: cmd.Method, ch: make(chan reply, 1)}
+	cl := &Call{Method: method, ch: make(chan reply, 1)}
 	c.Mu.Lock()
 	if c.err != nil {
 		cause := c.err
 		c.Mu.Unlock()
-		return nil, c.opts.Disconnected(cmd.Method, cause)
+		return nil, c.opts.Disconnected(method, cause)
 	}
-	if cmd.Register != nil {
-		if err := cmd.Register(id); err != nil {
-			c.Mu.Unlock()
-			return nil, err
-		}
+	if err := req.Register(id); err != nil {
+		c.Mu.Unlock()
+		return nil, err
 	}
 	c.pending[id] = cl
 	c.Mu.Unlock()
@@ -234,29 +231,27 @@ func (c *Core) Call(ctx context.Context, cmd Command) ([]byte, error) {
 	case r := <-cl.ch: // closed before we could send
 		return nil, r.err
 	case <-ctx.Done():
-		c.forget(id, cmd.Forget)
-		return nil, c.ctxError(ctx, cmd.Method, time.Since(start))
+		c.forget(id, req)
+		return nil, c.ctxError(ctx, method, time.Since(start))
 	}
 
 	select {
 	case r := <-cl.ch:
 		return r.result, r.err
 	case <-ctx.Done():
-		c.forget(id, cmd.Forget)
-		return nil, c.ctxError(ctx, cmd.Method, time.Since(start))
+		c.forget(id, req)
+		return nil, c.ctxError(ctx, method, time.Since(start))
 	}
 }
 
 // forget drops a pending call whose caller gave up; its late reply, if
 // any, finds no call.
-func (c *Core) forget(id int64, also func(int64)) {
+func (c *Core) forget(id int64, req Request) {
 	c.Mu.Lock()
 	if c.pending != nil {
 		delete(c.pending, id)
 	}
-	if also != nil {
-		also(id)
-	}
+	req.Forget(id)
 	c.Mu.Unlock()
 }
 
