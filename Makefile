@@ -69,10 +69,12 @@ bench-peers: deps build
 # soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports, at
 # the start, at navigation 100 and at the end, cdpkit's RSS, heap in use and
 # goroutines (from CDPKIT_PPROF) and the Chromium tree's RSS, then the
-# launch/close leak test at 50 cycles (make test runs 5). Not part of test.
+# launch/close leak test at 50 cycles (make test runs 5), and Firefox's at 20
+# (make test runs 2; skipped without firefox-esr). Not part of test.
 soak: deps build
 	$(GO) run ./cmd/soak -cdpkit $(BIN)
 	CDPKIT_SOAK=1 CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -run 'TestLaunchCloseNoLeaks|TestQuietIdleBrowser' -v -timeout 20m ./internal/browser/
+	CDPKIT_SOAK=1 $(GO) test -count=1 -run 'TestLaunchCloseLeavesNothing' -v -timeout 20m ./internal/firefox/
 
 clean:
 	rm -rf bin/

@@ -4,7 +4,10 @@
 //
 //	go run ./cmd/bench -cdpkit bin/cdpkit
 //
-// It prints a markdown table on stdout, progress on stderr, and writes the
+// Its last stage runs the same calls through `cdpkit mcp --browser
+// firefox` next to Chromium, when a Firefox is found (-firefox,
+// $FIREFOX_PATH, firefox-esr or firefox on PATH); without one the table
+// says those figures were skipped. It prints a markdown table on stdout, progress on stderr, and writes the
 // same figures as JSON to <out>/YYYY-MM-DD.json and <out>/latest.json. It
 // needs no network beyond loopback.
 //
@@ -62,6 +65,10 @@ type config struct {
 	telemetryOnly bool
 	// network runs only the request log and mocking figures.
 	network bool
+	// firefox is the Firefox the backends stage drives; "" skips it.
+	firefox string
+	// backends runs only the Chromium-next-to-Firefox figures.
+	backends bool
 }
 
 func main() {
@@ -116,6 +123,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.telemetryOnly {
 		return runTelemetryOnly(ctx, log, cfg, stdout, stderr)
 	}
+	if cfg.backends {
+		if err := runBackendsOnly(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	if cfg.network {
 		if err := runNetworkOnly(ctx, log, cfg, stdout); err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -162,6 +176,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil
 	})
 	fs.BoolVar(&c.network, "network", false, "measure only the request log and mocking figures (also part of the full run), print them and write no results")
+	fs.StringVar(&c.firefox, "firefox", "", "Firefox `executable` measured next to Chromium (default: $FIREFOX_PATH, else firefox-esr or firefox on PATH; none found, its figures are skipped)")
+	fs.BoolVar(&c.backends, "backends", false, "measure only Chromium and Firefox side by side (also part of the full run), print them and write no results")
 	fs.StringVar(&c.peers, "peers", "", "compare with the peers installed under this npm prefix `directory` (see scripts/install-peers.sh) instead of measuring cdpkit alone")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -187,6 +203,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, err
 	}
 	c.chromium = exe
+	c.firefox = findFirefox(c.firefox)
 	return c, nil
 }
 
@@ -274,6 +291,9 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, fmt.Errorf("network: %w", err)
 	}
 	rep.addNetworkFigures(network)
+	if err := runBackends(ctx, log, cfg, scratch, rep); err != nil {
+		return nil, fmt.Errorf("chromium and firefox: %w", err)
+	}
 	rep.Load = []float64{load, loadAverage()}
 	return rep, nil
 }

@@ -92,7 +92,7 @@ func benchMCP(ctx context.Context, log *slog.Logger, cfg *config, scratch string
 		return nil, c.withStderr(err)
 	}
 	res.coldStart = time.Since(start)
-	if !strings.Contains(out, `"title":"Bench home"`) || !strings.Contains(out, `"status":200`) {
+	if resultKey(out, "title") != "Bench home" || resultKey(out, "status") != "200" {
 		return nil, fmt.Errorf("new_page did not load the fixture page: %s", out)
 	}
 	if out, err = c.call(ctx, "take_snapshot", nil); err != nil {
@@ -152,9 +152,13 @@ type child struct {
 
 // startChild starts `cdpkit mcp` and completes the MCP handshake. On error
 // nothing it started is left running.
-func startChild(ctx context.Context, log *slog.Logger, cfg *config, tmp string, profile string) (*child, error) {
-	cmd := exec.Command(cfg.cdpkit, "mcp", "--tools", profile)
+// extra are more flags for `cdpkit mcp`.
+func startChild(ctx context.Context, log *slog.Logger, cfg *config, tmp string, profile string, extra ...string) (*child, error) {
+	cmd := exec.Command(cfg.cdpkit, append([]string{"mcp", "--tools", profile}, extra...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+cfg.chromium)
+	if cfg.firefox != "" {
+		cmd.Env = append(cmd.Env, "FIREFOX_PATH="+cfg.firefox)
+	}
 	// Keep a terminal's Ctrl-C to the bench, which then shuts cdpkit down
 	// the way a client should: by closing its stdin. If the bench dies
 	// without closing, stop cdpkit politely; it then stops its browser.
@@ -281,7 +285,7 @@ func (c *child) warm(ctx context.Context, log *slog.Logger, iters int, baseURL s
 		// Alternate between two pages so each call is a real cross-document load.
 		page := []string{"a.html", "b.html"}[i%2]
 		out, err := c.call(ctx, "navigate_page", map[string]any{"url": baseURL + "/" + page})
-		if err == nil && !strings.Contains(out, `"status":200`) {
+		if err == nil && resultKey(out, "status") != "200" {
 			err = fmt.Errorf("navigate_page to %s: %s", page, out)
 		}
 		return err
@@ -304,27 +308,11 @@ func (c *child) warm(ctx context.Context, log *slog.Logger, iters int, baseURL s
 // snapshots records each fixture page's snapshot size in both modes, then
 // times take_snapshot on snapshotPage, default and interactive alternating.
 func (c *child) snapshots(ctx context.Context, log *slog.Logger, iters int, baseURL string, res *mcpResult) error {
-	for _, page := range snapshotPages {
-		if _, err := c.call(ctx, "navigate_page", map[string]any{"url": baseURL + "/pages/" + page + ".html"}); err != nil {
-			return fmt.Errorf("navigate_page to %s: %w", page, err)
-		}
-		sz := snapshotSize{page: page}
-		for _, interactive := range []bool{false, true} {
-			out, err := c.call(ctx, "take_snapshot", map[string]any{"interactive": interactive})
-			if err != nil {
-				return fmt.Errorf("take_snapshot of %s: %w", page, err)
-			}
-			header, body, _ := strings.Cut(out, "\n")
-			n := utf8.RuneCountInString(body)
-			if interactive {
-				sz.interactive = n
-			} else {
-				sz.chars = n
-				sz.truncated = strings.Contains(header, `"truncated":true`)
-			}
-		}
-		res.snapshotSizes = append(res.snapshotSizes, sz)
+	sizes, err := c.snapshotSizes(ctx, baseURL)
+	if err != nil {
+		return err
 	}
+	res.snapshotSizes = sizes
 	if _, err := c.call(ctx, "navigate_page", map[string]any{"url": baseURL + "/pages/" + snapshotPage + ".html"}); err != nil {
 		return err
 	}
@@ -424,4 +412,23 @@ func firstText(res *mcp.CallToolResult) string {
 		}
 	}
 	return ""
+}
+
+// resultKey returns the value of a result text's `key: value` line, the
+// lines before the first blank one; "" if there is none.
+func resultKey(text, key string) string {
+	head, _, _ := strings.Cut(text, "\n\n")
+	for _, l := range strings.Split(head, "\n") {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// resultBody returns a result text's lines after its key lines: a
+// snapshot's, as an agent reads it.
+func resultBody(text string) string {
+	_, body, _ := strings.Cut(text, "\n\n")
+	return body
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -149,11 +149,8 @@ func networkListSize(ctx context.Context, log *slog.Logger, cfg *config, scratch
 		if err != nil {
 			return c.withStderr(err)
 		}
-		var head struct {
-			Total int `json:"total"`
-		}
-		line, _, _ := strings.Cut(text, "\n")
-		json.Unmarshal([]byte(line), &head)
+		var head struct{ Total int }
+		head.Total, _ = strconv.Atoi(resultKey(text, "total"))
 		var rest []string
 		for p := range 2 {
 			t, err := c.call(ctx, "list_network_requests", map[string]any{"pageSize": 200, "pageIdx": p})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/performance.md from bench/results")
@@ -83,5 +84,40 @@ func TestGoals(t *testing.T) {
 	}
 	if len(got) != 4 {
 		t.Errorf("got %d goals, want 4: %v", len(got), got)
+	}
+}
+
+func TestResultKey(t *testing.T) {
+	text := "url: http://x/a.html\ntitle: Bench page A\nstatus: 200\n\ne1 heading \"title: no\""
+	for key, want := range map[string]string{"title": "Bench page A", "status": "200", "truncated": ""} {
+		if got := resultKey(text, key); got != want {
+			t.Errorf("resultKey(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if got, want := resultBody(text), "e1 heading \"title: no\""; got != want {
+		t.Errorf("resultBody = %q, want %q", got, want)
+	}
+}
+
+// TestWriteBackends: the Firefox figures sit next to Chromium's, and a run
+// without Firefox says why they are missing.
+func TestWriteBackends(t *testing.T) {
+	r := &report{Firefox: "Mozilla Firefox 153.8.0esr"}
+	r.addBackendFigures(&backendsResult{
+		navigate: [2]latency{{10 * time.Millisecond}, {20 * time.Millisecond}},
+		sizes:    [2][]snapshotSize{{{page: "list", chars: 555}}, {{page: "list", chars: 556}}},
+	})
+	var b strings.Builder
+	r.writeMarkdown(&b)
+	for _, want := range []string{"| navigate_page (loopback) p50 | 10.00 | 20.00 | ms |", "| snapshot size: list.html | 555 | 556 | chars |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, b.String())
+		}
+	}
+	skipped := &report{BackendsSkipped: "no Firefox found"}
+	b.Reset()
+	skipped.writeMarkdown(&b)
+	if !strings.Contains(b.String(), "Firefox figures skipped: no Firefox found") {
+		t.Errorf("a run without Firefox prints %q, want the reason", b.String())
 	}
 }

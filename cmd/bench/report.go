@@ -33,6 +33,12 @@ type report struct {
 	// the run: on a busy machine, absolute latencies mean little.
 	Load    []float64 `json:"load,omitempty"`
 	Figures []figure  `json:"figures"`
+	// Firefox is the version of the Firefox the Backends rows ran on.
+	Firefox string `json:"firefox,omitempty"`
+	// Backends are figures measured on Chromium and Firefox side by side;
+	// BackendsSkipped says why they are missing, when they are.
+	Backends        []backendRow `json:"backends,omitempty"`
+	BackendsSkipped string       `json:"backends_skipped,omitempty"`
 }
 
 // figure is one measured number. Key is stable across runs, for tools that
@@ -146,11 +152,14 @@ func format(f figure) string {
 func (r *report) writeMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "cdpkit bench — %s · nproc %d%s · %s · %s · cdpkit %s · n=%d, iters=%d\n\n",
 		r.Date.Format("2006-01-02 15:04 MST"), r.NProc, loadText(r.Load), r.Chromium, r.Go, r.Cdpkit, r.N, r.Iters)
-	fmt.Fprintln(w, "| figure | value | unit |")
-	fmt.Fprintln(w, "|---|---:|---|")
-	for _, f := range r.Figures {
-		fmt.Fprintf(w, "| %s | %s | %s |\n", f.Name, format(f), f.Unit)
+	if len(r.Figures) > 0 {
+		fmt.Fprintln(w, "| figure | value | unit |")
+		fmt.Fprintln(w, "|---|---:|---|")
+		for _, f := range r.Figures {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", f.Name, format(f), f.Unit)
+		}
 	}
+	r.writeBackends(w)
 }
 
 // writeJSON writes the report to dir/YYYY-MM-DD.json, replacing that day's

@@ -1,11 +1,11 @@
 // Package bidi is cdpkit's connection to a browser over W3C WebDriver BiDi
 // (Firefox). It knows nothing about tools or MCP.
 //
-// A [Conn] owns one transport, the same [cdp.Transport] the CDP connection
-// uses (a websocket here). One goroutine reads every message and routes it
-// without blocking: replies go to the waiting call by id, events to the
-// handlers registered for their method. One goroutine writes. Every
-// command is bounded by a deadline.
+// A [Conn] runs on the same core as the CDP connection ([rpc.Core]): one
+// transport (a websocket here), one goroutine that reads every message and
+// routes it without blocking (replies to the waiting call by id, events to
+// the handlers registered for their method), one that writes, and a
+// deadline on every command.
 package bidi
 
 import (
@@ -14,20 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/rpc"
 )
 
 // DefaultTimeout bounds a command whose context has no deadline, unless
 // [Options.DefaultTimeout] says otherwise.
-const DefaultTimeout = 15 * time.Second
-
-// writeTimeout bounds one write to the transport; a browser that does not
-// drain its input for this long is wedged, and the connection is closed.
-const writeTimeout = 10 * time.Second
+const DefaultTimeout = rpc.DefaultTimeout
 
 // Options configure a Conn. The zero value and nil mean defaults.
 type Options struct {
@@ -54,67 +48,50 @@ type Event struct {
 //
 // All methods are safe for concurrent use.
 type Conn struct {
-	t              cdp.Transport
-	defaultTimeout time.Duration
-	log            *slog.Logger
+	// core owns the transport, ids, pending calls and deadlines; its Mu
+	// also guards the fields below that say so.
+	core *rpc.Core
+	log  *slog.Logger
 
-	nextID atomic.Int64
-	writeq chan []byte
-	done   chan struct{}
-
-	mu       sync.Mutex
-	pending  map[int64]*call       // guarded by mu
-	handlers map[string][]*handler // guarded by mu; by event method
-	err      error                 // guarded by mu; why the Conn closed
-	version  string                // guarded by mu; from session.new
-}
-
-type call struct {
-	method string
-	ch     chan reply // buffered 1: the reader never blocks on it
-}
-
-type reply struct {
-	result json.RawMessage
-	err    error
+	handlers map[string][]*handler // guarded by core.Mu; by event method
+	version  string                // guarded by core.Mu; from session.new
 }
 
 type handler struct{ fn func(Event) }
 
 // NewConn starts a connection over t and takes ownership of it.
-func NewConn(t cdp.Transport, o *Options) *Conn {
+func NewConn(t rpc.Transport, o *Options) *Conn {
 	if o == nil {
 		o = &Options{}
 	}
-	c := &Conn{
-		t:              t,
-		defaultTimeout: o.DefaultTimeout,
-		log:            o.Logger,
-		writeq:         make(chan []byte, 64),
-		done:           make(chan struct{}),
-		pending:        make(map[int64]*call),
-		handlers:       make(map[string][]*handler),
-	}
-	if c.defaultTimeout <= 0 {
-		c.defaultTimeout = DefaultTimeout
-	}
+	c := &Conn{log: o.Logger, handlers: make(map[string][]*handler)}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
-	go c.readLoop()
-	go c.writeLoop()
+	c.core = rpc.New(t, rpc.Options{
+		Name:           "bidi",
+		DefaultTimeout: o.DefaultTimeout,
+		Timeout: func(method string, took time.Duration) error {
+			return &TimeoutError{Method: method, After: took}
+		},
+		Disconnected: func(method string, cause error) error {
+			return &DisconnectedError{Method: method, Cause: cause}
+		},
+		Handle: c.handle,
+		Closing: func() func() {
+			c.handlers = nil
+			return nil
+		},
+	})
+	c.core.Start()
 	return c
 }
 
 // Done is closed when the connection is closed.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.core.Done() }
 
 // Err returns why the connection closed, or nil while it is live.
-func (c *Conn) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
+func (c *Conn) Err() error { return c.core.Err() }
 
 // Close closes the transport and fails every pending call. It is safe to
 // call more than once.
@@ -125,24 +102,7 @@ func (c *Conn) Close() error {
 
 // CloseWith closes the connection like Close, with cause as the reason that
 // pending and later calls report (a [DisconnectedError] unwrapping to it).
-func (c *Conn) CloseWith(cause error) {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return
-	}
-	c.err = cause
-	pending := c.pending
-	c.pending = nil
-	c.handlers = nil
-	close(c.done)
-	c.mu.Unlock()
-
-	c.t.Close()
-	for _, cl := range pending {
-		cl.ch <- reply{err: &DisconnectedError{Method: cl.method, Cause: cause}}
-	}
-}
+func (c *Conn) CloseWith(cause error) { c.core.Close(cause) }
 
 // On calls fn, on the reader goroutine, for every event of the methods
 // named (such as "browsingContext.userPromptOpened"), until off is called
@@ -151,16 +111,16 @@ func (c *Conn) CloseWith(cause error) {
 // events at all needs a session.subscribe command for them.
 func (c *Conn) On(fn func(Event), methods ...string) (off func()) {
 	h := &handler{fn: fn}
-	c.mu.Lock()
-	if c.err == nil {
+	c.core.Mu.Lock()
+	if c.core.ErrLocked() == nil {
 		for _, m := range methods {
 			c.handlers[m] = append(c.handlers[m], h)
 		}
 	}
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+		c.core.Mu.Lock()
+		defer c.core.Mu.Unlock()
 		for _, m := range methods {
 			list := c.handlers[m]
 			for i, x := range list {
@@ -181,101 +141,50 @@ func (c *Conn) On(fn func(Event), methods ...string) (off func()) {
 // default timeout does. A command the caller gave up on may still run in
 // the browser; its late reply is discarded.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.defaultTimeout)
-		defer cancel()
-	}
-	start := time.Now()
-	if ctx.Err() != nil {
-		return ctxError(ctx, method, 0)
-	}
-	id := c.nextID.Add(1)
 	if params == nil {
 		params = struct{}{} // BiDi wants an object, even an empty one
 	}
-	msg, err := json.Marshal(outgoing{ID: id, Method: method, Params: params})
+	raw, err := c.core.Call(ctx, method, &command{method: method, params: params})
 	if err != nil {
-		return fmt.Errorf("bidi: %s: encoding params: %w", method, err)
+		return err
 	}
-	cl := &call{method: method, ch: make(chan reply, 1)}
-	c.mu.Lock()
-	if c.err != nil {
-		cause := c.err
-		c.mu.Unlock()
-		return &DisconnectedError{Method: method, Cause: cause}
-	}
-	c.pending[id] = cl
-	c.mu.Unlock()
-
-	select {
-	case c.writeq <- msg:
-	case r := <-cl.ch: // closed before we could send
-		return r.err
-	case <-ctx.Done():
-		c.forget(id)
-		return ctxError(ctx, method, time.Since(start))
-	}
-	select {
-	case r := <-cl.ch:
-		if r.err != nil {
-			return r.err
+	if result != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("bidi: %s: decoding result: %w", method, err)
 		}
-		if result != nil && len(r.result) > 0 {
-			if err := json.Unmarshal(r.result, result); err != nil {
-				return fmt.Errorf("bidi: %s: decoding result: %w", method, err)
-			}
-		}
-		return nil
-	case <-ctx.Done():
-		c.forget(id)
-		return ctxError(ctx, method, time.Since(start))
 	}
+	return nil
 }
 
-func (c *Conn) forget(id int64) {
-	c.mu.Lock()
-	if c.pending != nil {
-		delete(c.pending, id)
-	}
-	c.mu.Unlock()
+// command is one BiDi command as the core sees it.
+type command struct {
+	method string
+	params any
 }
 
-func (c *Conn) writeLoop() {
-	for {
-		select {
-		case <-c.done:
-			return
-		case msg := <-c.writeq:
-			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-			err := c.t.WriteMessage(ctx, msg)
-			cancel()
-			if err != nil {
-				c.CloseWith(err)
-				return
-			}
-		}
+func (cmd *command) Encode(id int64) ([]byte, error) {
+	msg, err := json.Marshal(outgoing{ID: id, Method: cmd.method, Params: cmd.params})
+	if err != nil {
+		return nil, fmt.Errorf("bidi: %s: encoding params: %w", cmd.method, err)
 	}
+	return msg, nil
 }
 
-func (c *Conn) readLoop() {
-	for {
-		raw, err := c.t.ReadMessage()
-		if err != nil {
-			c.CloseWith(err)
-			return
-		}
-		var m incoming
-		if err := json.Unmarshal(raw, &m); err != nil {
-			c.log.Warn("bidi: dropping undecodable message", "err", err, "bytes", len(raw))
-			continue
-		}
-		switch m.Type {
-		case "success", "error":
-			c.deliverReply(&m)
-		case "event":
-			c.deliverEvent(&m)
-		}
+func (cmd *command) Register(int64) error { return nil }
+func (cmd *command) Forget(int64)         {}
+
+// handle routes one message on the core's reader goroutine.
+func (c *Conn) handle(raw []byte) {
+	var m incoming
+	if err := json.Unmarshal(raw, &m); err != nil {
+		c.log.Warn("bidi: dropping undecodable message", "err", err, "bytes", len(raw))
+		return
+	}
+	switch m.Type {
+	case "success", "error":
+		c.deliverReply(&m)
+	case "event":
+		c.deliverEvent(&m)
 	}
 }
 
@@ -286,24 +195,23 @@ func (c *Conn) deliverReply(m *incoming) {
 		c.log.Warn("bidi: error without a command id", "code", m.Error, "message", m.Message)
 		return
 	}
-	c.mu.Lock()
-	cl := c.pending[*m.ID]
-	delete(c.pending, *m.ID)
-	c.mu.Unlock()
+	c.core.Mu.Lock()
+	cl := c.core.TakeLocked(*m.ID)
+	c.core.Mu.Unlock()
 	if cl == nil {
 		return // the caller gave up; drop the late reply
 	}
 	if m.Type == "error" {
-		cl.ch <- reply{err: &CommandError{Method: cl.method, Code: m.Error, Message: m.Message}}
+		cl.Resolve(nil, &CommandError{Method: cl.Method, Code: m.Error, Message: m.Message})
 		return
 	}
-	cl.ch <- reply{result: m.Result}
+	cl.Resolve(m.Result, nil)
 }
 
 func (c *Conn) deliverEvent(m *incoming) {
-	c.mu.Lock()
+	c.core.Mu.Lock()
 	list := c.handlers[m.Method]
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	// list is never changed in place (On and off copy), so reading it
 	// outside mu is safe; a handler may call On or off.
 	for _, h := range list {

@@ -92,10 +92,3 @@ func (e *CommandError) Unwrap() error {
 	}
 	return nil
 }
-
-func ctxError(ctx context.Context, method string, took time.Duration) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &TimeoutError{Method: method, After: took}
-	}
-	return fmt.Errorf("bidi: %s: %w", method, ctx.Err())
-}

@@ -27,17 +27,17 @@ func (c *Conn) NewSession(ctx context.Context) (string, error) {
 	if r.SessionID == "" {
 		return "", fmt.Errorf("bidi: session.new: no session id in the reply")
 	}
-	c.mu.Lock()
+	c.core.Mu.Lock()
 	c.version = r.Capabilities.BrowserName + "/" + r.Capabilities.BrowserVersion
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	return r.SessionID, nil
 }
 
 // Version is the browser's name and version from session.new, such as
 // "firefox/153.8.0"; empty before NewSession.
 func (c *Conn) Version() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.core.Mu.Lock()
+	defer c.core.Mu.Unlock()
 	return c.version
 }
 

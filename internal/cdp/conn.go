@@ -13,20 +13,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/rpc"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
 // DefaultTimeout bounds a command whose context has no deadline, unless
 // [Options.DefaultTimeout] says otherwise.
-const DefaultTimeout = 15 * time.Second
-
-// writeTimeout bounds one write to the transport. A browser that does not
-// drain its input for this long is wedged, and the connection is closed.
-const writeTimeout = 10 * time.Second
+const DefaultTimeout = rpc.DefaultTimeout
 
 // Options configure a Conn. The zero value and nil mean defaults.
 type Options struct {
@@ -47,31 +42,15 @@ type Options struct {
 //
 // All methods are safe for concurrent use.
 type Conn struct {
-	t              Transport
-	defaultTimeout time.Duration
-	log            *slog.Logger
+	// core owns the transport, ids, pending calls and deadlines; its Mu
+	// also guards the fields below that say so.
+	core *rpc.Core
+	log  *slog.Logger
 
-	nextID atomic.Int64
-	writeq chan []byte
-	done   chan struct{}
-
-	mu       sync.Mutex
-	pending  map[int64]*call          // guarded by mu
-	subs     map[subKey][]sink        // guarded by mu
-	sessions map[string]*sessionState // guarded by mu; attached sessions by id
-	detached detachedSet              // guarded by mu; sessions that detached before they were known
-	err      error                    // guarded by mu; why the Conn closed
+	subs     map[subKey][]sink        // guarded by core.Mu
+	sessions map[string]*sessionState // guarded by core.Mu; attached sessions by id
+	detached detachedSet              // guarded by core.Mu; sessions that detached before they were known
 	browser  *Session
-}
-
-type call struct {
-	method string
-	ch     chan reply // buffered 1: the reader never blocks on it
-}
-
-type reply struct {
-	result jsonv2.Value
-	err    error
 }
 
 type subKey struct{ session, method string }
@@ -82,24 +61,27 @@ func NewConn(t Transport, opts *Options) *Conn {
 		opts = &Options{}
 	}
 	c := &Conn{
-		t:              t,
-		defaultTimeout: opts.DefaultTimeout,
-		log:            opts.Logger,
-		writeq:         make(chan []byte, 64),
-		done:           make(chan struct{}),
-		pending:        make(map[int64]*call),
-		subs:           make(map[subKey][]sink),
-		sessions:       make(map[string]*sessionState),
-	}
-	if c.defaultTimeout <= 0 {
-		c.defaultTimeout = DefaultTimeout
+		log:      opts.Logger,
+		subs:     make(map[subKey][]sink),
+		sessions: make(map[string]*sessionState),
 	}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
+	c.core = rpc.New(t, rpc.Options{
+		Name:           "cdp",
+		DefaultTimeout: opts.DefaultTimeout,
+		Timeout: func(method string, took time.Duration) error {
+			return &TimeoutError{Method: method, After: took}
+		},
+		Disconnected: func(method string, cause error) error {
+			return &DisconnectedError{Method: method, Cause: cause}
+		},
+		Handle:  c.handle,
+		Closing: c.closing,
+	})
 	c.browser = &Session{conn: c, state: &sessionState{done: make(chan struct{})}}
-	go c.readLoop()
-	go c.writeLoop()
+	c.core.Start()
 	return c
 }
 
@@ -108,201 +90,126 @@ func NewConn(t Transport, opts *Options) *Conn {
 func (c *Conn) Browser() *Session { return c.browser }
 
 // Done is closed when the connection is closed.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.core.Done() }
 
 // Err returns why the connection closed, or nil while it is live.
-func (c *Conn) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
+func (c *Conn) Err() error { return c.core.Err() }
 
 // Close closes the transport and fails every pending call. It is safe to
 // call more than once.
 func (c *Conn) Close() error {
-	c.fail(errors.New("connection closed"))
+	c.core.Close(errors.New("connection closed"))
 	return nil
 }
 
 // CloseWith closes the connection like Close, with cause as the reason that
 // pending and later calls report (a [DisconnectedError] unwrapping to it).
 func (c *Conn) CloseWith(cause error) {
-	c.fail(cause)
+	c.core.Close(cause)
 }
 
-// fail closes the connection once, with cause as the reason.
-func (c *Conn) fail(cause error) {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return
-	}
-	c.err = cause
-	pending := c.pending
-	c.pending = nil
+// closing drops the subscriptions and sessions as the core closes (under
+// core.Mu), and returns what ends them once the pending calls have failed.
+func (c *Conn) closing() func() {
 	subs := c.subs
 	c.subs = nil
 	sessions := c.sessions
 	c.sessions = nil
-	close(c.done)
-	c.mu.Unlock()
-
-	c.t.Close()
-	for _, cl := range pending {
-		cl.ch <- reply{err: &DisconnectedError{Method: cl.method, Cause: cause}}
-	}
-	for _, list := range subs {
-		for _, s := range list {
-			s.finish()
+	return func() {
+		for _, list := range subs {
+			for _, s := range list {
+				s.finish()
+			}
 		}
+		for _, st := range sessions {
+			st.close()
+		}
+		c.browser.state.close()
 	}
-	for _, st := range sessions {
-		st.close()
-	}
-	c.browser.state.close()
 }
 
 // call runs one command on the session id and decodes its result into
 // result, which may be nil.
 func (c *Conn) call(ctx context.Context, st *sessionState, sessionID, method string, params, result any) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.defaultTimeout)
-		defer cancel()
-	}
-	start := time.Now()
-	if ctx.Err() != nil {
-		return ctxError(ctx, method, 0)
-	}
-	id := c.nextID.Add(1)
-	msg, err := encodeCommand(id, sessionID, method, params)
+	raw, err := c.core.Call(ctx, method, &command{st: st, sessionID: sessionID, method: method, params: params})
 	if err != nil {
-		return fmt.Errorf("cdp: %s: encoding params: %w", method, err)
+		return err
 	}
-
-	cl := &call{method: method, ch: make(chan reply, 1)}
-	c.mu.Lock()
-	if c.err != nil {
-		cause := c.err
-		c.mu.Unlock()
-		return &DisconnectedError{Method: method, Cause: cause}
-	}
-	if st.isClosed() {
-		c.mu.Unlock()
-		return &SessionClosedError{Method: method, SessionID: sessionID}
-	}
-	c.pending[id] = cl
-	st.addPending(id)
-	c.mu.Unlock()
-
-	select {
-	case c.writeq <- msg:
-	case r := <-cl.ch: // closed before we could send
-		return r.err
-	case <-ctx.Done():
-		c.forget(st, id)
-		return ctxError(ctx, method, time.Since(start))
-	}
-
-	select {
-	case r := <-cl.ch:
-		if r.err != nil {
-			return r.err
+	if result != nil && len(raw) > 0 {
+		if err := jsonv2.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("cdp: %s: decoding result: %w", method, err)
 		}
-		if result != nil && len(r.result) > 0 {
-			if err := jsonv2.Unmarshal(r.result, result); err != nil {
-				return fmt.Errorf("cdp: %s: decoding result: %w", method, err)
-			}
-		}
-		return nil
-	case <-ctx.Done():
-		c.forget(st, id)
-		return ctxError(ctx, method, time.Since(start))
 	}
+	return nil
 }
 
-// forget drops a pending call whose caller gave up; its late reply, if any,
-// is discarded by the reader.
-func (c *Conn) forget(st *sessionState, id int64) {
-	c.mu.Lock()
-	if c.pending != nil {
-		delete(c.pending, id)
-	}
-	st.removePending(id)
-	c.mu.Unlock()
+// command is one CDP command as the core sees it.
+type command struct {
+	st                *sessionState
+	sessionID, method string
+	params            any
 }
 
-func ctxError(ctx context.Context, method string, took time.Duration) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &TimeoutError{Method: method, After: took}
+func (cmd *command) Encode(id int64) ([]byte, error) {
+	msg, err := encodeCommand(id, cmd.sessionID, cmd.method, cmd.params)
+	if err != nil {
+		return nil, fmt.Errorf("cdp: %s: encoding params: %w", cmd.method, err)
 	}
-	return fmt.Errorf("cdp: %s: %w", method, ctx.Err())
+	return msg, nil
 }
 
-func (c *Conn) writeLoop() {
-	for {
-		select {
-		case <-c.done:
-			return
-		case msg := <-c.writeq:
-			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-			err := c.t.WriteMessage(ctx, msg)
-			cancel()
-			if err != nil {
-				c.fail(err)
-				return
-			}
-		}
+// Register refuses a command on a closed session; core.Mu is held.
+func (cmd *command) Register(id int64) error {
+	if cmd.st.isClosed() {
+		return &SessionClosedError{Method: cmd.method, SessionID: cmd.sessionID}
 	}
+	cmd.st.addPending(id)
+	return nil
 }
 
-func (c *Conn) readLoop() {
-	for {
-		raw, err := c.t.ReadMessage()
-		if err != nil {
-			c.fail(err)
-			return
-		}
-		var m incoming
-		if err := jsonv2.Unmarshal(raw, &m); err != nil {
-			c.log.Warn("cdp: dropping undecodable message", "err", err, "bytes", len(raw))
-			continue
-		}
-		if m.ID != 0 {
-			c.deliverReply(&m)
-			continue
-		}
-		if m.Method == "" {
-			continue
-		}
-		c.deliverEvent(&m)
+// Forget drops a call its caller gave up on; core.Mu is held.
+func (cmd *command) Forget(id int64) { cmd.st.removePending(id) }
+
+// handle routes one message on the core's reader goroutine.
+func (c *Conn) handle(raw []byte) {
+	var m incoming
+	if err := jsonv2.Unmarshal(raw, &m); err != nil {
+		c.log.Warn("cdp: dropping undecodable message", "err", err, "bytes", len(raw))
+		return
 	}
+	if m.ID != 0 {
+		c.deliverReply(&m)
+		return
+	}
+	if m.Method == "" {
+		return
+	}
+	c.deliverEvent(&m)
 }
 
 func (c *Conn) deliverReply(m *incoming) {
-	c.mu.Lock()
-	cl := c.pending[m.ID]
-	delete(c.pending, m.ID)
+	c.core.Mu.Lock()
+	cl := c.core.TakeLocked(m.ID)
 	if st := c.stateLocked(m.SessionID); st != nil {
 		st.removePending(m.ID)
 	}
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	if cl == nil {
 		return // the caller gave up; drop the late reply
 	}
 	if m.Error != nil {
-		cl.ch <- reply{err: &ProtocolError{Method: cl.method, Code: m.Error.Code, Message: m.Error.Message}}
+		cl.Resolve(nil, &ProtocolError{Method: cl.Method, Code: m.Error.Code, Message: m.Error.Message})
 		return
 	}
-	cl.ch <- reply{result: m.Result}
+	cl.Resolve(m.Result, nil)
 }
 
 func (c *Conn) deliverEvent(m *incoming) {
-	c.mu.Lock()
+	c.core.Mu.Lock()
 	for _, s := range c.subs[subKey{m.SessionID, m.Method}] {
 		s.push(Event{Method: m.Method, Params: m.Params})
 	}
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	if m.Method == "Target.detachedFromTarget" {
 		var p struct {
 			SessionID string `json:"sessionId"`
@@ -313,7 +220,8 @@ func (c *Conn) deliverEvent(m *incoming) {
 	}
 }
 
-// stateLocked returns the state of an attached session. c.mu must be held.
+// stateLocked returns the state of an attached session. core.Mu must be
+// held.
 func (c *Conn) stateLocked(id string) *sessionState {
 	if id == "" {
 		return c.browser.state
@@ -324,7 +232,7 @@ func (c *Conn) stateLocked(id string) *sessionState {
 // closeSession fails the pending calls of a detached session and ends its
 // subscriptions.
 func (c *Conn) closeSession(id string) {
-	c.mu.Lock()
+	c.core.Mu.Lock()
 	st := c.sessions[id]
 	delete(c.sessions, id)
 	if st == nil {
@@ -332,15 +240,14 @@ func (c *Conn) closeSession(id string) {
 		// it so the session is born closed.
 		c.detached.add(id)
 	}
-	var failed []*call
+	var failed []*rpc.Call
 	if st != nil {
-		// Closed under c.mu, where call and subscribe check it, so that
-		// none can register on the session after the sweep below.
+		// Closed under core.Mu, where call and subscribe check it, so
+		// that none can register on the session after the sweep below.
 		st.close()
 		for pid := range st.pending {
-			if cl := c.pending[pid]; cl != nil {
+			if cl := c.core.TakeLocked(pid); cl != nil {
 				failed = append(failed, cl)
-				delete(c.pending, pid)
 			}
 		}
 	}
@@ -351,9 +258,9 @@ func (c *Conn) closeSession(id string) {
 			delete(c.subs, k)
 		}
 	}
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	for _, cl := range failed {
-		cl.ch <- reply{err: &SessionClosedError{Method: cl.method, SessionID: id}}
+		cl.Resolve(nil, &SessionClosedError{Method: cl.Method, SessionID: id})
 	}
 	for _, s := range ended {
 		s.finish()
@@ -363,9 +270,9 @@ func (c *Conn) closeSession(id string) {
 // subscribe registers s for each of methods on the session, and returns a
 // func that unregisters it and ends it.
 func (c *Conn) subscribe(st *sessionState, session string, s sink, methods ...string) func() {
-	c.mu.Lock()
-	if c.err != nil || st.isClosed() {
-		c.mu.Unlock()
+	c.core.Mu.Lock()
+	if c.core.ErrLocked() != nil || st.isClosed() {
+		c.core.Mu.Unlock()
 		s.finish()
 		return s.cancel
 	}
@@ -373,18 +280,18 @@ func (c *Conn) subscribe(st *sessionState, session string, s sink, methods ...st
 		k := subKey{session, m}
 		c.subs[k] = append(c.subs[k], s)
 	}
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	return func() {
-		c.mu.Lock()
+		c.core.Mu.Lock()
 		for _, m := range methods {
 			c.unsubscribeLocked(subKey{session, m}, s)
 		}
-		c.mu.Unlock()
+		c.core.Mu.Unlock()
 		s.cancel()
 	}
 }
 
-// unsubscribeLocked removes s from k's list. c.mu must be held.
+// unsubscribeLocked removes s from k's list. core.Mu must be held.
 func (c *Conn) unsubscribeLocked(k subKey, s sink) {
 	if c.subs == nil {
 		return

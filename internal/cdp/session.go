@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cdpkit/cdpkit/internal/rpc"
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
@@ -84,12 +85,12 @@ func (c *Conn) Session(id string) *Session {
 	if id == "" {
 		return c.browser
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.core.Mu.Lock()
+	defer c.core.Mu.Unlock()
 	st := c.sessions[id]
 	if st == nil {
 		st = &sessionState{done: make(chan struct{})}
-		if c.err != nil || c.detached.has(id) {
+		if c.core.ErrLocked() != nil || c.detached.has(id) {
 			st.close()
 		} else {
 			c.sessions[id] = st
@@ -112,7 +113,7 @@ func (c *Conn) Attach(ctx context.Context, id target.ID) (*Session, error) {
 type sessionState struct {
 	once    sync.Once
 	done    chan struct{}
-	pending map[int64]struct{} // guarded by Conn.mu
+	pending map[int64]struct{} // guarded by Conn.core.Mu
 }
 
 func (st *sessionState) close() { st.once.Do(func() { close(st.done) }) }
@@ -126,7 +127,7 @@ func (st *sessionState) isClosed() bool {
 	}
 }
 
-// addPending and removePending need Conn.mu held.
+// addPending and removePending need Conn.core.Mu held.
 func (st *sessionState) addPending(id int64) {
 	if st.pending == nil {
 		st.pending = make(map[int64]struct{})
@@ -141,17 +142,16 @@ func (st *sessionState) removePending(id int64) { delete(st.pending, id) }
 // answers them, yet the session may serve the target's next document.
 func (s *Session) FailPending(err error) {
 	c := s.conn
-	c.mu.Lock()
-	var failed []*call
+	c.core.Mu.Lock()
+	var failed []*rpc.Call
 	for id := range s.state.pending {
-		if cl := c.pending[id]; cl != nil {
+		if cl := c.core.TakeLocked(id); cl != nil {
 			failed = append(failed, cl)
-			delete(c.pending, id)
 		}
 	}
 	clear(s.state.pending)
-	c.mu.Unlock()
+	c.core.Mu.Unlock()
 	for _, cl := range failed {
-		cl.ch <- reply{err: fmt.Errorf("cdp: %s: %w", cl.method, err)}
+		cl.Resolve(nil, fmt.Errorf("cdp: %s: %w", cl.Method, err))
 	}
 }

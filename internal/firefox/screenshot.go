@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of captures
@@ -44,12 +45,20 @@ func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*bro
 			return nil, err
 		}
 		if el.Context != "" && el.Context != t.id {
-			return nil, unsupported("a screenshot of an element inside a frame")
+			box, err := t.frameElementBox(ctx, el)
+			if errors.Is(err, browser.ErrElementNotVisible) {
+				return nil, &browser.ElementError{Ref: o.Ref, Selector: o.Selector, Err: err}
+			}
+			if err != nil {
+				return nil, elementErr(o.Ref, o.Selector, err)
+			}
+			params["clip"] = box
+		} else {
+			if err := t.callJSON(ctx, sharedScript("center"), el, nil); err != nil {
+				return nil, elementErr(o.Ref, o.Selector, t.wrap(err))
+			}
+			params["clip"] = map[string]any{"type": "element", "element": el}
 		}
-		if err := t.callJSON(ctx, sharedScript("center"), el, nil); err != nil {
-			return nil, elementErr(o.Ref, o.Selector, t.wrap(err))
-		}
-		params["clip"] = map[string]any{"type": "element", "element": el}
 	}
 	browser.Step(ctx, "capturing the screenshot")
 	var r struct {
@@ -84,4 +93,35 @@ func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*bro
 		dpr = 1
 	}
 	return &browser.Screenshot{Data: data, Format: o.Format, Quality: o.Quality, Width: cfg.Width, Height: cfg.Height, Scale: dpr}, nil
+}
+
+// frameBoxJS scrolls an element into view and returns its border box in
+// its frame's viewport, cut to that viewport.
+const frameBoxJS = `function() {
+	const e = this.nodeType === 1 ? this : this.parentElement;
+	e.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+	const r = e.getBoundingClientRect();
+	const x = Math.max(r.left, 0), y = Math.max(r.top, 0);
+	return {x, y, width: Math.max(Math.min(r.right, innerWidth) - x, 0),
+		height: Math.max(Math.min(r.bottom, innerHeight) - y, 0)};
+}`
+
+// frameElementBox returns the clip of an element inside a frame as a box
+// in the tab's viewport, for a capture of the tab: an element clip must
+// name a node of the captured context, and the tab is what is captured.
+// The box is the element's in its frame, cut to the frame's viewport and
+// moved by the frame's offset in the tab.
+func (t *Tab) frameElementBox(ctx context.Context, el *sharedRef) (map[string]any, error) {
+	var r struct{ X, Y, Width, Height float64 }
+	if err := t.callJSON(ctx, frameBoxJS, el, &r); err != nil {
+		return nil, t.wrap(err)
+	}
+	if r.Width <= 0 || r.Height <= 0 {
+		return nil, browser.ErrElementNotVisible
+	}
+	dx, dy, err := t.frameOffset(ctx, el.Context)
+	if err != nil {
+		return nil, t.wrap(err)
+	}
+	return map[string]any{"type": "box", "x": r.X + dx, "y": r.Y + dy, "width": r.Width, "height": r.Height}, nil
 }

@@ -1,13 +1,19 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	_ "image/png"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -351,4 +357,106 @@ func TestBackendsLeases(t *testing.T) {
 			t.Errorf("release_page = %v: want released, and closed (cdpkit opened it)", rel)
 		}
 	})
+}
+
+// TestBackendsFrameElementScreenshot: take_screenshot of an element inside
+// a same-origin and a cross-origin iframe captures that element: its image
+// is found, pixel for pixel, in a capture of the viewport, inside its
+// frame's box there.
+func TestBackendsFrameElementScreenshot(t *testing.T) {
+	base := pointerServer(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", `{"url":"`+base+`/frames-shadow.html"}`)
+		var frames [][4]float64 // each iframe's box in the viewport, CSS pixels
+		js := `() => JSON.stringify([innerWidth, Array.from(document.querySelectorAll('iframe'), f => { const r = f.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })])`
+		var vp []json.RawMessage
+		if err := json.Unmarshal([]byte(fmt.Sprint(h.mustCall(t, "evaluate_script", `{"function":`+strconv.Quote(js)+`}`)["value"])), &vp); err != nil || len(vp) != 2 {
+			t.Fatalf("reading the frames' boxes: %v", err)
+		}
+		var cssWidth float64
+		json.Unmarshal(vp[0], &cssWidth)
+		json.Unmarshal(vp[1], &frames)
+		view := backendsImage(t, h, `{}`)
+		scale := float64(view.Bounds().Dx()) / cssWidth
+		for i, name := range []string{"Same", "Cross"} {
+			shot := backendsImage(t, h, `{"uid":"`+backendsRef(t, h, `button "`+name+` button"`)+`"}`)
+			b := shot.Bounds()
+			if backendsUniform(shot) {
+				t.Errorf("%s button: a blank %dx%d image", name, b.Dx(), b.Dy())
+				continue
+			}
+			if b.Dx() < 10 || b.Dy() < 5 || b.Dx() > view.Bounds().Dx()/2 {
+				t.Errorf("%s button: a %dx%d image, want a button's size", name, b.Dx(), b.Dy())
+				continue
+			}
+			at, ok := backendsFindImage(view, shot)
+			if !ok {
+				t.Errorf("%s button: its %dx%d image is nowhere in the viewport's capture", name, b.Dx(), b.Dy())
+				continue
+			}
+			f := frames[i]
+			if x, y := float64(at.X)/scale, float64(at.Y)/scale; x < f[0] || y < f[1] || x > f[2] || y > f[3] {
+				t.Errorf("%s button: its image is at (%.0f,%.0f) in the viewport, outside its frame %v", name, x, y, f)
+			}
+		}
+	})
+}
+
+// backendsImage takes a screenshot with args and decodes it.
+func backendsImage(t *testing.T, h *harness, args string) image.Image {
+	t.Helper()
+	res, err := h.result(t, "take_screenshot", args)
+	if err != nil {
+		t.Fatalf("take_screenshot %s: %v", args, err)
+	}
+	if res.Image == nil {
+		t.Fatalf("take_screenshot %s: no image", args)
+	}
+	img, _, err := image.Decode(bytes.NewReader(res.Image.Data))
+	if err != nil {
+		t.Fatalf("take_screenshot %s: decoding: %v", args, err)
+	}
+	return img
+}
+
+// backendsFindImage returns where sub appears in img, each pixel's
+// channels within a small tolerance (encoders and compositors may round
+// differently), and whether it does.
+func backendsFindImage(img, sub image.Image) (image.Point, bool) {
+	ib, sb := img.Bounds(), sub.Bounds()
+	near := func(a, b color.Color) bool {
+		r1, g1, b1, _ := a.RGBA()
+		r2, g2, b2, _ := b.RGBA()
+		d := func(x, y uint32) bool { return x>>8 <= y>>8+8 && y>>8 <= x>>8+8 }
+		return d(r1, r2) && d(g1, g2) && d(b1, b2)
+	}
+	for y := ib.Min.Y; y+sb.Dy() <= ib.Max.Y; y++ {
+	next:
+		for x := ib.Min.X; x+sb.Dx() <= ib.Max.X; x++ {
+			for sy := range sb.Dy() {
+				for sx := range sb.Dx() {
+					if !near(img.At(x+sx, y+sy), sub.At(sb.Min.X+sx, sb.Min.Y+sy)) {
+						continue next
+					}
+				}
+			}
+			return image.Pt(x-ib.Min.X, y-ib.Min.Y), true
+		}
+	}
+	return image.Point{}, false
+}
+
+// backendsUniform reports whether every pixel of img has one colour.
+func backendsUniform(img image.Image) bool {
+	b := img.Bounds()
+	first := color.RGBAModel.Convert(img.At(b.Min.X, b.Min.Y))
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if color.RGBAModel.Convert(img.At(x, y)) != first {
+				return false
+			}
+		}
+	}
+	return true
 }
