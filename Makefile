@@ -44,10 +44,12 @@ cross:
 # on 2 cores the suite uses a fraction of the CPU, so TEST_P packages run at
 # once (go test's default is one per core, which queued cmd/cdpkit and
 # internal/firefox behind the first two) and each runs TEST_PARALLEL
-# parallel tests (default: one per core), a tab or scope each.
+# parallel tests (default: one per core), a tab or scope each. 8 was
+# tried: on a machine already at load 80 its own-browser launches ran
+# past their 30 s launch deadline, so 4.
 SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit ./internal/firefox
 TEST_P ?= 4
-TEST_PARALLEL ?= 8
+TEST_PARALLEL ?= 4
 test: deps lint cross
 	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m -p $(TEST_P) -parallel $(TEST_PARALLEL) $(SLOW_PKGS) \
