@@ -284,17 +284,14 @@ func waitNoProcs(t *testing.T, what string, keep func(proc) bool, within time.Du
 // /tmp/x-12.
 func userDataDirArg(dir string) string { return "--user-data-dir=" + dir + " " }
 
-// privateTempDir points os.TempDir at a fresh directory for the rest of the
-// test, so that profiles this test creates cannot be confused with those of
-// other processes, and returns it.
+// privateTempDir returns a fresh directory for the test to give its
+// browsers as Options.tempDir, so that the profiles (and the browser temp
+// dirs) they create, and the processes naming them, cannot be confused
+// with those of other tests or processes. Unlike setting TMPDIR, it lets
+// the test run in parallel.
 func privateTempDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
-	if got := os.TempDir(); got != dir {
-		t.Fatalf("os.TempDir() = %q after setting TMPDIR, want %q", got, dir)
-	}
-	return dir
+	return t.TempDir()
 }
 
 // profilesIn lists the cdpkit-profile-* entries in dir.
