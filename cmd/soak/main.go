@@ -79,16 +79,20 @@ func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs, at int, pro
 	if err != nil {
 		return err
 	}
-	if profiles != "" {
-		if err := os.MkdirAll(profiles, 0o755); err != nil {
-			return err
-		}
-	}
 	cmd := exec.Command(cdpkit, "mcp", "--tools", "full")
 	// The soak measures drift, not latency: a loaded machine must not turn
 	// slow calls into failures.
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"),
 		"CDPKIT_TOOL_TIMEOUT="+callTimeout.String(), "CDPKIT_PPROF="+pprofAddr)
+	if profiles != "" {
+		if err := os.MkdirAll(profiles, 0o755); err != nil {
+			return err
+		}
+		// The default rate samples one allocation per 512 KiB: too coarse
+		// to tell a few MB of growth apart. One per 4 KiB costs the soak
+		// some speed, which it does not measure.
+		cmd.Env = append(cmd.Env, "GODEBUG=memprofilerate=4096")
+	}
 	stderr := &sysproc.Tail{Max: 16 << 10}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-soak", Version: "0"}, nil)
@@ -100,23 +104,23 @@ func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs, at int, pro
 		session.Close()
 		cmd.Wait()
 	}()
-	call := func(name string, args map[string]any) (string, error) {
+	call := func(name string, args map[string]any) (*mcp.CallToolResult, error) {
 		ctx, cancel := context.WithTimeout(ctx, callTimeout)
 		defer cancel()
 		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
-			return "", err
-		}
-		text := ""
-		if len(res.Content) > 0 {
-			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-				text = tc.Text
-			}
+			return nil, err
 		}
 		if res.IsError {
-			return "", errors.New(text)
+			text := ""
+			if len(res.Content) > 0 {
+				if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+					text = tc.Text
+				}
+			}
+			return nil, errors.New(text)
 		}
-		return text, nil
+		return res, nil
 	}
 
 	// Open the tabs, each on a first page.
@@ -128,61 +132,90 @@ func run(ctx context.Context, out io.Writer, cdpkit string, n, tabs, at int, pro
 			return fmt.Errorf("opening tab %d: %w", i, err)
 		}
 	}
-	text, err := call("list_pages", nil)
+	res, err := call("list_pages", nil)
 	if err != nil {
 		return err
 	}
+	// The page ids come from structuredContent; the text is for the agent.
 	var listed struct {
 		Pages []struct {
 			ID string `json:"id"`
 		} `json:"pages"`
 	}
-	if err := json.Unmarshal([]byte(strings.SplitN(text, "\n", 2)[0]), &listed); err != nil || len(listed.Pages) < tabs {
-		return fmt.Errorf("list_pages = %.200s: want %d tabs (%v)", text, tabs, err)
+	raw, err := json.Marshal(res.StructuredContent)
+	if err == nil {
+		err = json.Unmarshal(raw, &listed)
+	}
+	if err != nil || len(listed.Pages) < tabs {
+		return fmt.Errorf("list_pages structuredContent = %.200s: want %d tabs (%v)", raw, tabs, err)
 	}
 	pr := probe{pid: cmd.Process.Pid, tmp: tmp, pprof: pprofAddr, saveDir: profiles}
+	ids := make([]string, tabs)
+	for k, p := range listed.Pages[:tabs] {
+		ids[k] = p.ID
+	}
+	// home is the page tab k shows when memory is measured: the page it
+	// was opened on, so every measurement sees the same documents (a
+	// checkpoint that caught one tab on big.html and another on
+	// nav-one.html measured the pages, not the drift).
+	home := func(k int) string { return srv.URL + "/" + pages[k%len(pages)] }
+	// quiesce brings every tab home, one call at a time, after the soak's
+	// calls have all returned: measurements are taken at a quiet point
+	// between calls, never mid-call.
+	quiesce := func(label string) memory {
+		for k, id := range ids {
+			if _, err := call("navigate_page", map[string]any{"url": home(k), "target": id}); err != nil {
+				return memory{label: label, err: fmt.Errorf("bringing tab %d home before measuring at %s: %w", k, label, err)}
+			}
+		}
+		return pr.measure(ctx, label)
+	}
 	ms := []memory{pr.measure(ctx, "start")}
 
 	var (
 		next     atomic.Int64
-		done     atomic.Int64
 		mu       sync.Mutex
 		failures = map[string]int{}
 		took     []time.Duration
-		wg       sync.WaitGroup
 	)
-	began := time.Now()
-	for _, p := range listed.Pages[:tabs] {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				t0 := time.Now()
-				_, err := call("navigate_page", map[string]any{"url": srv.URL + "/" + pages[i%len(pages)], "target": p.ID})
-				d := time.Since(t0)
-				mu.Lock()
-				took = append(took, d)
-				if err != nil {
-					code, _, _ := strings.Cut(err.Error(), " ")
-					failures[code]++
-				}
-				mu.Unlock()
-				// The checkpoint is measured while the other tabs go on:
-				// the soak is a steady load, not a series of pauses.
-				if done.Add(1) == int64(at) && at < n {
-					m := pr.measure(ctx, fmt.Sprintf("navigation %d", at))
+	// navigate runs navigations up to (not including) number until,
+	// tabs at once, and returns when all have returned.
+	navigate := func(until int) {
+		var wg sync.WaitGroup
+		for _, id := range ids {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= until {
+						next.Add(-1)
+						return
+					}
+					t0 := time.Now()
+					_, err := call("navigate_page", map[string]any{"url": srv.URL + "/" + pages[i%len(pages)], "target": id})
+					d := time.Since(t0)
 					mu.Lock()
-					ms = append(ms, m)
+					took = append(took, d)
+					if err != nil {
+						code, _, _ := strings.Cut(err.Error(), " ")
+						failures[code]++
+					}
 					mu.Unlock()
 				}
-			}
-		})
+			})
+		}
+		wg.Wait()
 	}
-	wg.Wait()
-	elapsed := time.Since(began)
-	ms = append(ms, pr.measure(ctx, fmt.Sprintf("navigation %d", n)))
+	began := time.Now()
+	var paused time.Duration
+	if at > 0 && at < n {
+		navigate(at)
+		p0 := time.Now()
+		ms = append(ms, quiesce(fmt.Sprintf("navigation %d", at)))
+		paused = time.Since(p0)
+	}
+	navigate(n)
+	elapsed := time.Since(began) - paused
+	ms = append(ms, quiesce(fmt.Sprintf("navigation %d", n)))
 
 	slices.Sort(took)
 	pct := func(p float64) time.Duration { return took[int(p*float64(len(took)-1))].Round(time.Millisecond) }

@@ -164,6 +164,7 @@ func (o *output) printHuman(w io.Writer, tool string) {
 		var d struct {
 			Pages []struct {
 				Index  int    `json:"index"`
+				PageID int    `json:"pageId"`
 				ID     string `json:"id"`
 				URL    string `json:"url"`
 				Title  string `json:"title"`
@@ -176,7 +177,8 @@ func (o *output) printHuman(w io.Writer, tool string) {
 				if p.Active {
 					mark = "*"
 				}
-				fmt.Fprintf(w, "%s %d  %s  %s  %s\n", mark, p.Index, p.ID, p.URL, p.Title)
+				// pageId:N is a selector too, one that never shifts.
+				fmt.Fprintf(w, "%s %d  pageId:%d  %s  %s  %s\n", mark, p.Index, p.PageID, p.ID, p.URL, p.Title)
 			}
 			return
 		}

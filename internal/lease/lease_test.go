@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
@@ -288,13 +290,19 @@ func TestOrigins(t *testing.T) {
 		t.Error("a prune took a record young enough that its tab may not be known yet")
 	}
 	f.clock.add(time.Minute)
-	f.s.PruneOrigins("chrome", "b1", map[string]bool{"T1": true})
+	kept, err := f.s.PruneOrigins("chrome", "b1", map[string]bool{"T1": true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	rows, _ := f.s.Origins("chrome", "b1")
 	if _, ok := rows["T2"]; ok {
 		t.Error("a closed tab's origin survived a prune")
 	}
 	if rows["T1"].Label != "first" || rows["T3"].Unreadable != "unparseable" {
 		t.Errorf("rows %+v", rows)
+	}
+	if d := cmp.Diff(rows, kept); d != "" {
+		t.Errorf("PruneOrigins kept rows other than Origins reads next (-read +kept):\n%s", d)
 	}
 }
 

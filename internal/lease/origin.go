@@ -97,16 +97,21 @@ func (s *Store) Origins(backend, browser string) (map[string]OriginRow, error) {
 const pruneGrace = 10 * time.Second
 
 // PruneOrigins removes the ledger entries of one browser whose tab is not
-// in open (target ids of every tab the browser has, not one client's).
-func (s *Store) PruneOrigins(backend, browser string, open map[string]bool) {
+// in open (target ids of every tab the browser has, not one client's),
+// and returns the entries it kept, as [Store.Origins] would read them
+// next: one read of the ledger for both.
+func (s *Store) PruneOrigins(backend, browser string, open map[string]bool) (map[string]OriginRow, error) {
 	rows, err := s.Origins(backend, browser)
 	if err != nil {
-		return
+		return nil, err
 	}
 	cutoff := s.now().Add(-pruneGrace).UnixMilli()
 	for id, row := range rows {
 		if row.Unreadable == "" && !open[id] && row.CreatedAt < cutoff {
-			os.Remove(s.originPath(Tab{Backend: backend, Browser: browser, TargetID: id}))
+			if err := os.Remove(s.originPath(Tab{Backend: backend, Browser: browser, TargetID: id})); err == nil || errors.Is(err, fs.ErrNotExist) {
+				delete(rows, id)
+			}
 		}
 	}
+	return rows, nil
 }

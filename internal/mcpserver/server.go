@@ -114,11 +114,9 @@ func annotations(t *tools.Tool) *mcp.ToolAnnotations {
 // same data as structured content for programs (see tools.Result.Render),
 // plus the image if any.
 func result(r *tools.Result) *mcp.CallToolResult {
-	text, err := r.Render()
-	if err != nil {
-		return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
-	}
-	structured, err := r.Structured()
+	// The structure goes out as the JSON it already is (the SDK does the
+	// same for typed tools): no map to build and encode again per call.
+	text, structured, err := r.Encode()
 	if err != nil {
 		return errorResult(&tools.Error{Code: tools.Internal, Message: "encoding the result: " + err.Error()})
 	}

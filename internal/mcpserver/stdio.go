@@ -171,17 +171,52 @@ func (f *framer) drain() {
 // Write takes one message (or several lines) from the SDK.
 func (f *framer) Write(p []byte) (int, error) {
 	for _, line := range bytes.Split(bytes.TrimSpace(p), []byte("\n")) {
-		var head struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if json.Unmarshal(line, &head) == nil && head.Method == "" && len(head.ID) > 0 {
-			defer f.answered(idKey(head.ID))
+		if id := responseID(line); id != nil {
+			defer f.answered(idKey(id))
 		}
 	}
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	return f.out.Write(p)
+}
+
+// responseID returns the id of a response (an object with an id and no
+// method), else nil. It reads members only until it knows: the SDK writes
+// "jsonrpc", "id", then "result" or "error", so a tool's result (a whole
+// snapshot, an image) is not parsed again only to find its id.
+func responseID(line []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var id json.RawMessage
+	answer := false // a result or error member was seen
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch t {
+		case "method":
+			return nil
+		case "result", "error":
+			answer = true
+			if id != nil {
+				return id
+			}
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if t == "id" {
+			id = v
+			if answer {
+				return id
+			}
+		}
+	}
+	return id
 }
 
 func (f *framer) answered(id string) {

@@ -38,21 +38,20 @@ var compatTable = map[string]map[string]compatRule{
 	},
 }
 
-// pageIDHint is the refusal of chrome-devtools-mcp's pageId, whose ids
-// never renumber while cdpkit's list_pages index does when a tab closes:
-// mapping one onto the other could act on the wrong tab.
-const pageIDHint = "cdpkit names tabs with target: a tab id or index:N from list_pages"
-
 // compat rewrites chrome-devtools-mcp's argument names into cdpkit's where
 // the meaning matches, drops those given their default meaning, and
 // refuses with a hint those whose meaning cannot match (see compatTable).
+// Its pageId, on a tool that acts on a tab, becomes the target
+// "pageId:N" (see pageid.go).
 func (t *Tool) compat(raw json.RawMessage) (json.RawMessage, error) {
 	raw, v, err := takeArg(raw, "pageId")
 	if err != nil {
 		return nil, err
 	}
 	if v != nil {
-		return nil, errorf(InvalidArgs, false, pageIDHint, "pageId is chrome-devtools-mcp's tab numbering, which cdpkit does not keep")
+		if raw, err = t.pageIDTarget(raw, v); err != nil {
+			return nil, err
+		}
 	}
 	for name, rule := range compatTable[t.Name] {
 		var v json.RawMessage
@@ -63,20 +62,50 @@ func (t *Tool) compat(raw json.RawMessage) (json.RawMessage, error) {
 		case v == nil:
 		case rule.same != nil && string(compact(v)) == string(rule.same):
 		case rule.rename != "":
-			var m map[string]json.RawMessage
-			if json.Unmarshal(raw, &m) != nil {
-				return raw, nil
-			}
-			if _, both := m[rule.rename]; both {
-				return nil, errorf(InvalidArgs, false, "give only "+rule.rename, "%s and %s say the same", name, rule.rename)
-			}
-			m[rule.rename] = v
-			if raw, err = json.Marshal(m); err != nil {
-				return nil, errorf(InvalidArgs, false, "see the tool's input schema", "arguments: %v", err)
+			if raw, err = putArg(raw, name, rule.rename, v); err != nil {
+				return nil, err
 			}
 		default:
 			return nil, errorf(InvalidArgs, false, rule.hint, "%s %s: %s", t.Name, name, fmt.Sprintf("chrome-devtools-mcp's %s=%s has no cdpkit equivalent", name, compact(v)))
 		}
 	}
 	return raw, nil
+}
+
+// pageIDTarget turns chrome-devtools-mcp's pageId v into the target of a
+// tool that acts on a tab.
+func (t *Tool) pageIDTarget(raw, v json.RawMessage) (json.RawMessage, error) {
+	if !t.Tab {
+		return nil, errorf(InvalidArgs, false, "drop pageId", "pageId names a tab, and %s acts on none", t.Name)
+	}
+	var n float64
+	if json.Unmarshal(v, &n) != nil || n < 1 || n != float64(int(n)) {
+		return nil, errorf(InvalidArgs, false, "pageId is a page number from list_pages", "pageId %s is not a page number", compact(v))
+	}
+	target, err := json.Marshal(fmt.Sprintf("%s%d", pageIDPrefix, int(n)))
+	if err != nil {
+		return nil, err
+	}
+	return putArg(raw, "pageId", "target", target)
+}
+
+// putArg sets raw's argument to v, which the call gave as from; from and
+// to both given is INVALID_ARGS.
+func putArg(raw json.RawMessage, from, to string, v json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw, nil // not an object: decoding says so
+	}
+	if m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	if _, both := m[to]; both {
+		return nil, errorf(InvalidArgs, false, "give only "+to, "%s and %s say the same", from, to)
+	}
+	m[to] = v
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, errorf(InvalidArgs, false, "see the tool's input schema", "arguments: %v", err)
+	}
+	return out, nil
 }

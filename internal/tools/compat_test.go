@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,8 +37,6 @@ func TestChromeDevtoolsMCPCalls(t *testing.T) {
 		}
 	}
 	refused := []struct{ tool, args, mention string }{
-		{"select_page", `{"pageId":1}`, "pageId"},
-		{"close_page", `{"pageId":2}`, "pageId"},
 		{"take_snapshot", `{"verbose":true}`, "verbose"},
 		{"navigate_page", `{"type":"reload","initScript":"1"}`, "initScript"},
 		{"navigate_page", `{"type":"reload","handleBeforeUnload":"dismiss"}`, "handleBeforeUnload"},
@@ -45,6 +44,90 @@ func TestChromeDevtoolsMCPCalls(t *testing.T) {
 		{"list_console_messages", `{"includePreservedMessages":true}`, "includePreservedMessages"},
 	}
 	for _, c := range refused {
+		_, err := h.call(t, c.tool, c.args)
+		wantCode(t, err, InvalidArgs, c.mention)
+	}
+}
+
+// TestChromeDevtoolsMCPPageID replays a chrome-devtools-mcp-shaped session
+// that names tabs by pageId, as its list_pages numbers them: from 1 in the
+// order the tabs were first seen, never shifting when a tab closes and
+// never given again (issue #24 item 9). cdpkit's index:N shifts; pageId
+// does not.
+func TestChromeDevtoolsMCPPageID(t *testing.T) {
+	t.Parallel()
+	base := serveFixtures(t)
+	h := newHarness(t, nil) // a scope of its own: its tabs are numbered from 1
+	pageID := func(data map[string]any) int {
+		t.Helper()
+		n, ok := data["pageId"].(float64)
+		if !ok {
+			t.Fatalf("result has no pageId: %v", data)
+		}
+		return int(n)
+	}
+	// pageIDs reads list_pages (or close_page) rows as pageId → url.
+	pageIDs := func(data map[string]any) map[int]string {
+		t.Helper()
+		out := map[int]string{}
+		for _, p := range data["pages"].([]any) {
+			row := p.(map[string]any)
+			out[int(row["pageId"].(float64))] = row["url"].(string)
+		}
+		return out
+	}
+	snapshotTitle := func(args string) string {
+		t.Helper()
+		data := h.mustCall(t, "take_snapshot", args)
+		return fmt.Sprint(data["title"], " ", data["url"])
+	}
+	for i, page := range []string{"/nav-one.html", "/nav-two.html", "/form.html"} {
+		data := h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q,"timeout":0}`, base+page))
+		if got := pageID(data); got != i+1 {
+			t.Errorf("new_page %s: pageId %d, want %d", page, got, i+1)
+		}
+	}
+	if got, want := pageIDs(h.mustCall(t, "list_pages", `{}`)), map[int]string{1: base + "/nav-one.html", 2: base + "/nav-two.html", 3: base + "/form.html"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("list_pages pageIds = %v, want %v", got, want)
+	}
+	// Page-scoped calls with pageId act on that tab, whichever is active.
+	if got := snapshotTitle(`{"pageId":2}`); !strings.Contains(got, "/nav-two.html") {
+		t.Errorf("take_snapshot pageId 2 read %q, want nav-two", got)
+	}
+	if got := pageID(h.mustCall(t, "select_page", `{"pageId":1,"bringToFront":true}`)); got != 1 {
+		t.Errorf("select_page pageId 1 selected pageId %d", got)
+	}
+	// Closing pageId 1 moves every index down by one; pageIds stay.
+	closed := h.mustCall(t, "close_page", `{"pageId":1}`)
+	if got, want := pageIDs(closed), map[int]string{2: base + "/nav-two.html", 3: base + "/form.html"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("close_page pageId 1 left %v, want %v", got, want)
+	}
+	if got := int(closed["closedPageId"].(float64)); got != 1 {
+		t.Errorf("close_page closedPageId = %d, want 1", got)
+	}
+	if got := snapshotTitle(`{"pageId":3}`); !strings.Contains(got, "/form.html") {
+		t.Errorf("after the close, take_snapshot pageId 3 read %q, want form", got)
+	}
+	if got := snapshotTitle(`{"target":"index:1"}`); !strings.Contains(got, "/form.html") {
+		t.Errorf("after the close, index:1 read %q, want form (index shifts)", got)
+	}
+	h.mustCall(t, "select_page", `{"pageId":2}`)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"pageId":3,"type":"url","url":%q}`, base+"/nav-one.html"))
+	if got := pageIDs(h.mustCall(t, "list_pages", `{}`)); got[3] != base+"/nav-one.html" || got[2] != base+"/nav-two.html" {
+		t.Errorf("navigate_page pageId 3 did not load in pageId 3: %v", got)
+	}
+	// A closed tab's number is not given again.
+	if got := pageID(h.mustCall(t, "new_page", `{"url":"about:blank"}`)); got != 4 {
+		t.Errorf("new_page after a close: pageId %d, want 4", got)
+	}
+	_, err := h.call(t, "close_page", `{"pageId":1}`)
+	wantCode(t, err, TargetNotFound, "pageId:1")
+	for _, c := range []struct{ tool, args, mention string }{
+		{"take_snapshot", `{"pageId":0}`, "pageId"},
+		{"take_snapshot", `{"pageId":"2"}`, "pageId"},
+		{"take_snapshot", `{"pageId":2,"target":"index:0"}`, "target"},
+		{"list_pages", `{"pageId":2}`, "pageId"},
+	} {
 		_, err := h.call(t, c.tool, c.args)
 		wantCode(t, err, InvalidArgs, c.mention)
 	}

@@ -10,7 +10,7 @@ import (
 
 type handleDialogArgs struct {
 	Action     string `json:"action" jsonschema:"accept or dismiss"`
-	PromptText string `json:"promptText,omitempty" jsonschema:"a prompt's answer"`
+	PromptText string `json:"promptText,omitempty"`
 	actionArgs
 }
 

@@ -36,7 +36,7 @@ type fillFormArgs struct {
 }
 
 type typeTextArgs struct {
-	Text      string `json:"text" jsonschema:"text to type"`
+	Text      string `json:"text"`
 	UID       string `json:"uid,omitempty" jsonschema:"ref to focus first"`
 	Selector  string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	SubmitKey string `json:"submitKey,omitempty" jsonschema:"key to press after (Enter)"`
@@ -58,10 +58,10 @@ type selectOptionArgs struct {
 }
 
 type uploadFileArgs struct {
-	UID      string   `json:"uid,omitempty" jsonschema:"ref of the file input"`
+	UID      string   `json:"uid,omitempty" jsonschema:"ref (e12)"`
 	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector"`
-	Paths    []string `json:"paths,omitempty" jsonschema:"files"`
-	FilePath string   `json:"filePath,omitempty" jsonschema:"one file, instead of paths"`
+	Paths    []string `json:"paths,omitempty"`
+	FilePath string   `json:"filePath,omitempty" jsonschema:"one file"`
 	actionArgs
 
 	files, names []string // checked absolute paths and their base names, by check

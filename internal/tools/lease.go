@@ -261,6 +261,7 @@ func (env *Env) dropLease(ctx context.Context, b browser.Driver, id string) {
 // pageRow is a tab as list_pages shows it, with the creation ledger's
 // word on who opened it.
 type pageRow struct {
+	PageID int `json:"pageId"` // see pageid.go
 	browser.Page
 	Origin           string `json:"origin"` // agent or unknown, never human
 	Label            string `json:"label,omitempty"`
@@ -280,9 +281,10 @@ func (env *Env) withOrigins(ctx context.Context, b browser.Driver, pages []brows
 				for _, p := range all {
 					open[p.ID] = true
 				}
-				env.Leases.PruneOrigins(key.Backend, key.Browser, open)
+				origins, _ = env.Leases.PruneOrigins(key.Backend, key.Browser, open)
+			} else {
+				origins, _ = env.Leases.Origins(key.Backend, key.Browser)
 			}
-			origins, _ = env.Leases.Origins(key.Backend, key.Browser)
 		}
 	}
 	for _, p := range pages {

@@ -13,14 +13,14 @@ type listPagesArgs struct{}
 
 type newPageArgs struct {
 	URL        string `json:"url,omitempty" jsonschema:"default about:blank"`
-	Background bool   `json:"background,omitempty" jsonschema:"do not make it active"`
+	Background bool   `json:"background,omitempty" jsonschema:"don't make it active"`
 	Claim      bool   `json:"claim,omitempty" jsonschema:"also lease it"`
 	Label      string `json:"label,omitempty" jsonschema:"lease label"`
 	TTLMs      int    `json:"ttlMs,omitempty" jsonschema:"lease ttl"`
 }
 
 type navigateArgs struct {
-	URL         string `json:"url,omitempty" jsonschema:"URL"`
+	URL         string `json:"url,omitempty"`
 	Type        string `json:"type,omitempty" jsonschema:"url (default), back, forward, reload"`
 	IgnoreCache bool   `json:"ignoreCache,omitempty" jsonschema:"for reload"`
 	WaitUntil   string `json:"waitUntil,omitempty" jsonschema:"load (default), domcontentloaded or networkidle"`
@@ -35,15 +35,15 @@ type closePageArgs struct {
 }
 
 type selectPageArgs struct {
-	Target       string `json:"target" jsonschema:"tab id, index:N, url:X, title:X"`
-	BringToFront bool   `json:"bringToFront,omitempty" jsonschema:"also show it in front"`
+	Target       string `json:"target" jsonschema:"tab id, pageId:N, index:N, url:X, title:X"`
+	BringToFront bool   `json:"bringToFront,omitempty"`
 }
 
 func pageTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name:        "list_pages",
-			Description: "List tabs: id, index, url, title, active, origin.",
+			Description: "List tabs: pageId, id, index, url, title, active, origin.",
 			ReadOnly:    true,
 			Idempotent:  true,
 			Core:        true,
@@ -51,12 +51,12 @@ func pageTools() []Tool {
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
-			Description: "Open a tab and load url. Returns its id, url, title, HTTP status (lease token with claim).",
+			Description: "Open a tab and load url. Returns its pageId, id, url, title, HTTP status.",
 			Core:        true,
 		}, newPage),
 		defineOn(Tool{
 			Name:        "navigate_page",
-			Description: "Load a URL, or go back, forward or reload, and wait for the load. Returns url, title, HTTP status, changes.",
+			Description: "Load url, or go back, forward or reload, and wait for it. Returns url, title, HTTP status, changes.",
 			// A dialog the old page shows does not stop a navigation
 			// away from it; navigating recovers a crashed tab.
 			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
@@ -96,6 +96,13 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 		return nil, err
 	}
 	rows := env.withOrigins(ctx, b, pages)
+	ids, err := env.pageIDs(b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		rows[i].PageID = ids[rows[i].ID]
+	}
 	data := map[string]any{"pages": rows}
 	if len(reaped) > 0 {
 		data["reaped"] = reaped
@@ -104,7 +111,8 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 }
 
 type pageResult struct {
-	ID string `json:"id,omitempty"`
+	PageID int    `json:"pageId,omitempty"` // see pageid.go
+	ID     string `json:"id,omitempty"`
 	*browser.NavResult
 	Active bool            `json:"active"`
 	Dialog *browser.Dialog `json:"dialog,omitempty"` // one the page opened while it loaded
@@ -155,6 +163,9 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 		return nil, err
 	}
 	res := pageResult{ID: tab.ID(), Active: !in.Background}
+	if ids, err := env.pageIDs(b); err == nil {
+		res.PageID = ids[tab.ID()]
+	}
 	// Leased before it loads anything, so no other agent drives it first.
 	if err := env.leaseNewTab(ctx, b, tab, in, &res); err != nil {
 		return nil, err
@@ -266,7 +277,11 @@ func selectPage(ctx context.Context, env *Env, d *door, in selectPageArgs) (*Res
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range pages {
+	numbered, err := env.numbered(b, pages)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range numbered {
 		if p.ID == tab.ID() {
 			return &Result{Data: p}, nil
 		}
@@ -275,9 +290,10 @@ func selectPage(ctx context.Context, env *Env, d *door, in selectPageArgs) (*Res
 }
 
 type closeResult struct {
-	Closed string         `json:"closed"`
-	Pages  []browser.Page `json:"pages"`
-	Note   string         `json:"note,omitempty"`
+	Closed       string         `json:"closed"`
+	ClosedPageID int            `json:"closedPageId,omitempty"`
+	Pages        []numberedPage `json:"pages"`
+	Note         string         `json:"note,omitempty"`
 }
 
 func (in *closePageArgs) check(context.Context, *Env) error {
@@ -289,6 +305,10 @@ func (in *closePageArgs) check(context.Context, *Env) error {
 
 func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Result, error) {
 	b, tab := d.b, d.tab
+	before, err := env.pageIDs(b)
+	if err != nil {
+		return nil, err
+	}
 	if err := tab.Close(ctx); err != nil {
 		return nil, err
 	}
@@ -297,9 +317,12 @@ func closePage(ctx context.Context, env *Env, d *door, in closePageArgs) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	res := closeResult{Closed: tab.ID(), Pages: pages}
+	numbered, err := env.numbered(b, pages)
+	if err != nil {
+		return nil, err
+	}
+	res := closeResult{Closed: tab.ID(), ClosedPageID: before[tab.ID()], Pages: numbered}
 	if len(pages) == 0 {
-		res.Pages = []browser.Page{}
 		res.Note = "that was the last tab; new_page opens one"
 	}
 	return &Result{Data: res}, nil

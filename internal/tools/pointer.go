@@ -11,9 +11,9 @@ import (
 
 type clickArgs struct {
 	elementArgs
-	DblClick  bool     `json:"dblClick,omitempty" jsonschema:"double-click"`
+	DblClick  bool     `json:"dblClick,omitempty"`
 	Button    string   `json:"button,omitempty" jsonschema:"left, right or middle"`
-	Modifiers []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
+	Modifiers []string `json:"modifiers,omitempty" jsonschema:"Alt, Control, Meta, Shift"`
 	Force     bool     `json:"force,omitempty" jsonschema:"skip the checks"`
 	actionArgs
 
@@ -48,7 +48,7 @@ func pointerTools() []Tool {
 		defineOn(Tool{
 			Name: "click",
 			Description: "Click with real mouse events. Element: uid, selector, role+name or text. " +
-				"Waits waitMs (5000) until visible, stable, enabled, uncovered (not with force).",
+				"Waits waitMs (5000) until visible, stable, enabled, uncovered.",
 			Tab: true, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
 		}, click),

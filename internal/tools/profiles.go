@@ -2,8 +2,11 @@ package tools
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // coreTools are the tools declared Core: what an agent needs for the
@@ -38,6 +41,29 @@ var devtoolsTools = append(slices.Clone(coreTools),
 // coordinates, for models that look at the page.
 var visionProfile = append(slices.Clone(coreTools), "click_at", "move_mouse", "drag_at", "scroll_at")
 
+// coreHidden are the arguments the core profile's schemas leave out: new_page's
+// lease arguments belong with the lease tools (claim_page, release_page,
+// list_leases), which core does not offer.
+var coreHidden = map[string][]string{
+	"new_page": {"claim", "label", "ttlMs"},
+}
+
+// withoutProperties returns s without the named properties (s itself when
+// there are none to drop).
+func withoutProperties(s *jsonschema.Schema, names []string) *jsonschema.Schema {
+	if s == nil || len(names) == 0 {
+		return s
+	}
+	c := *s
+	c.Properties = maps.Clone(s.Properties)
+	c.PropertyOrder = slices.DeleteFunc(slices.Clone(s.PropertyOrder), func(p string) bool { return slices.Contains(names, p) })
+	c.Required = slices.DeleteFunc(slices.Clone(s.Required), func(p string) bool { return slices.Contains(names, p) })
+	for _, n := range names {
+		delete(c.Properties, n)
+	}
+	return &c
+}
+
 // Select returns the tools a --tools value names: "core" (the default
 // when empty), "devtools" (core plus console, network, mocks, cookies,
 // storage state, downloads, performance traces, heap snapshots and
@@ -48,13 +74,13 @@ func Select(spec string) ([]Tool, error) {
 	var names []string
 	switch strings.TrimSpace(spec) {
 	case "", "core":
-		// Core is what a model pays for on every turn: its tools carry no
-		// outputSchema (hosts do not show one to the model, and it would
-		// take core past its 9,000-character tools/list budget). Their
-		// results are structured all the same.
+		// Core is what a model pays for on every turn (9,000 characters of
+		// tools/list at most): its schemas leave out arguments of features
+		// whose tools are not in core (see coreHidden); they are accepted
+		// all the same.
 		list, err := Select(strings.Join(coreTools, ","))
 		for i := range list {
-			list[i].OutputSchema = nil
+			list[i].InputSchema = withoutProperties(list[i].InputSchema, coreHidden[list[i].Name])
 		}
 		return list, err
 	case "devtools":

@@ -49,11 +49,10 @@ type getTextArgs struct {
 func readTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
-			Name: "list_console_messages",
-			Description: "Console messages, exceptions and browser errors, oldest first: `#12 error app.js:3 text`. " +
-				"Cleared on navigation unless preserve.",
-			ReadOnly: true,
-			Tab:      true, Core: true,
+			Name:        "list_console_messages",
+			Description: "Console messages, exceptions and browser errors, oldest first. Cleared on navigation unless preserve.",
+			ReadOnly:    true,
+			Tab:         true, Core: true,
 		}, listConsoleMessages),
 		defineOn(Tool{
 			Name:        "get_console_message",
@@ -71,7 +70,7 @@ func readTools() []Tool {
 		}, getURL),
 		defineOn(Tool{
 			Name:        "get_text",
-			Description: "Visible text of the page or of an element; a field's value, never a password's.",
+			Description: "Visible text of the page or an element; a field's value, never a password's.",
 			ReadOnly:    true,
 			Idempotent:  true,
 			Tab:         true, Core: true,

@@ -256,8 +256,10 @@ func defineOn[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in 
 }
 
 // targetDescription describes the tab selector of every tool that acts on
-// a tab and says nothing more specific.
-const targetDescription = "tab id, index:N, url:X, title:X"
+// a tab and says nothing more specific: what list_pages and new_page give.
+// Its other forms are described once, on select_page's target, and in the
+// README, since every word here is paid for on every tool.
+const targetDescription = "tab id"
 
 func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
 	schema, err := jsonschema.For[In](nil)
@@ -268,10 +270,10 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	// schema would cost tokens on every turn.
 	schema.AdditionalProperties = nil
 	for _, p := range schema.Properties {
-		// A Go slice may be nil, but a client sends a list or nothing:
-		// ["null","array"] says less than "array" and costs more.
-		if slices.Equal(p.Types, []string{"null", "array"}) {
-			p.Types, p.Type = nil, "array"
+		// A Go slice or pointer may be nil, but a client sends a value or
+		// nothing: ["null","array"] says less than "array" and costs more.
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Types, p.Type = nil, p.Types[1]
 		}
 	}
 	if p := schema.Properties["target"]; p != nil && p.Description == "" {
@@ -461,6 +463,7 @@ func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx c
 	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs})
 	e.Client = newClientID()
 	return &e, func(ctx context.Context) {
+		e.forgetPageIDs()
 		if d := env.Browsers.CurrentDriver(); d != nil {
 			d.CloseScope(ctx, e.Scope)
 			e.dropOwnerLeases(ctx, d)

@@ -19,10 +19,11 @@ import (
 
 // changesOutputSchema is the output schema of a tool that reports
 // changes: an object whose changes.elements is a list of lines. It says
-// no more, to keep tools/list small; other members are allowed.
+// no more, to keep tools/list small (core too carries it); other members
+// are allowed, and "properties" alone says changes is an object.
 func changesOutputSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-		"changes": {Type: "object", Properties: map[string]*jsonschema.Schema{
+		"changes": {Properties: map[string]*jsonschema.Schema{
 			"elements": {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
 		}},
 	}}
@@ -32,35 +33,55 @@ func changesOutputSchema() *jsonschema.Schema {
 // written as dotted keys (dialog.type: confirm); a list of objects as one
 // line per item under its key; a list of plain values as compact JSON.
 func (r *Result) Render() (string, error) {
+	text, _, err := r.Encode()
+	return text, err
+}
+
+// Encode returns both forms of the result: the text (see [Result.Render])
+// and the structure as a JSON object, ready to send as MCP
+// structuredContent: its data (a value that is no object comes as
+// "result"), with changes.elements split into lines, the raw text as
+// "text", and sessionReset when the browser was restarted. The data is
+// encoded once for both, and the structure is never decoded into maps
+// only to be encoded again: a call pays for its result once.
+func (r *Result) Encode() (text string, structured json.RawMessage, err error) {
+	var raw json.RawMessage
+	if r.Data != nil {
+		if raw, err = encode(r.Data); err != nil {
+			return "", nil, err
+		}
+	}
+	var fields []member // the data's members; nil when it is no object
+	if bytes.HasPrefix(raw, []byte("{")) {
+		fields = members(raw)
+	}
+	return r.text(raw, fields), r.structure(raw, fields), nil
+}
+
+// text is Render's work on the encoded data.
+func (r *Result) text(raw json.RawMessage, fields []member) string {
 	var head strings.Builder
 	var body []string
 	if r.SessionReset {
 		head.WriteString("sessionReset: true\n")
 	}
-	if r.Data != nil {
-		raw, err := encode(r.Data)
-		if err != nil {
-			return "", err
-		}
-		if !bytes.HasPrefix(raw, []byte("{")) {
-			head.WriteString("result: " + string(raw) + "\n")
-		} else {
-			for _, f := range members(raw) {
-				if f.key == "changes" && bytes.HasPrefix(f.raw, []byte("{")) {
-					// The changes are the result's own lines: the
-					// element changes join the body.
-					for _, c := range members(f.raw) {
-						if c.key == "elements" {
-							body = append(body, strings.TrimRight(c.str(), "\n"))
-							continue
-						}
-						writeMember(&head, "", c)
-					}
+	if raw != nil && fields == nil && !bytes.HasPrefix(raw, []byte("{")) {
+		head.WriteString("result: " + string(raw) + "\n")
+	}
+	for _, f := range fields {
+		if f.key == "changes" && bytes.HasPrefix(f.raw, []byte("{")) {
+			// The changes are the result's own lines: the element
+			// changes join the body.
+			for _, c := range members(f.raw) {
+				if c.key == "elements" {
+					body = append(body, strings.TrimRight(c.str(), "\n"))
 					continue
 				}
-				writeMember(&head, "", f)
+				writeMember(&head, "", c)
 			}
+			continue
 		}
+		writeMember(&head, "", f)
 	}
 	if r.Text != "" {
 		body = append(body, strings.TrimRight(r.Text, "\n"))
@@ -73,42 +94,68 @@ func (r *Result) Render() (string, error) {
 		}
 		text += strings.Join(body, "\n")
 	}
-	return text, nil
+	return text
 }
 
-// Structured returns the result's structure (see above): its data as a
-// JSON object (a value that is no object comes as "result"), with
-// changes.elements split into lines, the raw text as "text", and
-// sessionReset when the browser was restarted.
-func (r *Result) Structured() (map[string]any, error) {
-	out := map[string]any{}
-	if r.Data != nil {
-		raw, err := encode(r.Data)
-		if err != nil {
-			return nil, err
+// structure is Encode's structured form, written from the encoded data's
+// members in their order.
+func (r *Result) structure(raw json.RawMessage, fields []member) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	add := func(key string, v []byte) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
 		}
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, err
-		}
-		if m, ok := v.(map[string]any); ok {
-			out = m
-		} else {
-			out["result"] = v
-		}
+		k, _ := encode(key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
 	}
-	if c, ok := out["changes"].(map[string]any); ok {
-		if s, ok := c["elements"].(string); ok {
-			c["elements"] = Lines(s)
+	if raw != nil && fields == nil && !bytes.HasPrefix(raw, []byte("{")) {
+		add("result", raw)
+	}
+	for _, f := range fields {
+		switch {
+		case f.key == "text" && r.Text != "", f.key == "sessionReset" && r.SessionReset:
+			continue // replaced below
+		case f.key == "changes" && bytes.HasPrefix(f.raw, []byte("{")):
+			add(f.key, changesStructure(f.raw))
+		default:
+			add(f.key, f.raw)
 		}
 	}
 	if r.Text != "" {
-		out["text"] = r.Text
+		t, _ := encode(r.Text)
+		add("text", t)
 	}
 	if r.SessionReset {
-		out["sessionReset"] = true
+		add("sessionReset", []byte("true"))
 	}
-	return out, nil
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// changesStructure is a changes object with its elements, a string of
+// lines, as a list of lines.
+func changesStructure(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, c := range members(raw) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := encode(c.key)
+		b.Write(k)
+		b.WriteByte(':')
+		if c.key == "elements" && bytes.HasPrefix(c.raw, []byte(`"`)) {
+			lines, _ := encode(Lines(c.str()))
+			b.Write(lines)
+			continue
+		}
+		b.Write(c.raw)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // Lines splits text into its lines, without the trailing newline; empty

@@ -29,12 +29,12 @@ const (
 
 type screenshotArgs struct {
 	Target   string `json:"target,omitempty"`
-	FullPage bool   `json:"fullPage,omitempty" jsonschema:"whole page"`
+	FullPage bool   `json:"fullPage,omitempty"`
 	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
 	Format   string `json:"format,omitempty" jsonschema:"png (default), jpeg or webp"`
 	Quality  int    `json:"quality,omitempty" jsonschema:"1-100"`
-	FilePath string `json:"filePath,omitempty" jsonschema:"file to save"`
+	FilePath string `json:"filePath,omitempty"`
 
 	format string // by check, from Format or FilePath
 }
@@ -165,8 +165,12 @@ func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
 	side := min(maxInlineSide, max(shot.Width, shot.Height))
 	for {
 		w, h := fitSide(shot.Width, shot.Height, side)
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		draw.BiLinear.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+		dst := src // over the bytes but not the side: re-encoded as it is
+		if w != shot.Width || h != shot.Height {
+			scaled := image.NewRGBA(image.Rect(0, 0, w, h))
+			draw.BiLinear.Scale(scaled, scaled.Bounds(), src, src.Bounds(), draw.Src, nil)
+			dst = scaled
+		}
 		var buf bytes.Buffer
 		format := "png"
 		if shot.Format == "png" {

@@ -10,20 +10,20 @@ import (
 
 type snapshotArgs struct {
 	Target      string `json:"target,omitempty"`
-	Interactive bool   `json:"interactive,omitempty" jsonschema:"only actionable elements"`
-	Scope       string `json:"scope,omitempty" jsonschema:"ref or CSS selector of a subtree"`
-	Depth       int    `json:"depth,omitempty" jsonschema:"max depth"`
+	Interactive bool   `json:"interactive,omitempty" jsonschema:"actionable only"`
+	Scope       string `json:"scope,omitempty" jsonschema:"subtree: ref or CSS selector"`
+	Depth       int    `json:"depth,omitempty"`
 	URLs        bool   `json:"urls,omitempty" jsonschema:"with link URLs"`
 	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"default 24000"`
-	FilePath    string `json:"filePath,omitempty" jsonschema:"save whole to this file"`
-	Diff        bool   `json:"diff,omitempty" jsonschema:"only changes since the last one"`
+	FilePath    string `json:"filePath,omitempty" jsonschema:"save whole here"`
+	Diff        bool   `json:"diff,omitempty" jsonschema:"changes since the last"`
 }
 
 func snapshotTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name:        "take_snapshot",
-			Description: "The page as lines with refs: `e12 button \"Save\"`. Refs last while the document lives.",
+			Description: "The page as lines with refs (`e12 button \"Save\"`), valid while the document lives.",
 			ReadOnly:    true,
 			Tab:         true, Core: true,
 			Verbs: []Verb{{Name: "snapshot", Summary: "print the page with refs (-i: interactive elements only)", Rank: 2}},

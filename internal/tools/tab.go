@@ -43,7 +43,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 		selector = id
 	}
 	browser.Step(ctx, "resolving the target")
-	tab, err := b.TabIn(ctx, env.Scope, selector)
+	tab, err := env.tabIn(ctx, b, selector)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func withChanges(data any, c *Changes) (any, error) {
 // an auto lease on the way in and the explicit claim behind it would then
 // meet it. It opens no tab: a selector matching nothing is an error.
 func pickTab(ctx context.Context, env *Env, b browser.Driver, selector string) (browser.TabDriver, error) {
-	return b.TabIn(ctx, env.Scope, selector)
+	return env.tabIn(ctx, b, selector)
 }
 
 // closeLeased closes the tab id names, within scope, for a lease just

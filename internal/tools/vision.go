@@ -18,7 +18,7 @@ type clickAtArgs struct {
 	Y          float64  `json:"y" jsonschema:"px in the last viewport screenshot"`
 	Button     string   `json:"button,omitempty" jsonschema:"left, right or middle"`
 	ClickCount int      `json:"clickCount,omitempty" jsonschema:"1 (default), 2 or 3"`
-	Modifiers  []string `json:"modifiers,omitempty" jsonschema:"held keys: Alt, Control, Meta, Shift"`
+	Modifiers  []string `json:"modifiers,omitempty" jsonschema:"Alt, Control, Meta, Shift"`
 	actionArgs
 
 	mods int64 // parsed by check

@@ -18,11 +18,11 @@ const (
 
 type waitForArgs struct {
 	Text     []string `json:"text,omitempty" jsonschema:"any of these appears"`
-	TextGone string   `json:"textGone,omitempty" jsonschema:"text to disappear"`
+	TextGone string   `json:"textGone,omitempty"`
 	Selector string   `json:"selector,omitempty" jsonschema:"CSS selector to reach state"`
 	State    string   `json:"state,omitempty" jsonschema:"visible (default), hidden, attached or detached"`
 	URL      string   `json:"url,omitempty" jsonschema:"URL substring, or /regex/flags"`
-	Time     int      `json:"time,omitempty" jsonschema:"ms to wait"`
+	Time     int      `json:"time,omitempty"`
 	Timeout  int      `json:"timeout,omitempty" jsonschema:"ms (default 5000)"`
 	Target   string   `json:"target,omitempty"`
 }
