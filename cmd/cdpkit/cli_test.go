@@ -248,6 +248,7 @@ func TestCLIVerbs(t *testing.T) {
 }
 
 func TestCLIHelp(t *testing.T) {
+	t.Parallel()
 	state := filepath.Join(t.TempDir(), "state")
 	e := &cliEnv{env: append(os.Environ(), "CDPKIT_STATE_DIR="+state)}
 	out := e.ok(t, "help")

@@ -45,6 +45,7 @@ func waitExit(t *testing.T, c *child) {
 // starts a new one and says so with sessionReset, once; SIGTERM afterwards
 // still leaves nothing behind.
 func TestMCPBrowserCrash(t *testing.T) {
+	t.Parallel()
 	c := startMCP(t)
 	if res := c.call(t, "list_pages", nil); res.IsError {
 		t.Fatalf("list_pages: %s", text(t, res))
@@ -78,8 +79,8 @@ func TestMCPBrowserCrash(t *testing.T) {
 // TestMCPIdleShutdown checks that an idle `cdpkit mcp` stops its browser
 // and removes its profile, stays up, and starts a browser on the next call.
 func TestMCPIdleShutdown(t *testing.T) {
-	t.Setenv("CDPKIT_IDLE_TIMEOUT", "1s")
-	c := startMCP(t)
+	t.Parallel()
+	c := startMCPEnv(t, []string{"CDPKIT_IDLE_TIMEOUT=1s"})
 	if res := c.call(t, "list_pages", nil); res.IsError {
 		t.Fatalf("list_pages: %s", text(t, res))
 	}

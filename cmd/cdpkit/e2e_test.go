@@ -65,6 +65,7 @@ func (c *child) act(t *testing.T, tool string, args map[string]any) actionResult
 // only refs from one snapshot and from each action's changes section, as an
 // agent would, then checks the final state.
 func TestMultiStepApp(t *testing.T) {
+	t.Parallel()
 	srv := browsertest.Server(t, fixtures.Pages())
 	c := startMCP(t)
 

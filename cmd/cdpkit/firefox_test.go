@@ -73,6 +73,7 @@ func toolNames(list []tools.Tool) []string {
 // through tools/list, which starts no browser: under Firefox it is
 // exactly the tools the capability table says Firefox can run.
 func TestBrowserFlagAndEnv(t *testing.T) {
+	t.Parallel()
 	firefoxTools := toolNames(tools.ForBackend(tools.All(), tools.BackendFirefox))
 	allTools := toolNames(tools.All())
 	if len(firefoxTools) == 0 || len(firefoxTools) >= len(allTools) {
@@ -101,6 +102,7 @@ func TestBrowserFlagAndEnv(t *testing.T) {
 }
 
 func TestBrowserFlagRejectsUnknown(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(binary, "mcp", "--browser", "safari").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "chromium or firefox") {
 		t.Errorf("cdpkit mcp --browser safari: err %v, output %q; want a failure naming chromium or firefox", err, out)
@@ -112,6 +114,7 @@ func TestBrowserFlagRejectsUnknown(t *testing.T) {
 // evaluate, with refs from the snapshot; then a tool Firefox lacks is not
 // callable, and closing the server leaves no Firefox process or profile.
 func TestFirefoxCoreLoop(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.FirefoxPath(t)
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	c := startFirefoxMCP(t, []string{"FIREFOX_PATH=" + exe}, "--browser", "firefox", "--allow-eval")

@@ -441,8 +441,7 @@ func TestLeaseStrict(t *testing.T) {
 // sessions on it.
 func startServeAgents(t *testing.T, sb *sharedBrowser, n int, args ...string) []*agent {
 	t.Helper()
-	t.Setenv("CDPKIT_STATE_DIR", sb.stateDir) // startServe's child inherits it
-	s := startServe(t, append([]string{"--tools", "full", "--browser-url", sb.url}, args...)...)
+	s := startServeEnv(t, []string{"CDPKIT_STATE_DIR=" + sb.stateDir}, append([]string{"--tools", "full", "--browser-url", sb.url}, args...)...)
 	var out []*agent
 	for i := range n {
 		client := mcp.NewClient(&mcp.Implementation{Name: "http", Version: "0"}, nil)
@@ -463,6 +462,7 @@ func startServeAgents(t *testing.T, sb *sharedBrowser, n int, args ...string) []
 // owners. Neither can use or give back the other's explicit lease, nor
 // see it; each keeps its own.
 func TestLeaseHTTPSessions(t *testing.T) {
+	t.Parallel()
 	sb := startSharedBrowser(t)
 	site := markerPage(t)
 	ss := startServeAgents(t, sb, 2)

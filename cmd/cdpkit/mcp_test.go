@@ -47,11 +47,20 @@ type child struct {
 
 func startMCP(t *testing.T, args ...string) *child {
 	t.Helper()
+	return startMCPEnv(t, nil, args...)
+}
+
+// startMCPEnv is startMCP with env ("KEY=value") added to the child's
+// environment: what a test would otherwise set with t.Setenv, which would
+// keep it out of the parallel phase.
+func startMCPEnv(t *testing.T, env []string, args ...string) *child {
+	t.Helper()
 	exe := browsertest.ExecPath(t)
 	tmp := t.TempDir()
 	// The tests exercise every tool, not only the default core profile.
 	cmd := exec.Command(binary, append([]string{"mcp", "--tools", "full"}, args...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
@@ -119,6 +128,7 @@ func profiles(t *testing.T, dir string) []string {
 }
 
 func TestMCPWalkingSkeleton(t *testing.T) {
+	t.Parallel()
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	c := startMCP(t)
 
@@ -195,6 +205,7 @@ func TestMCPWalkingSkeleton(t *testing.T) {
 }
 
 func TestMCPErrors(t *testing.T) {
+	t.Parallel()
 	c := startMCP(t)
 	tests := []struct {
 		tool string
@@ -239,6 +250,7 @@ func TestMCPErrors(t *testing.T) {
 // TestMCPConsole checks that a message the page logged while loading, before
 // anything asked for the console, is listed.
 func TestMCPConsole(t *testing.T) {
+	t.Parallel()
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	c := startMCP(t)
 	if res := c.call(t, "new_page", map[string]any{"url": srv.URL + "/hello.html"}); res.IsError {
@@ -255,6 +267,7 @@ func TestMCPConsole(t *testing.T) {
 // TestMCPExitPaths checks that every way cdpkit can end leaves no browser
 // process and no temporary profile behind.
 func TestMCPExitPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		stop func(c *child)
@@ -266,6 +279,7 @@ func TestMCPExitPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			c := startMCP(t)
 			if res := c.call(t, "list_pages", nil); res.IsError {
 				t.Fatalf("list_pages: %s", text(t, res))
@@ -278,8 +292,8 @@ func TestMCPExitPaths(t *testing.T) {
 			go func() { c.cmd.Wait(); close(done) }()
 			select {
 			case <-done:
-			case <-time.After(10 * time.Second):
-				t.Fatal("cdpkit did not exit within 10s")
+			case <-time.After(browsertest.ProcWait):
+				t.Fatalf("cdpkit did not exit within %v", browsertest.ProcWait)
 			}
 			browsertest.WaitNoProcesses(t, c.tmp, browsertest.ProcWait)
 			if tt.name == "SIGKILL" {
@@ -295,6 +309,7 @@ func TestMCPExitPaths(t *testing.T) {
 // TestSweepAfterKill checks that a cdpkit started after one was killed
 // removes the profile the dead one left.
 func TestSweepAfterKill(t *testing.T) {
+	t.Parallel()
 	first := startMCP(t)
 	first.call(t, "list_pages", nil)
 	first.cmd.Process.Kill()

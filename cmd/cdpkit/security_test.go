@@ -22,6 +22,7 @@ import (
 // TestStartupRefusals checks flags that must stop cdpkit before it starts:
 // exit status 2 and a message naming the flag.
 func TestStartupRefusals(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "pwned")
 	tests := []struct {
 		args    []string
@@ -87,6 +88,7 @@ func (s *syncBuffer) String() string {
 // `cdpkit mcp --log-level debug` and looks for it in everything the
 // process wrote to stderr.
 func TestSecretsNeverLogged(t *testing.T) {
+	t.Parallel()
 	const secret = "Hunter2-Sup3rS3cret"
 	site := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>login</title><form><input id="user"><input id="pw" type="password"><select id="plan"><option>a</option></select></form>`)

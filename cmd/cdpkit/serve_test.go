@@ -34,6 +34,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // generated token from stderr, drives a tool over HTTP, and stops it with
 // SIGTERM leaving no browser behind.
 func TestServe(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cmd := exec.Command(binary, "serve", "--listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t),
@@ -113,6 +114,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeRefusesRemoteWithoutFlag(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(binary, "serve", "--listen", "0.0.0.0:0").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--allow-remote") {
 		t.Errorf("serve on 0.0.0.0 = %v, %s; want a refusal naming --allow-remote", err, out)
@@ -125,6 +127,7 @@ func TestServeRefusesRemoteWithoutFlag(t *testing.T) {
 // 4xx and runs no tool: the loopback page the call would load sees no
 // request. A well-formed call in the same session then does load it.
 func TestServeAttacks(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	page := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
@@ -211,6 +214,7 @@ func TestServeAttacks(t *testing.T) {
 // TestServeRemoteBind checks that a non-loopback --listen needs
 // --allow-remote and a token, and warns when it has both.
 func TestServeRemoteBind(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string

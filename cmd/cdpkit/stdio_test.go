@@ -19,6 +19,7 @@ import (
 // | cdpkit mcp`: stdin closes right after the requests, and every one of
 // them must still be answered before cdpkit exits (issue #13 item 7).
 func TestMCPPipedStdin(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	tmp := t.TempDir()
 	site := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -162,6 +162,7 @@ func checkTSResult(t *testing.T, got tsResult) {
 // TestTypeScriptSDKStdio drives `cdpkit mcp` with the official TypeScript
 // SDK's Client over StdioClientTransport.
 func TestTypeScriptSDKStdio(t *testing.T) {
+	t.Parallel()
 	tsSDK(t) // install (or skip) before starting anything
 	page := tsPage(t)
 	tmp := t.TempDir()
@@ -174,6 +175,7 @@ func TestTypeScriptSDKStdio(t *testing.T) {
 // TestTypeScriptSDKHTTP drives `cdpkit serve` with the official TypeScript
 // SDK's Client over StreamableHTTPClientTransport, with the bearer token.
 func TestTypeScriptSDKHTTP(t *testing.T) {
+	t.Parallel()
 	tsSDK(t)
 	page := tsPage(t)
 	s := startServe(t)
@@ -191,10 +193,18 @@ type served struct {
 // the test's choosing and stops it (leaving no browser) when the test ends.
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
+	return startServeEnv(t, nil, args...)
+}
+
+// startServeEnv is startServe with env ("KEY=value") added to the child's
+// environment, in place of a t.Setenv that would keep the test serial.
+func startServeEnv(t *testing.T, env []string, args ...string) *served {
+	t.Helper()
 	s := &served{tmp: t.TempDir(), token: "tok-" + strings.Repeat("0123456789", 3)}
 	cmd := exec.Command(binary, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+s.tmp, "CHROMIUM_PATH="+browsertest.ExecPath(t),
 		"CDPKIT_TOKEN="+s.token, "CDPKIT_ARTIFACT_DIR="+filepath.Join(s.tmp, "artifacts"), "CDPKIT_TOOL_TIMEOUT="+loadedToolTimeout)
+	cmd.Env = append(cmd.Env, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

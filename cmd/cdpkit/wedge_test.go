@@ -20,6 +20,7 @@ import (
 // needs the browser panic (a nil dereference): each such call is an
 // INTERNAL error result, and the server goes on answering.
 func TestToolPanicKeepsServerUp(t *testing.T) {
+	t.Parallel()
 	env := &tools.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Timeout: 5 * time.Second}
 	server := mcpserver.New(env, "test", tools.All())
 	st, ct := mcp.NewInMemoryTransports()

@@ -84,6 +84,7 @@ func (e *external) alive() bool {
 }
 
 func TestAttach(t *testing.T) {
+	t.Parallel()
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	ext := startExternal(t)
 	addr := "127.0.0.1:" + strconv.Itoa(ext.port)

@@ -191,10 +191,11 @@ func waitCookieSnapshot(t *testing.T, m *Manager) {
 // browser on the same profile, with the cookies, localStorage and viewport
 // of before, and reports the reset once.
 func TestBrowserCrash(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	tmp := privateTempDir(t)
 	base := storageServer(t)
-	m := NewManager(&Options{ExecPath: exe})
+	m := NewManager(&Options{ExecPath: exe, tempDir: tmp})
 	defer m.Close()
 
 	release := m.Use()
@@ -278,9 +279,10 @@ func TestBrowserCrash(t *testing.T) {
 // TestRelaunchFails checks that a relaunch that cannot start fails with
 // ErrNoBrowser and the reason, and that a later call tries again.
 func TestRelaunchFails(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	tmp := privateTempDir(t)
-	m := NewManager(&Options{ExecPath: exe})
+	m := NewManager(&Options{ExecPath: exe, tempDir: tmp})
 	defer m.Close()
 	b, err := m.Browser(t.Context())
 	if err != nil {
@@ -317,10 +319,11 @@ func TestRelaunchFails(t *testing.T) {
 // TestIdleShutdown checks that the browser stops after the idle timeout,
 // never during a call, and starts again on the next call.
 func TestIdleShutdown(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	tmp := privateTempDir(t)
 	const idle = 300 * time.Millisecond
-	m := NewManager(&Options{ExecPath: exe, IdleTimeout: idle})
+	m := NewManager(&Options{ExecPath: exe, IdleTimeout: idle, tempDir: tmp})
 	defer m.Close()
 
 	release := m.Use()

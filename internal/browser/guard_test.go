@@ -455,6 +455,7 @@ func TestControlChannel(t *testing.T) {
 // port, as attach mode does, and checks that a page can neither read the
 // endpoint's HTTP API nor open its WebSocket: Chromium checks the Origin.
 func TestPageCannotReachDevTools(t *testing.T) {
+	t.Parallel()
 	ext := startExternal(t)
 	b, err := Start(t.Context(), &Options{BrowserURL: fmt.Sprintf("http://127.0.0.1:%d", ext.port), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -178,6 +178,7 @@ func formsWaitURL(t *testing.T, tab *Tab, suffix string) {
 // out-of-process iframe, which lives in its own session. It runs its own
 // browser with --site-per-process, as TestSnapshotFrames does.
 func TestFormsInCrossOriginFrame(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	b, err := Start(t.Context(), &Options{ExecPath: browsertest.ExecPath(t), Args: []string{"--site-per-process"}})
 	if err != nil {

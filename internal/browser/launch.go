@@ -92,7 +92,8 @@ type process struct {
 	// tmp is the browser's TMPDIR, an owned dir removed on close and swept
 	// after a kill -9, so Chromium's org.chromium.Chromium.* scratch dirs
 	// never pile up in the system temp dir (issue #25 item 18).
-	tmp string
+	tmp       string
+	tmpParent string // where tmp goes (Options.tempDir); "" is os.TempDir()
 
 	closing   atomic.Bool // close has begun: the pipe breaking is no crash
 	closeOnce sync.Once
@@ -120,7 +121,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	switch {
 	case profile == "":
 		own = true
-		if profile, err = newProfile(); err != nil {
+		if profile, err = newProfile(o.tempDir); err != nil {
 			return nil, nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}
 	case profile == o.UserDataDir:
@@ -152,7 +153,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		}
 	}
 	p := &process{profile: profile, own: own, exited: make(chan struct{}), stderr: &sysproc.Tail{Max: 8 << 10}, egress: eg,
-		env: o.launchEnv()}
+		env: o.launchEnv(), tmpParent: o.tempDir}
 	var t cdp.Transport
 	if o.usePipe() {
 		t, err = p.startPipe(exe, launchArgs(profile, "--remote-debugging-pipe", o, eg))
@@ -202,8 +203,12 @@ func (p *process) startCmd(exe string, args []string, extra []*os.File) error {
 	if len(p.env) > 0 {
 		cmd.Env = append(os.Environ(), p.env...)
 	}
-	if browserTempDirFits(os.TempDir()) {
-		tmp, err := sysproc.MkdirOwned(tmpPrefix)
+	parent := p.tmpParent
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	if browserTempDirFits(parent) {
+		tmp, err := sysproc.MkdirOwnedIn(p.tmpParent, tmpPrefix)
 		if err != nil {
 			return &NoBrowserError{Reason: "creating a temporary directory: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}

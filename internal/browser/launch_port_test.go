@@ -14,6 +14,7 @@ import (
 // loopback port read from DevToolsActivePort, then a websocket) and checks
 // that the browser works and Close leaves no process or profile.
 func TestLaunchPortTransport(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	b, err := Start(t.Context(), &Options{ExecPath: exe, portTransport: true})
@@ -47,6 +48,7 @@ func TestLaunchPortTransport(t *testing.T) {
 // dirs (org.chromium.Chromium.*) land in a TMPDIR cdpkit owns, and Close
 // leaves nothing in the temp dir.
 func TestBrowserTempDirOwned(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	// A short temp dir: Chromium puts a unix socket under it.
 	root, err := os.MkdirTemp("/tmp", "cdk")
@@ -54,11 +56,10 @@ func TestBrowserTempDirOwned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(root)
-	t.Setenv("TMPDIR", root)
 	if !browserTempDirFits(root) {
 		t.Fatalf("browserTempDirFits(%q) = false", root)
 	}
-	b, err := Start(t.Context(), &Options{ExecPath: exe})
+	b, err := Start(t.Context(), &Options{ExecPath: exe, tempDir: root})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}

@@ -171,7 +171,7 @@ func (o *Options) launchEnv() []string {
 	if o.Lang != "" && runtime.GOOS == "linux" {
 		env = append(env, "LANGUAGE="+strings.ReplaceAll(o.Lang, "-", "_"))
 	}
-	return env
+	return append(env, o.extraEnv...)
 }
 
 // tabDefaults is the emulation every tab starts with: the viewport (or

@@ -124,13 +124,12 @@ const soakEnv = "CDPKIT_SOAK"
 // TestProcessGroup checks what Close relies on: killing the browser's
 // process group reaches every Chromium process that names the profile.
 func TestProcessGroup(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	mark := fmt.Sprintf("CDPKIT_PGRP_TEST=%d-%d", os.Getpid(), time.Now().UnixNano())
-	name, value, _ := strings.Cut(mark, "=")
-	t.Setenv(name, value)
 
-	b, err := Start(t.Context(), &Options{ExecPath: exe})
+	b, err := Start(t.Context(), &Options{ExecPath: exe, extraEnv: []string{mark}})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -247,15 +246,17 @@ func checkNoBrowser(t *testing.T, err error, mention string) {
 // TestStartNotABrowser launches executables that are not browsers: Start
 // must fail fast with ErrNoBrowser and leave no profile behind.
 func TestStartNotABrowser(t *testing.T) {
+	t.Parallel()
 	for _, exe := range []string{"/bin/true", "/bin/false"} {
 		t.Run(filepath.Base(exe), func(t *testing.T) {
 			if _, err := os.Stat(exe); err != nil {
 				t.Skipf("no %s: %v", exe, err)
 			}
+			t.Parallel()
 			tmp := privateTempDir(t)
 			// A launch timeout far above how long the exit takes, however
 			// busy the machine: Start must fail because the process exited.
-			b, err := Start(t.Context(), &Options{ExecPath: exe, LaunchTimeout: 2 * time.Minute})
+			b, err := Start(t.Context(), &Options{ExecPath: exe, LaunchTimeout: 2 * time.Minute, tempDir: tmp})
 			if err == nil {
 				b.Close()
 				t.Fatalf("Start(%s) succeeded, want an error", exe)
@@ -278,15 +279,15 @@ func TestStartNotABrowser(t *testing.T) {
 // is spawning its children: the half-started browser must be stopped and
 // its profile removed.
 func TestStartTimeoutNoLeaks(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	for _, timeout := range []time.Duration{50 * time.Millisecond, 400 * time.Millisecond} {
 		t.Run(timeout.String(), func(t *testing.T) {
+			t.Parallel()
 			tmp := privateTempDir(t)
-			mark := fmt.Sprintf("CDPKIT_TIMEOUT_TEST=%d-%d", os.Getpid(), time.Now().UnixNano())
-			name, value, _ := strings.Cut(mark, "=")
-			t.Setenv(name, value)
+			mark := fmt.Sprintf("CDPKIT_TIMEOUT_TEST=%d-%d-%v", os.Getpid(), time.Now().UnixNano(), timeout)
 
-			b, err := Start(t.Context(), &Options{ExecPath: exe, LaunchTimeout: timeout})
+			b, err := Start(t.Context(), &Options{ExecPath: exe, LaunchTimeout: timeout, tempDir: tmp, extraEnv: []string{mark}})
 			if err == nil {
 				b.Close()
 				t.Skipf("Chromium answered within %v; nothing to test", timeout)

@@ -76,7 +76,7 @@ func NewManager(o *Options) *Manager {
 	if !m.opts.attaching() && m.opts.Backend == nil {
 		// At every start, not only at the first launch: what a killed
 		// cdpkit or a failed launch left goes at once (issue #25 item 18).
-		m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
+		m.sweep.Do(func() { sweepProfilesIn(m.opts.logger(), m.opts.tempDir) })
 	}
 	if m.opts.Backend == nil {
 		// Likewise the WebDriver sessions of a killed cdpkit, whatever this
@@ -131,12 +131,12 @@ func (m *Manager) retireLocked() error {
 // launchLocked starts a browser on the Manager's profile, creating the
 // profile first if needed. m.lock must be held.
 func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
-	m.sweep.Do(func() { SweepProfiles(m.opts.logger()) })
+	m.sweep.Do(func() { sweepProfilesIn(m.opts.logger(), m.opts.tempDir) })
 	if m.profile == "" && m.opts.UserDataDir != "" {
 		m.profile = m.opts.UserDataDir // the user's: launch claims it, nothing removes it
 	}
 	if m.profile == "" {
-		dir, err := newProfile()
+		dir, err := newProfile(m.opts.tempDir)
 		if err != nil {
 			return nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}

@@ -12,13 +12,14 @@ import (
 )
 
 func TestManager(t *testing.T) {
+	t.Parallel()
 	exe := browsertest.ExecPath(t)
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	// Every profile the Manager creates lands here, so its processes are
 	// the ones whose command line names this dir.
 	tmp := privateTempDir(t)
 
-	m := NewManager(&Options{ExecPath: exe})
+	m := NewManager(&Options{ExecPath: exe, tempDir: tmp})
 	closed := false
 	defer func() {
 		if !closed {
@@ -121,8 +122,9 @@ func TestManager(t *testing.T) {
 // TestManagerStartError checks that a failed start is not cached: the next
 // call tries again, and returns the same kind of error.
 func TestManagerStartError(t *testing.T) {
+	t.Parallel()
 	tmp := privateTempDir(t)
-	m := NewManager(&Options{ExecPath: "/bin/true"})
+	m := NewManager(&Options{ExecPath: "/bin/true", tempDir: tmp})
 	defer m.Close()
 	for i := range 2 {
 		b, err := m.Browser(t.Context())

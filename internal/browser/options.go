@@ -118,6 +118,14 @@ type Options struct {
 	// Windows, so tests exercise that path on Linux.
 	portTransport bool
 	profile       string // set by a Manager: the user-data-dir it keeps across relaunches
+	// tempDir, if set, is where a launch makes its temporary profile and
+	// the browser's TMPDIR, and what a Manager sweeps; os.TempDir()
+	// otherwise. Tests set it rather than TMPDIR, whose t.Setenv would
+	// keep them out of the parallel phase.
+	tempDir string
+	// extraEnv is added to a launched browser's environment: tests mark
+	// a launch's processes with it (crashpad carries nothing else).
+	extraEnv []string
 }
 
 func (o *Options) attaching() bool {

@@ -99,7 +99,6 @@ func TestClick(t *testing.T) {
 
 func TestClickRefused(t *testing.T) {
 	t.Parallel()
-	tab := pointerTab(t, "pointer-click.html")
 	tests := []struct {
 		selector string
 		want     error
@@ -112,35 +111,46 @@ func TestClickRefused(t *testing.T) {
 		{"#nopointer", ErrElementCovered},
 		{"#missing", ErrElementNotFound},
 	}
+	// Each refused click waits for its element to become actionable until
+	// its deadline, so the cases run in parallel, a tab each.
 	for _, tt := range tests {
 		t.Run(tt.selector, func(t *testing.T) {
+			t.Parallel()
+			tab := pointerTab(t, "pointer-click.html")
 			_, err := tab.Click(t.Context(), ClickOptions{Selector: tt.selector})
 			var ee *ElementError
 			if !errors.Is(err, tt.want) || !errors.As(err, &ee) || ee.Selector != tt.selector {
 				t.Fatalf("Click(%s) = %v, want an *ElementError naming it wrapping %v", tt.selector, err, tt.want)
 			}
+			if got := pointerValue[[]string](t, tab, "events"); len(got) != 0 {
+				t.Errorf("refused click reached the page: %q", got)
+			}
 		})
 	}
-	var ce *CoveredError
-	_, err := tab.Click(t.Context(), ClickOptions{Selector: "#nopointer"})
-	if !errors.As(err, &ce) || !ce.Ancestor || !strings.HasPrefix(ce.By, "div.row") {
-		t.Errorf("Click(#nopointer) = %v, want its ancestor div.row named", err)
-	}
-	if got := pointerValue[[]string](t, tab, "events"); len(got) != 0 {
-		t.Errorf("refused clicks reached the page: %q", got)
-	}
-	for _, sel := range []string{"#none", "#offscreen", "#nopointer"} {
-		if res, err := tab.Click(t.Context(), ClickOptions{Selector: sel, Force: true}); err != nil || !res.Forced {
-			t.Errorf("forced Click(%s) = %+v, %v; want forced", sel, res, err)
+	t.Run("forced", func(t *testing.T) {
+		t.Parallel()
+		tab := pointerTab(t, "pointer-click.html")
+		var ce *CoveredError
+		_, err := tab.Click(t.Context(), ClickOptions{Selector: "#nopointer"})
+		if !errors.As(err, &ce) || !ce.Ancestor || !strings.HasPrefix(ce.By, "div.row") {
+			t.Errorf("Click(#nopointer) = %v, want its ancestor div.row named", err)
 		}
-	}
-	want := []string{"click:none:0:0::false", "click:offscreen:0:0::false", "click:nopointer:0:0::false"} // click() has detail 0
-	if got := pointerValue[[]string](t, tab, "events"); !slices.Equal(got, want) {
-		t.Errorf("forced clicks: page saw %q, want %q", got, want)
-	}
-	if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#disabled", Force: true}); !errors.Is(err, ErrElementDisabled) {
-		t.Errorf("forced Click(#disabled) = %v, want ErrElementDisabled still", err)
-	}
+		if got := pointerValue[[]string](t, tab, "events"); len(got) != 0 {
+			t.Errorf("refused clicks reached the page: %q", got)
+		}
+		for _, sel := range []string{"#none", "#offscreen", "#nopointer"} {
+			if res, err := tab.Click(t.Context(), ClickOptions{Selector: sel, Force: true}); err != nil || !res.Forced {
+				t.Errorf("forced Click(%s) = %+v, %v; want forced", sel, res, err)
+			}
+		}
+		want := []string{"click:none:0:0::false", "click:offscreen:0:0::false", "click:nopointer:0:0::false"} // click() has detail 0
+		if got := pointerValue[[]string](t, tab, "events"); !slices.Equal(got, want) {
+			t.Errorf("forced clicks: page saw %q, want %q", got, want)
+		}
+		if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#disabled", Force: true}); !errors.Is(err, ErrElementDisabled) {
+			t.Errorf("forced Click(#disabled) = %v, want ErrElementDisabled still", err)
+		}
+	})
 }
 
 func TestClickOverlay(t *testing.T) {

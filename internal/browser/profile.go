@@ -16,8 +16,9 @@ const tmpPrefix = "cdpkit-tmp-"
 // ownerFile inside a profile holds the pid of the cdpkit that made it.
 const ownerFile = sysproc.OwnerFile
 
-// newProfile creates a fresh temporary profile owned by this process.
-func newProfile() (string, error) { return sysproc.MkdirOwned(profilePrefix) }
+// newProfile creates a fresh temporary profile owned by this process in
+// parent ("" is the temp dir).
+func newProfile(parent string) (string, error) { return sysproc.MkdirOwnedIn(parent, profilePrefix) }
 
 // removeProfile deletes a profile, retrying while Chromium flushes files.
 func removeProfile(dir string) error { return sysproc.RemoveAll(dir) }
@@ -26,6 +27,9 @@ func removeProfile(dir string) error { return sysproc.RemoveAll(dir) }
 // the temp dir by cdpkit processes that are no longer alive (killed, or a
 // launch that failed half-way), and that no live browser uses. It returns
 // how many it removed.
-func SweepProfiles(log *slog.Logger) int {
-	return sysproc.SweepOwned(log, profilePrefix) + sysproc.SweepOwned(log, tmpPrefix)
+func SweepProfiles(log *slog.Logger) int { return sweepProfilesIn(log, "") }
+
+// sweepProfilesIn is SweepProfiles in parent ("" is the temp dir).
+func sweepProfilesIn(log *slog.Logger, parent string) int {
+	return sysproc.SweepOwnedIn(log, parent, profilePrefix) + sysproc.SweepOwnedIn(log, parent, tmpPrefix)
 }

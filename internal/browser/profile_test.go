@@ -13,6 +13,7 @@ import (
 )
 
 func TestSweepProfiles(t *testing.T) {
+	t.Parallel()
 	tmp := privateTempDir(t)
 
 	// A pid that was alive a moment ago and is surely dead now.
@@ -69,7 +70,7 @@ func TestSweepProfiles(t *testing.T) {
 			wantRemoved++
 		}
 	}
-	if got := SweepProfiles(slog.New(slog.NewTextHandler(io.Discard, nil))); got != wantRemoved {
+	if got := sweepProfilesIn(slog.New(slog.NewTextHandler(io.Discard, nil)), tmp); got != wantRemoved {
 		t.Errorf("SweepProfiles() = %d, want %d", got, wantRemoved)
 	}
 	for _, tt := range tests {
@@ -83,14 +84,20 @@ func TestSweepProfiles(t *testing.T) {
 	}
 
 	// A profile from newProfile is owned by this live process.
-	p, err := newProfile()
+	p, err := newProfile(tmp)
 	if err != nil {
 		t.Fatalf("newProfile: %v", err)
 	}
 	if filepath.Dir(p) != tmp {
-		t.Errorf("newProfile() = %s, want it in os.TempDir() %s", p, tmp)
+		t.Errorf("newProfile(%s) = %s, want it in %s", tmp, p, tmp)
 	}
-	if got := SweepProfiles(slog.New(slog.NewTextHandler(io.Discard, nil))); got != 0 {
+	// With no parent it goes where SweepProfiles looks: the temp dir.
+	if q, err := newProfile(""); err != nil || filepath.Dir(q) != filepath.Clean(os.TempDir()) {
+		t.Errorf("newProfile(\"\") = %s, %v; want it in os.TempDir() %s", q, err, os.TempDir())
+	} else {
+		removeProfile(q)
+	}
+	if got := sweepProfilesIn(slog.New(slog.NewTextHandler(io.Discard, nil)), tmp); got != 0 {
 		t.Errorf("second SweepProfiles() = %d, want 0", got)
 	}
 	if _, err := os.Stat(p); err != nil {

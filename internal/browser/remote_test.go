@@ -122,6 +122,7 @@ func (g *grid) state() (map[string]json.RawMessage, []string) {
 // TestRemoteEndpoints attaches through a token-and-header pool and a
 // Grid-shaped WebDriver end, both in front of one real Chromium.
 func TestRemoteEndpoints(t *testing.T) {
+	t.Parallel()
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	ext := startExternal(t)
 	headers := http.Header{"X-Pool-Key": {poolKey}}

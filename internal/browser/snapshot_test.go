@@ -149,6 +149,7 @@ func TestSnapshotTruncatesBigPage(t *testing.T) {
 // TestSnapshotFrames runs its own browser with --site-per-process, so the
 // cross-origin frame is out of process and read through its own session.
 func TestSnapshotFrames(t *testing.T) {
+	t.Parallel()
 	srv := snapshotServer(t)
 	b, err := Start(t.Context(), &Options{ExecPath: browsertest.ExecPath(t), Args: []string{"--site-per-process"}})
 	if err != nil {

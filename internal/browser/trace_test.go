@@ -119,6 +119,7 @@ func TestTrace(t *testing.T) {
 // TestTraceShutdown checks that closing the browser finishes a trace
 // still recording. It starts a browser of its own, to close it.
 func TestTraceShutdown(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	b, err := Start(ctx, &Options{ExecPath: browsertest.ExecPath(t)})

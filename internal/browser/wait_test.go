@@ -80,7 +80,9 @@ func TestWaitForTimeout(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html?delay=60000"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"Saved!"}, Selector: "#panel"}, 700*time.Millisecond)
+	// 3 s, not less: on a loaded machine a shorter wait ended before its
+	// first look at the page, so it could not say "(it is hidden)".
+	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"Saved!"}, Selector: "#panel"}, 3*time.Second)
 	var te *WaitTimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, ErrWaitTimeout) {
 		t.Fatalf("WaitFor = %v, want a WaitTimeoutError", err)

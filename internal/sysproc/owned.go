@@ -14,8 +14,11 @@ const OwnerFile = "owner.pid"
 
 // MkdirOwned creates a directory in the temp dir named prefix + random,
 // recording this process as its owner.
-func MkdirOwned(prefix string) (string, error) {
-	dir, err := os.MkdirTemp("", prefix)
+func MkdirOwned(prefix string) (string, error) { return MkdirOwnedIn("", prefix) }
+
+// MkdirOwnedIn is MkdirOwned in parent ("" is the temp dir).
+func MkdirOwnedIn(parent, prefix string) (string, error) {
+	dir, err := os.MkdirTemp(parent, prefix)
 	if err != nil {
 		return "", err
 	}
@@ -58,8 +61,14 @@ func Abandoned(dir string) bool {
 // SweepOwned removes the directories in the temp dir named prefix… whose
 // owner is dead and that no live process names on its command line, and
 // returns how many it removed.
-func SweepOwned(log *slog.Logger, prefix string) int {
-	entries, err := os.ReadDir(os.TempDir())
+func SweepOwned(log *slog.Logger, prefix string) int { return SweepOwnedIn(log, "", prefix) }
+
+// SweepOwnedIn is SweepOwned in parent ("" is the temp dir).
+func SweepOwnedIn(log *slog.Logger, parent, prefix string) int {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return 0
 	}
@@ -68,7 +77,7 @@ func SweepOwned(log *slog.Logger, prefix string) int {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		dir := filepath.Join(os.TempDir(), e.Name())
+		dir := filepath.Join(parent, e.Name())
 		if !Abandoned(dir) || len(Matching(dir)) > 0 {
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 // refuses (a full tmpfs, a read-only one) fails with IO_ERROR naming the
 // file and the OS error, not INTERNAL or UNSAFE_PATH, and leaves no file.
 func TestArtifactWriteFailures(t *testing.T) {
+	t.Parallel()
 	if syscall.Getuid() != 0 {
 		t.Skip("mounting a tmpfs needs root")
 	}

@@ -141,6 +141,7 @@ func backendsRef(t *testing.T, h *harness, line string) string {
 // TestBackendsCoreLoop is the agent's core loop on every backend: open →
 // snapshot → fill → click (by ref) → verify → screenshot.
 func TestBackendsCoreLoop(t *testing.T) {
+	t.Parallel()
 	base := serveFixtures(t)
 	eachBackend(t, func(t *testing.T, backend string) {
 		h := backendHarness(t, backend)
@@ -171,6 +172,7 @@ func TestBackendsCoreLoop(t *testing.T) {
 // TestBackendsDialogMatrix: alert, confirm and prompt, answered by the
 // agent (accept or dismiss) or by the dialogs policy, on every backend.
 func TestBackendsDialogMatrix(t *testing.T) {
+	t.Parallel()
 	base := serveFixtures(t)
 	tests := []struct {
 		name   string
@@ -224,6 +226,7 @@ func TestBackendsDialogMatrix(t *testing.T) {
 // same-origin iframe and a cross-origin iframe are in the snapshot with
 // refs, and a click by ref reaches each.
 func TestBackendsFramesAndShadow(t *testing.T) {
+	t.Parallel()
 	base := pointerServer(t)
 	eachBackend(t, func(t *testing.T, backend string) {
 		h := backendHarness(t, backend)
@@ -248,6 +251,7 @@ func TestBackendsFramesAndShadow(t *testing.T) {
 // TestBackendsURLGuard: a redirect, an iframe and a popup to an address
 // the URL policy refuses never reach it, on every backend.
 func TestBackendsURLGuard(t *testing.T) {
+	t.Parallel()
 	backendsPolicy()
 	forbidden, hits := backendsShared.forbidden.URL, backendsShared.hits
 	site := hostilePages(t, map[string]string{
@@ -338,6 +342,7 @@ func TestBackendsURLGuard(t *testing.T) {
 // and served with its token, on every backend (the lease store is keyed
 // by backend and browser identity).
 func TestBackendsLeases(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, backend string) {
 		a, b := leased(t, backendHarness(t, backend))
 		c := a.mustCall(t, "claim_page", `{"label":"fence"}`)

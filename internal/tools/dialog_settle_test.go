@@ -36,37 +36,45 @@ async function archive() {
 		fmt.Fprint(w, `<!doctype html><title>archived</title><p>Archived.</p><a href="/list">Back to the list</a>`)
 	})
 	srv := browsertest.ServerHandler(t, mux)
-	h := newHarness(t, nil)
 	ref := regexp.MustCompile(`e\d+ link "Back to the list"`)
-	stale := 0
-	for i := range 50 {
-		h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/list"))
-		snap, err := h.result(t, "take_snapshot", `{}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		btn := regexp.MustCompile(`e\d+ button "Archive"`).FindString(snap.Text)
-		if btn == "" {
-			t.Fatalf("no Archive button in %s", snap.Text)
-		}
-		h.mustCall(t, "click", fmt.Sprintf(`{"uid":%q}`, strings.Fields(btn)[0]))
-		res := h.mustCall(t, "handle_dialog", `{"action":"accept"}`)
-		ch, _ := res["changes"].(map[string]any)
-		if ch == nil || ch["navigated"] != true || !strings.HasSuffix(fmt.Sprint(ch["url"]), "/archived") {
-			t.Errorf("run %d: handle_dialog changes = %v, want navigated to /archived", i, ch)
-			continue
-		}
-		link := ref.FindString(fmt.Sprint(ch["elements"]))
-		if link == "" {
-			t.Errorf("run %d: handle_dialog changes list no link of the new page: %v", i, ch["elements"])
-			continue
-		}
-		if _, err := h.call(t, "click", fmt.Sprintf(`{"uid":%q}`, strings.Fields(link)[0])); err != nil {
-			stale++
-			t.Errorf("run %d: clicking %s from handle_dialog's changes: %v", i, link, err)
-		}
-	}
-	if stale > 0 {
-		t.Errorf("%d of 50 refs from handle_dialog's changes failed", stale)
+	// 50 runs in all, split over parallel workers, each in a scope
+	// (browser context) of its own.
+	const workers, runs = 5, 10
+	for w := range workers {
+		t.Run(fmt.Sprintf("worker %d", w), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, nil)
+			stale := 0
+			for i := range runs {
+				h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/list"))
+				snap, err := h.result(t, "take_snapshot", `{}`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				btn := regexp.MustCompile(`e\d+ button "Archive"`).FindString(snap.Text)
+				if btn == "" {
+					t.Fatalf("no Archive button in %s", snap.Text)
+				}
+				h.mustCall(t, "click", fmt.Sprintf(`{"uid":%q}`, strings.Fields(btn)[0]))
+				res := h.mustCall(t, "handle_dialog", `{"action":"accept"}`)
+				ch, _ := res["changes"].(map[string]any)
+				if ch == nil || ch["navigated"] != true || !strings.HasSuffix(fmt.Sprint(ch["url"]), "/archived") {
+					t.Errorf("run %d: handle_dialog changes = %v, want navigated to /archived", i, ch)
+					continue
+				}
+				link := ref.FindString(fmt.Sprint(ch["elements"]))
+				if link == "" {
+					t.Errorf("run %d: handle_dialog changes list no link of the new page: %v", i, ch["elements"])
+					continue
+				}
+				if _, err := h.call(t, "click", fmt.Sprintf(`{"uid":%q}`, strings.Fields(link)[0])); err != nil {
+					stale++
+					t.Errorf("run %d: clicking %s from handle_dialog's changes: %v", i, link, err)
+				}
+			}
+			if stale > 0 {
+				t.Errorf("%d of %d refs from handle_dialog's changes failed", stale, runs)
+			}
+		})
 	}
 }

@@ -27,6 +27,7 @@ func jsonPath(data map[string]any, path string) any {
 }
 
 func TestDialogTools(t *testing.T) {
+	t.Parallel()
 	base := serveFixtures(t)
 	// Each case runs in a tab (and browser context) of its own.
 	open := func(t *testing.T, page string) *harness {

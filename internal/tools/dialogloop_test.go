@@ -22,8 +22,8 @@ var dialogLoopPages = map[string]string{
 // and navigate_page leaves the page and recovers the tab; with
 // --dialogs=accept or dismiss every call keeps pace with the loop.
 func TestDialogLoopNeverWedges(t *testing.T) {
+	t.Parallel()
 	base := hostilePages(t, dialogLoopPages)
-	h := newHarness(t, nil)
 	const budget = 8 * time.Second
 	call := func(t *testing.T, h *harness, tool, args string) (map[string]any, error) {
 		t.Helper()
@@ -39,7 +39,11 @@ func TestDialogLoopNeverWedges(t *testing.T) {
 		return data, err
 	}
 
+	// Each case has a scope (browser context) of its own, so they run in
+	// parallel.
 	t.Run("report", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, nil)
 		_, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))
 		if err != nil {
 			wantCode(t, err, DialogOpen, "again?")
@@ -83,7 +87,8 @@ func TestDialogLoopNeverWedges(t *testing.T) {
 
 	for _, policy := range []browser.DialogPolicy{browser.DialogsAccept, browser.DialogsDismiss} {
 		t.Run(string(policy), func(t *testing.T) {
-			h := h.with(func(env *Env) { env.DialogPolicy = policy })
+			t.Parallel()
+			h := newHarness(t, nil).with(func(env *Env) { env.DialogPolicy = policy })
 			// The loop never lets the page load: cdpkit stops it rather
 			// than wait for the deadline.
 			_, err := call(t, h, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/loop"))

@@ -44,6 +44,7 @@ func within(t *testing.T, what string, start time.Time, budget time.Duration) {
 // past its deadline (plus slack); each call ends with its result or a
 // TIMEOUT, before its own deadline.
 func TestPageCannotStretchADeadline(t *testing.T) {
+	t.Parallel()
 	base := hostilePages(t, map[string]string{
 		"loop": `<!doctype html><title>loop</title><p>LOOP-PAGE</p>
 <script>window.getComputedStyle = function () { for (;;) {} };
@@ -54,25 +55,39 @@ Element.prototype.getBoundingClientRect = function () { for (;;) {} };</script>`
 		"churn": `<!doctype html><title>churn</title><p>CHURN-PAGE</p>
 <script>setInterval(() => { const a = []; for (let i = 0; i < 3e6; i++) a.push({i, s: "x" + i}); }, 0);</script>`,
 	})
-	h := newHarness(t, nil)
 	const budget = 4 * time.Second
-	for _, call := range []struct{ tool, args string }{
-		{"navigate_page", fmt.Sprintf(`{"url":%q,"timeout_ms":%d}`, base+"/loop", budget.Milliseconds())},
-		{"take_snapshot", fmt.Sprintf(`{"timeout_ms":%d}`, budget.Milliseconds())},
-		{"get_text", fmt.Sprintf(`{"timeout_ms":%d}`, budget.Milliseconds())},
-		{"new_page", fmt.Sprintf(`{"url":%q,"timeout_ms":%d}`, base+"/churn", budget.Milliseconds())},
-		{"take_snapshot", fmt.Sprintf(`{"timeout_ms":%d}`, budget.Milliseconds())},
-		{"get_text", fmt.Sprintf(`{"timeout_ms":%d}`, budget.Milliseconds())},
-		{"take_screenshot", fmt.Sprintf(`{"timeout_ms":%d}`, budget.Milliseconds())},
-		{"navigate_page", fmt.Sprintf(`{"type":"reload","timeout_ms":%d}`, budget.Milliseconds())},
+	ms := budget.Milliseconds()
+	// Each page in a scope (browser context) of its own, in parallel.
+	for _, tt := range []struct {
+		page  string
+		calls []struct{ tool, args string }
+	}{
+		{"loop", []struct{ tool, args string }{
+			{"navigate_page", fmt.Sprintf(`{"url":%q,"timeout_ms":%d}`, base+"/loop", ms)},
+			{"take_snapshot", fmt.Sprintf(`{"timeout_ms":%d}`, ms)},
+			{"get_text", fmt.Sprintf(`{"timeout_ms":%d}`, ms)},
+		}},
+		{"churn", []struct{ tool, args string }{
+			{"new_page", fmt.Sprintf(`{"url":%q,"timeout_ms":%d}`, base+"/churn", ms)},
+			{"take_snapshot", fmt.Sprintf(`{"timeout_ms":%d}`, ms)},
+			{"get_text", fmt.Sprintf(`{"timeout_ms":%d}`, ms)},
+			{"take_screenshot", fmt.Sprintf(`{"timeout_ms":%d}`, ms)},
+			{"navigate_page", fmt.Sprintf(`{"type":"reload","timeout_ms":%d}`, ms)},
+		}},
 	} {
-		start := time.Now()
-		_, err := h.callCtx(t.Context(), call.tool, call.args)
-		var te *Error
-		if err != nil && (!errors.As(err, &te) || te.Code != Timeout) {
-			t.Errorf("%s: %v, want a result or TIMEOUT", call.tool, err)
-		}
-		within(t, call.tool, start, budget)
+		t.Run(tt.page, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, nil)
+			for _, call := range tt.calls {
+				start := time.Now()
+				_, err := h.callCtx(t.Context(), call.tool, call.args)
+				var te *Error
+				if err != nil && (!errors.As(err, &te) || te.Code != Timeout) {
+					t.Errorf("%s: %v, want a result or TIMEOUT", call.tool, err)
+				}
+				within(t, call.tool, start, budget)
+			}
+		})
 	}
 }
 
@@ -81,6 +96,7 @@ Element.prototype.getBoundingClientRect = function () { for (;;) {} };</script>`
 // zero-size or aria-hidden text back into a snapshot or get_text by
 // overriding getBoundingClientRect, getComputedStyle or getAttribute.
 func TestHiddenFilterIgnoresPageFunctions(t *testing.T) {
+	t.Parallel()
 	const page = `<!doctype html><title>override</title>
 <script>
 const box = {x: 10, y: 10, left: 10, top: 10, width: 100, height: 100, right: 110, bottom: 110};

@@ -79,8 +79,10 @@ func TestWaitForTool(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		h := open(t, "wait-delayed.html?delay=60000")
 		// The wait's own TIMEOUT, naming what it waited for; the call's
-		// deadline (toolTimeout) would say "timed out after".
-		_, err := h.call(t, "wait_for", `{"text":["Saved!"],"selector":"#temp","state":"detached","timeout":800}`)
+		// deadline (toolTimeout) would say "timed out after". 3 s, not
+		// less: on a loaded machine a shorter wait ended before its first
+		// look at the page, so its message could not say "(it is visible)".
+		_, err := h.call(t, "wait_for", `{"text":["Saved!"],"selector":"#temp","state":"detached","timeout":3000}`)
 		te := wantCode(t, err, Timeout, `none of the texts ["Saved!"] appeared; "#temp" is not detached (it is visible)`)
 		if !te.Recoverable {
 			t.Errorf("TIMEOUT is not recoverable")
