@@ -54,6 +54,7 @@ type config struct {
 	peers     string        // npm prefix holding the peers; set, the run compares instead
 	trace     bool          // print each tool's CDP timeline instead
 	floors    bool          // print only each tool next to its raw CDP floor
+	formats   bool          // print the capture time and bytes of each image format
 	traceArgs []string      // extra flags for the -trace browser
 	timeout   time.Duration // bounds the whole run
 	cold      int           // cold starts per server, bench-peers
@@ -91,6 +92,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if cfg.floors {
 		if err := runFloors(ctx, log, cfg, stdout); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if cfg.formats {
+		if err := runFormats(ctx, log, cfg, stdout); err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
 			return 1
 		}
@@ -148,6 +156,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.telemetryOnly, "telemetry-only", false, "run only the telemetry stage (take_snapshot with OTLP export off, live, dead; exit times) and print its figures")
 	fs.BoolVar(&c.trace, "trace", false, "print each tool's median CDP timeline (through a recording websocket relay) instead of measuring")
 	fs.BoolVar(&c.floors, "floors", false, "print only each tool's p50 next to its raw CDP floor's (quick; writes no results)")
+	fs.BoolVar(&c.formats, "formats", false, "print the time and bytes of a viewport capture in each image format and encoder setting, on the bench pages and a photo-like page (writes no results)")
 	fs.Func("trace-chrome-arg", "extra `flag` for the -trace browser, to see what a browser flag changes (repeatable)", func(v string) error {
 		c.traceArgs = append(c.traceArgs, v)
 		return nil

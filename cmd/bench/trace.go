@@ -215,6 +215,7 @@ func runTrace(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer) e
 		{"press_key", "press_key", func(int) map[string]any { return map[string]any{"key": "Tab"} }},
 		{"take_snapshot", "take_snapshot", func(int) map[string]any { return nil }},
 		{"take_screenshot", "take_screenshot", func(int) map[string]any { return map[string]any{"format": "png"} }},
+		{"take_screenshot full page", "take_screenshot", func(int) map[string]any { return map[string]any{"format": "png", "fullPage": true} }},
 		{"list_pages", "list_pages", func(int) map[string]any { return nil }},
 		{"navigate_page", "navigate_page", func(i int) map[string]any {
 			return map[string]any{"url": base + "/" + []string{"a.html", "b.html"}[i%2]}

@@ -177,6 +177,8 @@ type emulator struct {
 	mu     sync.Mutex // serializes changes; guards state and seeded
 	state  Emulation
 	seeded bool // the launch options' defaults went into state (launchopts.go)
+
+	view viewCache // the viewport as screenshots saw it (screenshot_view.go); own lock
 }
 
 // Emulation returns what the tab emulates now.
@@ -209,10 +211,12 @@ func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, er
 		return ViewportMetrics{}, err
 	}
 	t.emu.mu.Lock()
+	t.emu.view.invalidate()
 	err = applyViewport(ctx, s, v)
 	if err == nil {
 		t.emu.state.Viewport = v
 	}
+	t.emu.view.invalidate() // and after: a capture may have measured meanwhile
 	t.emu.mu.Unlock()
 	if err != nil {
 		return ViewportMetrics{}, err
@@ -257,6 +261,7 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	}
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
+	t.emu.view.invalidate()
 	st := &t.emu.state
 	if c.UserAgent != nil {
 		if err := applyUserAgent(ctx, s, *c.UserAgent); err != nil {
@@ -324,6 +329,7 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 func (t *Tab) restoreEmulation(ctx context.Context, s cdpapi.Session) error {
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
+	t.emu.view.invalidate()
 	st := t.emu.state
 	if st.Viewport != nil {
 		if err := applyViewport(ctx, s, st.Viewport); err != nil {

@@ -93,8 +93,9 @@ type ScreenshotOptions struct {
 	// Quality is 1–100 for jpeg and webp; 0 means 80. It must be 0 for png.
 	Quality int
 	// FullPage captures the whole document instead of the viewport. The
-	// page is first scrolled through so lazy content paints, then put back
-	// where it was; the viewport is never resized. Calls acting on the tab
+	// page is first scrolled through so lazy content paints (a page that
+	// fits its viewport is not scrolled), then put back where it was; the
+	// viewport is never resized. Calls acting on the tab
 	// meanwhile see it scrolled. Fixed elements are painted once, where
 	// the page is scrolled to.
 	FullPage bool
@@ -165,19 +166,39 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 		return nil, err
 	}
 	Step(ctx, "capturing the screenshot")
+	maxW, maxH := maxCaptureWidth, math.MaxInt32
+	if o.Format == "webp" {
+		maxW, maxH = maxWebPSide, maxWebPSide
+	}
 	var region rect
 	var dpr float64
-	viewport := false
+	kind := viewportCapture
+	view, gen, known := t.knownView()
+	if known && o.Ref == "" && o.Selector == "" && !o.FullPage && planScale(view.W, view.H, view.DPR, o.MaxPixels, maxW, maxH) != 1 {
+		known = false // a downscaled viewport is clipped, at the page's scroll offset
+	}
 	switch {
 	case o.Ref != "" || o.Selector != "":
+		kind = elementCapture
 		region, err = t.elementRegion(ctx, s, o.Ref, o.Selector)
+		if known {
+			dpr = view.DPR
+		}
 	case o.FullPage:
-		region, err = fullPageRegion(ctx, s)
+		var fits bool
+		region, dpr, fits, err = fullPageRegion(ctx, s)
+		if !fits {
+			kind = pageCapture
+		}
+	case known:
+		// The viewport as the last capture saw it: no round trip to the
+		// page. Its offset matters only to a clip, for a downscale.
+		region, dpr = rect{W: view.W, H: view.H}, view.DPR
 	default:
 		// One page call gives both the viewport and the pixel ratio.
 		region, dpr, err = viewportAndRatio(ctx, s)
-		viewport = true
 	}
+	viewport := kind == viewportCapture
 	if err != nil {
 		return nil, err
 	}
@@ -185,10 +206,6 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 		if dpr, err = devicePixelRatio(ctx, s); err != nil {
 			return nil, err
 		}
-	}
-	maxW, maxH := maxCaptureWidth, math.MaxInt32
-	if o.Format == "webp" {
-		maxW, maxH = maxWebPSide, maxWebPSide
 	}
 	plan := planCapture(region.W, region.H, dpr, planScale(region.W, region.H, dpr, o.MaxPixels, maxW, maxH), o.maxTile)
 	quality := o.Quality
@@ -200,9 +217,20 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 		}
 	}()
 	for attempt := 1; ; attempt++ {
-		shot, err := capture(ctx, s, region, plan, o.Format, quality, viewport)
+		shot, err := capture(ctx, s, region, plan, o.Format, quality, kind)
 		if err != nil {
 			return nil, err
+		}
+		if viewport && plan.Scale == 1 && attempt == 1 {
+			if known && (shot.Width != view.ImgW || shot.Height != view.ImgH) {
+				// The view changed behind the cache (a window resized):
+				// measure it and capture again if it now needs a downscale.
+				t.emu.view.invalidate()
+				return t.Screenshot(ctx, o)
+			}
+			if !known && dpr > 0 {
+				t.emu.view.put(gen, shotView{W: region.W, H: region.H, DPR: dpr, ImgW: shot.Width, ImgH: shot.Height})
+			}
 		}
 		received += len(shot.Data)
 		if shot.tiles > 1 {

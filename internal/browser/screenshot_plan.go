@@ -58,25 +58,36 @@ func planCapture(w, h, dpr, scale float64, maxTile int) capturePlan {
 	return capturePlan{Scale: scale, Tiles: tiles}
 }
 
+// What a capture is of.
+type captureKind int
+
+const (
+	viewportCapture captureKind = iota
+	pageCapture
+	elementCapture
+)
+
 // capture takes the planned captures of region and returns one image. In
 // the viewport at full scale it captures without a clip: a clip is in
 // document coordinates and needs the scroll offset added.
-func capture(ctx context.Context, s *cdp.Session, region rect, plan capturePlan, format string, quality int, viewport bool) (*Screenshot, error) {
+func capture(ctx context.Context, s *cdp.Session, region rect, plan capturePlan, format string, quality int, kind captureKind) (*Screenshot, error) {
+	// optimizeForSpeed but for an element: with it and a clip beyond the
+	// viewport, an element in an out-of-process frame came out blank
+	// (TestScreenshotElementInFrame).
+	var speed *bool
+	if kind != elementCapture {
+		speed = &fast
+	}
 	if len(plan.Tiles) == 1 {
-		p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormat(format)}
+		p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormat(format), OptimizeForSpeed: speed}
 		if format != "png" {
 			q := int64(quality)
 			p.Quality = &q
 		}
-		if !viewport || plan.Scale != 1 {
+		if kind != viewportCapture || plan.Scale != 1 {
 			p.Clip = &page.Viewport{X: region.X, Y: region.Y, Width: region.W, Height: region.H, Scale: plan.Scale}
-			beyond := !viewport
+			beyond := kind != viewportCapture
 			p.CaptureBeyondViewport = &beyond
-		} else {
-			// The plain viewport: optimizeForSpeed there only (with a clip
-			// beyond the viewport, an element in an out-of-process frame
-			// came out blank: TestScreenshotElementInFrame).
-			p.OptimizeForSpeed = &fast
 		}
 		data, err := captureOnce(ctx, s, p)
 		if err != nil {
@@ -91,6 +102,7 @@ func capture(ctx context.Context, s *cdp.Session, region rect, plan capturePlan,
 		beyond := true
 		data, err := captureOnce(ctx, s, page.CaptureScreenshotParams{
 			Format:                page.CaptureScreenshotFormatPng,
+			OptimizeForSpeed:      speed,
 			Clip:                  &page.Viewport{X: region.X, Y: region.Y + tl.Y, Width: region.W, Height: tl.H, Scale: plan.Scale},
 			CaptureBeyondViewport: &beyond,
 		})

@@ -49,9 +49,9 @@ func viewportAndRatio(ctx context.Context, s *cdp.Session) (rect, float64, error
 var viewportRatioJS = loadScript("viewport_dpr")
 
 // scrollThroughJS scrolls the page down by viewport heights, waiting two
-// frames at each stop so lazy content starts loading, then waits for
-// images still loading, all within a budget in ms, and scrolls back to
-// where the page was.
+// frames at each stop so lazy content starts loading (skipping the part in
+// view), then waits for images still loading, all within a budget in ms,
+// scrolls back to where the page was and returns the device pixel ratio.
 var scrollThroughJS = loadScript("scroll_through")
 
 // awaitTwoFramesJS waits for two animation frames, at most 100 ms.
@@ -60,24 +60,29 @@ var awaitTwoFramesJS = loadScript("await_two_frames")
 // devicePixelRatioJS reads the page's device pixels per CSS pixel.
 var devicePixelRatioJS = loadScript("device_pixel_ratio")
 
-// fullPageRegion scrolls through the page and returns its whole document.
-func fullPageRegion(ctx context.Context, s *cdp.Session) (rect, error) {
+// fullPageRegion scrolls through the page and returns its whole document
+// and the device pixel ratio, and whether the document is all in view, so
+// that a viewport capture, without a clip beyond it, shows all of it.
+func fullPageRegion(ctx context.Context, s *cdp.Session) (r rect, dpr float64, fits bool, err error) {
 	budget := scrollBudget
 	if d, ok := ctx.Deadline(); ok {
 		budget = min(budget, time.Until(d)/4)
 	}
-	if err := callJS(ctx, s, jsCall{}, scrollThroughJS, nil, budget.Milliseconds()); err != nil {
-		return rect{}, fmt.Errorf("browser: scrolling through the page: %w", err)
+	if err := callJS(ctx, s, jsCall{}, scrollThroughJS, &dpr, budget.Milliseconds()); err != nil {
+		return rect{}, 0, false, fmt.Errorf("browser: scrolling through the page: %w", err)
 	}
 	m, err := cdpapi.Call(ctx, s, page.GetLayoutMetrics, cdpapi.Empty{})
 	if err != nil {
-		return rect{}, fmt.Errorf("browser: reading layout metrics: %w", err)
+		return rect{}, 0, false, fmt.Errorf("browser: reading layout metrics: %w", err)
 	}
 	c := m.CSSContentSize
 	if c == nil {
-		return rect{}, errors.New("browser: reading layout metrics: no content size")
+		return rect{}, 0, false, errors.New("browser: reading layout metrics: no content size")
 	}
-	return rect{X: c.X, Y: c.Y, W: c.Width, H: c.Height}, nil
+	v := m.CSSVisualViewport
+	fits = v != nil && c.X == 0 && c.Y == 0 && v.PageX == 0 && v.PageY == 0 && v.Scale == 1 &&
+		c.Width <= v.ClientWidth && c.Height <= v.ClientHeight
+	return rect{X: c.X, Y: c.Y, W: c.Width, H: c.Height}, max(dpr, 0), fits, nil
 }
 
 // elementRegion scrolls the element into view and returns its border box

@@ -165,8 +165,12 @@ func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
 	side := min(maxInlineSide, max(shot.Width, shot.Height))
 	for {
 		w, h := fitSide(shot.Width, shot.Height, side)
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		draw.BiLinear.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+		dst := src // over the bytes but not the side: re-encoded as it is
+		if w != shot.Width || h != shot.Height {
+			scaled := image.NewRGBA(image.Rect(0, 0, w, h))
+			draw.BiLinear.Scale(scaled, scaled.Bounds(), src, src.Bounds(), draw.Src, nil)
+			dst = scaled
+		}
 		var buf bytes.Buffer
 		format := "png"
 		if shot.Format == "png" {
