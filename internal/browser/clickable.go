@@ -4,9 +4,12 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/domsnapshot"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // Clickable elements are those a user can click although their role says
@@ -38,16 +41,82 @@ var nativeActionable = map[string]bool{
 // elements (in session s), or nil when it cannot tell: the snapshot then
 // shows what the accessibility tree alone shows. It runs under ctx.
 func clickableBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]bool {
+	return clickableByFrame(ctx, s)[frame]
+}
+
+// clickableByFrame returns the clickable elements of every document
+// session s renders (its frame and same-process iframes), by frame: one
+// DOMSnapshot serves them all. It is nil when it cannot tell.
+func clickableByFrame(ctx context.Context, s cdpapi.Session) map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool {
 	res, err := cdpapi.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}})
 	if err != nil {
 		return nil
 	}
+	out := make(map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool, len(res.Documents))
 	for _, d := range res.Documents {
-		if d != nil && d.Nodes != nil && int(d.FrameID) >= 0 && int(d.FrameID) < len(res.Strings) && cdpapi.FrameID(res.Strings[d.FrameID]) == frame {
-			return findClickable(flatten(d, res.Strings))
+		if d != nil && d.Nodes != nil && int(d.FrameID) >= 0 && int(d.FrameID) < len(res.Strings) {
+			out[cdpapi.FrameID(res.Strings[d.FrameID])] = findClickable(flatten(d, res.Strings))
 		}
 	}
-	return nil
+	return out
+}
+
+// clickCaptures are one snapshot call's DOMSnapshots, one per session,
+// each started once in the background as the session's first frame is
+// read (concurrently with its accessibility tree) and shared by its
+// frames. The zero value is ready.
+type clickCaptures struct {
+	mu sync.Mutex
+	m  map[*cdp.Session]*clickCapture // guarded by mu
+}
+
+// clickCapture is one session's DOMSnapshot, read in the background.
+type clickCapture struct {
+	done    chan struct{} // closed when byFrame is set
+	byFrame map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool
+}
+
+// start begins s's capture, unless begun. The capture runs under ctx.
+func (c *clickCaptures) start(ctx context.Context, s *cdp.Session) *clickCapture {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cc := c.m[s]; cc != nil {
+		return cc
+	}
+	if c.m == nil {
+		c.m = make(map[*cdp.Session]*clickCapture)
+	}
+	cc := &clickCapture{done: make(chan struct{})}
+	c.m[s] = cc
+	go func() {
+		defer close(cc.done)
+		cc.byFrame = clickableByFrame(ctx, s)
+	}()
+	return cc
+}
+
+// wait waits for every capture begun, so that none outlives its call.
+func (c *clickCaptures) wait() {
+	c.mu.Lock()
+	all := make([]*clickCapture, 0, len(c.m))
+	for _, cc := range c.m {
+		all = append(all, cc)
+	}
+	c.mu.Unlock()
+	for _, cc := range all {
+		<-cc.done
+	}
+}
+
+// frame waits for the capture and returns frame's clickable elements, or
+// nil when it cannot tell (or ctx ends first).
+func (cc *clickCapture) frame(ctx context.Context, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]bool {
+	select {
+	case <-cc.done:
+		return cc.byFrame[frame]
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // flatNode is one DOM node of a DOMSnapshot document, with what

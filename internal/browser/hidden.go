@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"strconv"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -62,39 +63,63 @@ const visibleText = (root) => {
 // are the browser's, whatever the page did to its prototypes.
 const hiddenWorld = "cdpkit-hidden"
 
-// hiddenBackends returns the backend node ids of the top-most elements of
-// frame's document (loader, in session s) a user cannot see (see
-// hiddenJS). It returns nil when it cannot tell: the snapshot then shows everything, as
-// before. Every call, cleanup included, runs under ctx: a page that is
-// slow or hung cannot keep the caller past its deadline.
-func (t *Tab) hiddenBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID) map[cdpapi.BackendNodeID]bool {
+// noBudget is the budget of a document that is not counted.
+const noBudget = -1
+
+// pageFacts reads, in one evaluation, how many elements frame's document
+// (loader, in session s) has and, unless that is over budget (noBudget:
+// never), the backend node ids of the top-most elements a user cannot see
+// (see hiddenJS). count is -1 and hidden nil when it cannot tell: the
+// snapshot then shows everything, as before. Handles are made (and
+// released) only when something is hidden. Every call, cleanup included,
+// runs under ctx: a page that is slow or hung cannot keep the caller past
+// its deadline.
+func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int) (count int, hidden map[cdpapi.BackendNodeID]bool) {
 	yes := true
 	var res runtime.EvaluateResult
+	// A count over budget, or nothing hidden, comes back as a number; else
+	// an array of the hidden roots followed by the count.
+	expr := "(() => {const n = document.getElementsByTagName('*').length;" +
+		"if (" + strconv.Itoa(budget) + " >= 0 && n > " + strconv.Itoa(budget) + ") return n;" +
+		hiddenJS + "const h = document.body ? hiddenRoots(document.body) : [];" +
+		"if (h.length === 0) return n; h.push(n); return h;})()"
 	err := t.inWorld(ctx, s, frame, loader, hiddenWorld, func(world runtime.ExecutionContextID) error {
 		var err error
 		res, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-			Expression:  "(() => {" + hiddenJS + "return document.body ? hiddenRoots(document.body) : [];})()",
-			ContextID:   world,
-			ObjectGroup: "cdpkit-hidden", Silent: &yes,
+			Expression: expr, ContextID: world, ObjectGroup: "cdpkit-hidden", Silent: &yes,
 		})
 		return err
 	})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
+		return -1, nil
+	}
+	if res.Result.ObjectID == "" {
+		n, err := strconv.Atoi(string(res.Result.Value))
+		if err != nil {
+			return -1, nil
+		}
+		return n, map[cdpapi.BackendNodeID]bool{}
+	}
 	// Under the caller's deadline: once it has passed, the handles are
 	// left to die with the document rather than holding the call.
 	defer cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: "cdpkit-hidden"})
-	if err != nil || res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
-		return nil
-	}
-	if res.Result.Description == "Array(0)" {
-		return map[cdpapi.BackendNodeID]bool{}
-	}
 	props, err := cdpapi.Call(ctx, s, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: &yes})
 	if err != nil {
-		return nil
+		return -1, nil
 	}
+	count = -1
 	out := make(map[cdpapi.BackendNodeID]bool)
 	for _, p := range props.Result {
-		if p.Value == nil || p.Value.ObjectID == "" || p.Value.Subtype != "node" {
+		if p.Value == nil {
+			continue
+		}
+		if p.Value.Type == runtime.RemoteObjectTypeNumber && p.Name != "length" {
+			if n, err := strconv.Atoi(string(p.Value.Value)); err == nil {
+				count = n
+			}
+			continue
+		}
+		if p.Value.ObjectID == "" || p.Value.Subtype != "node" {
 			continue
 		}
 		d, err := cdpapi.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: p.Value.ObjectID})
@@ -103,5 +128,5 @@ func (t *Tab) hiddenBackends(ctx context.Context, s cdpapi.Session, frame cdpapi
 		}
 		out[d.Node.BackendNodeID] = true
 	}
-	return out
+	return count, out
 }

@@ -272,7 +272,7 @@ func (t *Tab) element(ctx context.Context, ref, selector string) (*element, erro
 		return nil, stale
 	default:
 	}
-	cur, _, err := loaders(ctx, e.session)
+	cur, _, err := t.loaders(ctx, e.session)
 	if err != nil {
 		return nil, err
 	}

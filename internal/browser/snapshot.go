@@ -38,18 +38,19 @@ type SnapshotOptions struct {
 // [DefaultSnapshotElements]): without a scope the result is one line,
 // marked truncated, saying how to read part of it.
 func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result, error) {
+	budget := noBudget
 	if o.Scope == "" {
-		budget := o.MaxElements
+		budget = o.MaxElements
 		if budget <= 0 {
 			budget = DefaultSnapshotElements
 		}
-		if res, over := t.checkBudget(ctx, budget); over {
-			return res, nil
-		}
 	}
-	root, err := t.axTree(ctx, o.Scope)
+	root, n, err := t.axTree(ctx, o.Scope, budget)
 	if err != nil {
 		return snapshot.Result{}, err
+	}
+	if budget != noBudget && n > budget {
+		return overBudget(n, budget), nil
 	}
 	return snapshot.Format(root, t.refs.refFor(), o.Options), nil
 }
@@ -79,15 +80,19 @@ func snapshotKind(o SnapshotOptions) string {
 }
 
 // axTree fetches the accessibility tree of the page, or of the scope
-// element's subtree, with iframes expanded.
-func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) {
+// element's subtree, with iframes expanded. Without a scope it also
+// returns the main document's element count, and no tree when that is over
+// budget.
+func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.Node, int, error) {
 	s, err := t.session(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	Step(ctx, "reading the accessibility tree")
+	var call snapCall
+	defer call.clicks.wait()
 	if scope == "" {
-		return t.frameTree(ctx, s, "", 0)
+		return t.pageTree(ctx, s, budget, &call)
 	}
 	var el *element
 	if looksLikeRef(scope) {
@@ -96,25 +101,89 @@ func (t *Tab) axTree(ctx context.Context, scope string) (*snapshot.Node, error) 
 		el, err = t.element(ctx, "", scope)
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	lds, main, err := loaders(ctx, el.Session)
+	lds, main, err := t.loaders(ctx, el.Session)
 	if err != nil {
-		return nil, fmt.Errorf("browser: reading frames: %w", err)
+		return nil, 0, fmt.Errorf("browser: reading frames: %w", err)
+	}
+	frame := frameOf(ctx, el.Session, el.Backend, main)
+	clicks := call.clicks.start(ctx, el.Session)
+	var hidden *hiddenRead
+	if frame == main {
+		hidden = t.startHidden(ctx, el.Session, frame, lds[frame], noBudget)
 	}
 	// A partial query: only the scope's subtree is computed, which matters
 	// on pages with tens of thousands of nodes.
 	res, err := cdpapi.Call(ctx, el.Session, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: el.Backend})
 	if err != nil {
-		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
+		hidden.wait()
+		return nil, 0, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
-	frame := frameOf(ctx, el.Session, el.Backend, main)
-	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds}
-	if frame == main {
-		b.hidden = t.hiddenBackends(ctx, el.Session, frame, lds[frame])
+	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds, call: &call}
+	_, b.hidden = hidden.wait()
+	b.clickable = clicks.frame(ctx, frame)
+	root, err := b.build(ctx, res.Nodes, el.Backend, 0)
+	return root, 0, err
+}
+
+// snapCall is what one snapshot call shares between its frames.
+type snapCall struct {
+	clicks clickCaptures
+}
+
+// hiddenRead is a pageFacts read in the background. A nil *hiddenRead
+// reads nothing.
+type hiddenRead struct {
+	done   chan struct{}
+	count  int
+	hidden map[cdpapi.BackendNodeID]bool
+}
+
+// startHidden begins reading pageFacts of frame under ctx.
+func (t *Tab) startHidden(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int) *hiddenRead {
+	h := &hiddenRead{done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		h.count, h.hidden = t.pageFacts(ctx, s, frame, loader, budget)
+	}()
+	return h
+}
+
+// wait returns the read's element count (-1: unknown) and hidden elements.
+func (h *hiddenRead) wait() (int, map[cdpapi.BackendNodeID]bool) {
+	if h == nil {
+		return -1, nil
 	}
-	b.clickable = clickableBackends(ctx, el.Session, frame)
-	return b.build(ctx, res.Nodes, el.Backend, 0)
+	<-h.done
+	return h.count, h.hidden
+}
+
+// pageTree reads the page's main frame (and its iframes) in session s.
+// The element count and hidden elements (one evaluation), the
+// accessibility tree and the clickable elements (one DOMSnapshot) are
+// asked for at once; only when the document is not known to be well
+// under budget is the count awaited first, so that a huge page's tree is
+// never asked for.
+func (t *Tab) pageTree(ctx context.Context, s *cdp.Session, budget int, call *snapCall) (*snapshot.Node, int, error) {
+	lds, main, err := t.loaders(ctx, s)
+	if err != nil {
+		return nil, 0, fmt.Errorf("browser: reading frames: %w", err)
+	}
+	loader := lds[main]
+	facts := t.startHidden(ctx, s, main, loader, budget)
+	if !t.small.is(s, loader) {
+		if n, _ := facts.wait(); budget != noBudget && n > budget {
+			return nil, n, nil
+		}
+	}
+	root, err := t.frameTree(ctx, s, main, 0, call, facts)
+	n, _ := facts.wait()
+	t.small.note(s, loader, n, budget)
+	if err != nil {
+		return nil, n, err
+	}
+	return root, n, nil
 }
 
 // frameOf returns the frame that owns a node: the main frame unless the
@@ -133,28 +202,33 @@ func looksLikeRef(s string) bool {
 }
 
 // frameTree fetches the tree of one frame in session s ("" = its main
-// frame).
-func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameID, depth int) (*snapshot.Node, error) {
-	lds, main, err := loaders(ctx, s)
+// frame). The frame's clickable elements and, for a session's main frame,
+// its hidden elements are read while the accessibility tree is; main is
+// a read already begun for the frame, or nil.
+func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameID, depth int, call *snapCall, main *hiddenRead) (*snapshot.Node, error) {
+	lds, top, err := t.loaders(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading frames: %w", err)
 	}
 	if frame == "" {
-		frame = main
+		frame = top
 	}
 	t.refs.prune(s, lds)
+	clicks := call.clicks.start(ctx, s)
+	hidden := main
+	if hidden == nil && frame == top {
+		hidden = t.startHidden(ctx, s, frame, lds[frame], noBudget)
+	}
 	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
+	_, hid := hidden.wait()
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
 	if len(res.Nodes) == 0 {
 		return nil, nil
 	}
-	b := &treeBuilder{t: t, s: s, loader: lds[frame], frame: frame, lds: lds}
-	if frame == main {
-		b.hidden = t.hiddenBackends(ctx, s, frame, lds[frame])
-	}
-	b.clickable = clickableBackends(ctx, s, frame)
+	b := &treeBuilder{t: t, s: s, loader: lds[frame], frame: frame, lds: lds, call: call, hidden: hid}
+	b.clickable = clicks.frame(ctx, frame)
 	return b.build(ctx, res.Nodes, 0, depth)
 }
 
@@ -165,6 +239,7 @@ type treeBuilder struct {
 	frame  cdpapi.FrameID
 	loader cdpapi.LoaderID
 	lds    map[cdpapi.FrameID]cdpapi.LoaderID
+	call   *snapCall
 	hidden map[cdpapi.BackendNodeID]bool // elements a user cannot see, left out with their subtrees (hidden.go)
 	// clickable are elements a user can click whose role does not say so
 	// (clickable.go).
@@ -237,7 +312,7 @@ func (b *treeBuilder) iframe(ctx context.Context, backend cdpapi.BackendNodeID, 
 	}
 	id := d.Node.FrameID
 	if _, inProcess := b.lds[id]; inProcess {
-		sub, err := b.t.frameTree(ctx, b.s, id, depth+1)
+		sub, err := b.t.frameTree(ctx, b.s, id, depth+1, b.call, nil)
 		if err != nil {
 			return nil
 		}
@@ -247,7 +322,7 @@ func (b *treeBuilder) iframe(ctx context.Context, backend cdpapi.BackendNodeID, 
 	if child == nil {
 		return nil
 	}
-	sub, err := b.t.frameTree(ctx, child, "", depth+1)
+	sub, err := b.t.frameTree(ctx, child, "", depth+1, b.call, nil)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil
 	}

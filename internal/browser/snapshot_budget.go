@@ -1,12 +1,10 @@
 package browser
 
 import (
-	"context"
 	"fmt"
-	"strconv"
+	"sync"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
@@ -19,48 +17,31 @@ import (
 // (issue #25 item 20); a scoped snapshot reads only the scope's subtree.
 const DefaultSnapshotElements = 30_000
 
-// countWorld names the isolated world elements are counted in, where the
-// page's own functions cannot answer for the browser's.
-const countWorld = "cdpkit-count"
-
-// elementCount returns how many elements frame's document (loader, in
-// session s) has, or -1 when it cannot tell.
-func (t *Tab) elementCount(ctx context.Context, s *cdp.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID) int {
-	yes := true
-	var res runtime.EvaluateResult
-	err := t.inWorld(ctx, s, frame, loader, countWorld, func(world runtime.ExecutionContextID) error {
-		var err error
-		res, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: "document.getElementsByTagName('*').length", ContextID: world, ReturnByValue: &yes, Silent: &yes,
-		})
-		return err
-	})
-	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
-		return -1
-	}
-	n, err := strconv.Atoi(string(res.Result.Value))
-	if err != nil {
-		return -1
-	}
-	return n
+// smallDoc remembers the main document last counted well under budget
+// (half of it), whose snapshot can ask for the accessibility tree without
+// first awaiting the count: a document does not grow from that to a size
+// whose tree cannot be read between two snapshots.
+type smallDoc struct {
+	mu     sync.Mutex
+	sess   *cdp.Session    // guarded by mu
+	loader cdpapi.LoaderID // guarded by mu
 }
 
-// checkBudget returns the over-budget snapshot when the tab's main
-// document has more elements than budget, and ok false otherwise (or
-// when it cannot tell: the snapshot is then attempted).
-func (t *Tab) checkBudget(ctx context.Context, budget int) (snapshot.Result, bool) {
-	s, err := t.session(ctx)
-	if err != nil {
-		return snapshot.Result{}, false
+func (d *smallDoc) is(s *cdp.Session, loader cdpapi.LoaderID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return loader != "" && d.sess == s && d.loader == loader
+}
+
+// note records a count n of s's document loader under budget.
+func (d *smallDoc) note(s *cdp.Session, loader cdpapi.LoaderID, n, budget int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n >= 0 && (budget == noBudget || n <= budget/2) {
+		d.sess, d.loader = s, loader
+	} else if d.sess == s && d.loader == loader {
+		d.sess, d.loader = nil, ""
 	}
-	lds, main, err := loaders(ctx, s)
-	if err != nil {
-		return snapshot.Result{}, false
-	}
-	if n := t.elementCount(ctx, s, main, lds[main]); n > budget {
-		return overBudget(n, budget), true
-	}
-	return snapshot.Result{}, false
 }
 
 // overBudget returns the snapshot of a page over the node budget: one

@@ -25,8 +25,11 @@ type Tab struct {
 	mu   sync.Mutex   // serializes attaching
 	sess *cdp.Session // guarded by mu; nil until first use or after detach
 
-	refs   *refTable  // element refs handed out by snapshots
-	worlds worldCache // cdpkit's isolated worlds, by frame and document (worlds.go)
+	refs   *refTable      // element refs handed out by snapshots
+	worlds worldCache     // cdpkit's isolated worlds, by frame and document (worlds.go)
+	ftree  frameTreeCache // the page session's frames and their documents (frametree.go)
+	small  smallDoc       // the main document last counted well under the snapshot budget
+	live   liveWorlds     // the page session's cdpkit worlds, made by the browser (worlds_live.go)
 
 	console consoleLog // console messages, recorded from the first attach
 
@@ -81,11 +84,16 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	}
 	t.dialogs.track(s) // before Page.enable, so no dialog goes unseen
 	t.watchCrash(s)
+	t.ftree.follow(s) // before Page.enable, so no frame event goes unseen
+	t.live.follow(s)  // before Runtime.enable (console), which reports the worlds that exist
 	if _, err := cdpapi.Call(ctx, s, page.Enable, page.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling page events: %w", err)
 	}
 	if _, err := cdpapi.Call(ctx, s, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 		return nil, fmt.Errorf("browser: enabling lifecycle events: %w", err)
+	}
+	if err := makeWorlds(ctx, s); err != nil {
+		return nil, fmt.Errorf("browser: preparing cdpkit's world: %w", err)
 	}
 	if err := t.chooser.follow(ctx, s); err != nil {
 		return nil, err

@@ -85,6 +85,15 @@ func isolatedWorld(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, 
 // runs once more in a new world. ctx bounds making the world; fn bounds
 // its own calls.
 func (t *Tab) inWorld(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, name string, fn func(runtime.ExecutionContextID) error) error {
+	if name == hiddenWorld {
+		if id, ok := t.live.get(s, frame); ok {
+			err := fn(id)
+			if err == nil || cdp.Classify(err) != cdp.KindContextGone || ctx.Err() != nil {
+				return err
+			}
+			t.live.forget(s, frame, id)
+		}
+	}
 	k := worldKey{s, frame, name}
 	id, remembered := t.worlds.get(k, loader)
 	if !remembered {

@@ -11,10 +11,11 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
-// TestIsolatedWorldsRemembered: a tab makes its hidden-filter world once
-// per document and reuses it; a remembered context that is gone is made
-// again within the same call, so the filter still works; a new document
-// gets a new world.
+// TestIsolatedWorldsRemembered: a tab reads each document in one
+// hidden-filter world and reuses it; a new document's world is made by the
+// browser and known from its events, without a round trip; a remembered
+// context that is gone is made again within the same call, so the filter
+// still works; a new document gets a new world.
 func TestIsolatedWorldsRemembered(t *testing.T) {
 	t.Parallel()
 	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,44 +36,57 @@ func TestIsolatedWorldsRemembered(t *testing.T) {
 			t.Fatalf("snapshot:\n%s\nwant the visible text without the off-page one", res.Text)
 		}
 	}
-	world := func() (worldKey, worldEntry) {
+	// world returns the main frame's hidden world and whether the browser
+	// made it (known from events).
+	world := func() (runtime.ExecutionContextID, bool) {
 		t.Helper()
 		_, main, err := loaders(t.Context(), s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := worldKey{s, main, hiddenWorld}
+		if id, ok := tab.live.get(s, main); ok {
+			return id, true
+		}
 		tab.worlds.mu.Lock()
 		defer tab.worlds.mu.Unlock()
-		e, ok := tab.worlds.m[k]
+		e, ok := tab.worlds.m[worldKey{s, main, hiddenWorld}]
 		if !ok {
 			t.Fatalf("no remembered hidden world for the main frame")
 		}
-		return k, e
+		return e.id, false
 	}
 
 	if _, err := tab.Navigate(t.Context(), srv.URL); err != nil {
 		t.Fatal(err)
 	}
 	snap()
-	k, first := world()
+	first, made := world()
+	if !made {
+		t.Errorf("a new document's world was not the browser's")
+	}
 	snap()
-	if _, again := world(); again != first {
-		t.Errorf("second snapshot of one document: world %+v, want %+v kept", again, first)
+	if again, _ := world(); again != first {
+		t.Errorf("second snapshot of one document: world %d, want %d kept", again, first)
 	}
 
 	// A context that went away without a new document.
-	tab.worlds.put(k, first.loader, runtime.ExecutionContextID(1<<30))
+	_, main, err := loaders(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab.live.mu.Lock()
+	tab.live.byFrame[main] = liveWorld{id: 1 << 30}
+	tab.live.mu.Unlock()
 	snap()
-	if _, e := world(); e.id == 1<<30 || e.loader != first.loader {
-		t.Errorf("after a gone context: world %+v, want a new context for loader %s", e, first.loader)
+	if id, _ := world(); id == 1<<30 {
+		t.Errorf("after a gone context: world %d, want a new context", id)
 	}
 
 	if _, err := tab.Navigate(t.Context(), srv.URL); err != nil {
 		t.Fatal(err)
 	}
 	snap()
-	if _, e := world(); e.loader == first.loader {
-		t.Errorf("a new document kept the old document's world %+v", e)
+	if id, made := world(); id == first || !made {
+		t.Errorf("a new document: world %d (browser's: %v), want a new one made by the browser (first was %d)", id, made, first)
 	}
 }

@@ -62,13 +62,21 @@ func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Res
 		Options: snapshot.Options{Interactive: in.Interactive, URLs: in.URLs, Depth: in.Depth, MaxChars: ceilChars(in.MaxChars)},
 		Scope:   in.Scope,
 	}
+	// Where the tab is does not depend on the snapshot: ask at once.
+	var loc browser.Location
+	var locErr error
+	located := make(chan struct{})
+	go func() {
+		defer close(located)
+		loc, locErr = tab.Location(ctx)
+	}()
 	res, changes, err := tab.SnapshotDiff(ctx, o)
+	<-located
 	if err != nil {
 		return nil, err
 	}
-	loc, err := tab.Location(ctx)
-	if err != nil {
-		return nil, err
+	if locErr != nil {
+		return nil, locErr
 	}
 	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Truncated: res.Truncated}
 	switch {
