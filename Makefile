@@ -40,16 +40,15 @@ cross:
 # that run goes on beside the other packages' so the wall time is the longest
 # package's, not the sum. The biggest packages are listed first so they start
 # first. Each package's closing line (ok/FAIL) is printed as go test gives it.
-# The browser tests mostly wait (on the browser, on pages, on processes):
-# on 2 cores the suite uses a fraction of the CPU, so TEST_P packages run at
-# once (go test's default is one per core, which queued cmd/cdpkit and
-# internal/firefox behind the first two) and each runs TEST_PARALLEL
-# parallel tests (default: one per core), a tab or scope each. 8 was
-# tried: on a machine already at load 80 its own-browser launches ran
-# past their 30 s launch deadline, so 4.
+# The browser tests mostly wait (on the browser, on pages, on processes),
+# so TEST_P packages run at once (go test's default is one per core, which
+# queued cmd/cdpkit and internal/firefox behind the first two); each runs
+# TEST_PARALLEL parallel tests, a tab or scope each. -parallel 4 ran 16
+# browser tests at once on 2 cores: a quiet run took 9.5 minutes instead
+# of 6 and calls passed their deadlines, so 2.
 SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit ./internal/firefox
 TEST_P ?= 4
-TEST_PARALLEL ?= 4
+TEST_PARALLEL ?= 2
 test: deps lint cross
 	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m -p $(TEST_P) -parallel $(TEST_PARALLEL) $(SLOW_PKGS) \

@@ -1,10 +1,6 @@
 package tools
 
 import (
-	"context"
-	"errors"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -95,37 +91,6 @@ func (env *Env) numbered(b browser.Driver, pages []browser.Page) ([]numberedPage
 		out = append(out, numberedPage{PageID: ids[p.ID], Page: p})
 	}
 	return out, nil
-}
-
-// tabIn resolves a tab selector within env's scope, as the browser does,
-// plus "pageId:N": the tab whose pageId is N.
-func (env *Env) tabIn(ctx context.Context, b browser.Driver, selector string) (browser.TabDriver, error) {
-	num, ok := strings.CutPrefix(selector, pageIDPrefix)
-	if !ok {
-		return b.TabIn(ctx, env.Scope, selector)
-	}
-	want, err := strconv.Atoi(num)
-	if err != nil || want < 1 {
-		return nil, errorf(InvalidArgs, false, "pageId is a number from list_pages", "pageId %s is not a page number", num)
-	}
-	ids, err := env.pageIDs(b)
-	if err != nil {
-		return nil, err
-	}
-	for id, n := range ids {
-		if n == want {
-			tab, err := b.TabIn(ctx, env.Scope, id)
-			if errors.Is(err, browser.ErrTargetNotFound) {
-				break // closed since: said below as for any number
-			}
-			return tab, err
-		}
-	}
-	open, err := b.PagesNow(env.Scope)
-	if err != nil {
-		return nil, err
-	}
-	return nil, &browser.TargetNotFoundError{Selector: selector, Open: len(open)}
 }
 
 // forgetPageIDs drops the pageIds of env's scope, which has ended.

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -272,7 +273,9 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	for _, p := range schema.Properties {
 		// A Go slice or pointer may be nil, but a client sends a value or
 		// nothing: ["null","array"] says less than "array" and costs more.
-		if len(p.Types) == 2 && p.Types[0] == "null" {
+		// A property whose description gives null a meaning (emulate's
+		// "null clears it") keeps it, or the client's null is refused.
+		if len(p.Types) == 2 && p.Types[0] == "null" && !strings.Contains(p.Description, "null") {
 			p.Types, p.Type = nil, p.Types[1]
 		}
 	}
