@@ -113,11 +113,20 @@ func runTSClient(t *testing.T, env []string, args ...string) tsResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, fmt.Sprintf("tsclient-%d.mjs", os.Getpid()))
-	if err := os.WriteFile(path, script, 0o644); err != nil {
+	// One file per test: the stdio and HTTP tests run in parallel, and
+	// each removes its own when it ends.
+	f, err := os.CreateTemp(dir, "tsclient-*.mjs")
+	if err != nil {
 		t.Fatal(err)
 	}
+	path := f.Name()
 	t.Cleanup(func() { os.Remove(path) })
+	if _, err := f.Write(script); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{path}, args...)...)

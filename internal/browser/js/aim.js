@@ -12,6 +12,9 @@ function(enabled) {
   if (vv && (vv.scale !== 1 || vv.offsetLeft !== 0 || vv.offsetTop !== 0)) return null;
   if (!e.checkVisibility || !e.checkVisibility({visibilityProperty: true})) return null;
   if (enabled && e.matches(':disabled')) return null;
+  // Moved by a transform (even a translation, which keeps its size) or
+  // animating: the slow path waits for it to come to rest.
+  if (getComputedStyle(e).transform !== 'none' || (e.getAnimations && e.getAnimations().length)) return null;
   const root = document.compatMode === 'BackCompat' ? document.body : document.documentElement;
   if (!root) return null;
   const vw = root.clientWidth, vh = root.clientHeight;
