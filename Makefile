@@ -40,14 +40,13 @@ cross:
 # that run goes on beside the other packages' so the wall time is the longest
 # package's, not the sum. The biggest packages are listed first so they start
 # first. Each package's closing line (ok/FAIL) is printed as go test gives it.
-# The browser tests mostly wait (on the browser, on pages, on processes),
-# so TEST_P packages run at once (go test's default is one per core, which
-# queued cmd/cdpkit and internal/firefox behind the first two); each runs
-# TEST_PARALLEL parallel tests, a tab or scope each. -parallel 4 ran 16
-# browser tests at once on 2 cores: a quiet run took 9.5 minutes instead
-# of 6 and calls passed their deadlines, so 2.
+# TEST_P packages run at once, each with TEST_PARALLEL parallel tests (a
+# tab or scope each). Measured on a quiet 2-core machine: -p 4 -parallel 4
+# took 9.5 minutes with calls past their deadlines, -p 4 -parallel 2 8.7
+# (internal/tools, the longest, went from 278 s to 380 s), so go test's
+# defaults, one per core.
 SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit ./internal/firefox
-TEST_P ?= 4
+TEST_P ?= 2
 TEST_PARALLEL ?= 2
 test: deps lint cross
 	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
