@@ -48,18 +48,11 @@ func formatCases() []formatCase {
 
 // runFormats measures formatCases on the bench pages and prints a table.
 func runFormats(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-	defer cancel()
-	scratch, err := newScratch()
+	ctx, scratch, srv, done, err := standalone(ctx, log, cfg)
 	if err != nil {
 		return err
 	}
-	defer removeScratch(log, scratch)
-	srv, err := serveFixtures()
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
+	defer done()
 	dir := filepath.Join(scratch, "formats-profile")
 	db, err := startDebugBrowser(ctx, cfg.chromium, dir, fmt.Sprintf("--window-size=%d,%d", viewportW, viewportH))
 	if err != nil {

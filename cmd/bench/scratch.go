@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"log/slog"
+	"net/http/httptest"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/sysproc"
@@ -31,3 +33,22 @@ func removeScratch(log *slog.Logger, dir string) {
 // sweepScratch removes scratch directories whose bench is dead, and returns
 // how many it removed.
 func sweepScratch(log *slog.Logger) int { return sysproc.SweepOwned(log, scratchPrefix) }
+
+// standalone prepares a stage run on its own (-trace, -formats): the
+// run's deadline, a scratch directory and the fixture server; done undoes
+// all three.
+func standalone(ctx context.Context, log *slog.Logger, cfg *config) (context.Context, string, *httptest.Server, func(), error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	scratch, err := newScratch()
+	if err != nil {
+		cancel()
+		return nil, "", nil, nil, err
+	}
+	srv, err := serveFixtures()
+	if err != nil {
+		removeScratch(log, scratch)
+		cancel()
+		return nil, "", nil, nil, err
+	}
+	return ctx, scratch, srv, func() { srv.Close(); removeScratch(log, scratch); cancel() }, nil
+}

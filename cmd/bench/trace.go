@@ -150,18 +150,11 @@ type traceStep struct {
 // to it through the relay, and prints, for each step, the median call's
 // timeline of CDP commands to w.
 func runTrace(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-	defer cancel()
-	scratch, err := newScratch()
+	ctx, scratch, srv, done, err := standalone(ctx, log, cfg)
 	if err != nil {
 		return err
 	}
-	defer removeScratch(log, scratch)
-	srv, err := serveFixtures()
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
+	defer done()
 	dir := filepath.Join(scratch, "trace-profile")
 	db, err := startDebugBrowser(ctx, cfg.chromium, dir, append([]string{"--window-size=1280,720"}, cfg.traceArgs...)...)
 	if err != nil {
