@@ -43,6 +43,13 @@ type Browser struct {
 	identity string // set by Start when attached; see Identity
 
 	wd     *wdHold // the WebDriver session the browser was borrowed through, or nil
+
+	// windowPerTab opens every tab in a window of its own: in a headless
+	// browser cdpkit launched, where no one sees windows. A tab behind
+	// another in a shared window is hidden: it renders no frames, so its
+	// actionability waits stall, clicks in its out-of-process frames miss
+	// and their screenshots come out blank.
+	windowPerTab bool
 	wdOnce sync.Once
 
 	guard *guard // judges every document request; nil only in tests that measure without it
@@ -93,6 +100,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 		}
 	} else {
 		b.proc, b.conn, err = launch(ctx, o)
+		b.windowPerTab = !o.Headful
 	}
 	if err != nil {
 		return nil, err

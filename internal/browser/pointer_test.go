@@ -111,13 +111,13 @@ func TestClickRefused(t *testing.T) {
 		{"#nopointer", ErrElementCovered},
 		{"#missing", ErrElementNotFound},
 	}
-	// Each refused click waits for its element to become actionable until
-	// its deadline, so the cases run in parallel, a tab each.
+	// One look each (WithActionWait 0): these elements stay refused, so a
+	// wait would only run out; TestAgentActionabilityWaits covers waiting.
 	for _, tt := range tests {
 		t.Run(tt.selector, func(t *testing.T) {
 			t.Parallel()
 			tab := pointerTab(t, "pointer-click.html")
-			_, err := tab.Click(t.Context(), ClickOptions{Selector: tt.selector})
+			_, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: tt.selector})
 			var ee *ElementError
 			if !errors.Is(err, tt.want) || !errors.As(err, &ee) || ee.Selector != tt.selector {
 				t.Fatalf("Click(%s) = %v, want an *ElementError naming it wrapping %v", tt.selector, err, tt.want)
@@ -131,7 +131,7 @@ func TestClickRefused(t *testing.T) {
 		t.Parallel()
 		tab := pointerTab(t, "pointer-click.html")
 		var ce *CoveredError
-		_, err := tab.Click(t.Context(), ClickOptions{Selector: "#nopointer"})
+		_, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#nopointer"})
 		if !errors.As(err, &ce) || !ce.Ancestor || !strings.HasPrefix(ce.By, "div.row") {
 			t.Errorf("Click(#nopointer) = %v, want its ancestor div.row named", err)
 		}
@@ -147,7 +147,7 @@ func TestClickRefused(t *testing.T) {
 		if got := pointerValue[[]string](t, tab, "events"); !slices.Equal(got, want) {
 			t.Errorf("forced clicks: page saw %q, want %q", got, want)
 		}
-		if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#disabled", Force: true}); !errors.Is(err, ErrElementDisabled) {
+		if _, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#disabled", Force: true}); !errors.Is(err, ErrElementDisabled) {
 			t.Errorf("forced Click(#disabled) = %v, want ErrElementDisabled still", err)
 		}
 	})
@@ -156,7 +156,7 @@ func TestClickRefused(t *testing.T) {
 func TestClickOverlay(t *testing.T) {
 	t.Parallel()
 	tab := pointerTab(t, "pointer-overlay.html")
-	_, err := tab.Click(t.Context(), ClickOptions{Selector: "#behind"})
+	_, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#behind"})
 	var ce *CoveredError
 	if !errors.As(err, &ce) || ce.By != `div#overlay.modal "Accept cookies OK"` {
 		t.Fatalf("Click = %v, want covered by the overlay", err)
@@ -203,6 +203,15 @@ func TestClickNavigates(t *testing.T) {
 func TestClickInFrame(t *testing.T) {
 	t.Parallel()
 	tab := pointerTab(t, "pointer-frame.html")
+	// Another tab opened after this one, as an agent's second tab or a
+	// parallel test's, takes the front: clicks in this one's frames must
+	// still land.
+	b := sharedBrowser(t)
+	other, err := b.NewTab(t.Context())
+	if err != nil {
+		t.Fatalf("NewTab: %v", err)
+	}
+	t.Cleanup(func() { closeTab(t, b, other) })
 	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +250,9 @@ func TestClickInFrame(t *testing.T) {
 	// A veil over the page covers the frames, and is named.
 	pointerValue[any](t, tab, `document.body.insertAdjacentHTML('beforeend', '<div id="veil" style="position:fixed;inset:0"></div>')`)
 	for _, ref := range refs {
-		_, err = tab.Click(t.Context(), ClickOptions{Ref: ref})
+		// One look: a veil that stays would only make the click wait out
+		// its action wait.
+		_, err = tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Ref: ref})
 		var ce *CoveredError
 		if !errors.As(err, &ce) || ce.By != "div#veil" {
 			t.Errorf("Click(%s) under a veil = %v, want covered by div#veil", ref, err)

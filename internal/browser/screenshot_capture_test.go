@@ -361,7 +361,15 @@ func TestScreenshotElementInFrame(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url := tt.url(t)
-			_, tab := newTab(t)
+			b, tab := newTab(t)
+			// Another tab opened after this one, as an agent's second
+			// tab or a parallel test's: this one loads its frames behind
+			// it, and its capture must still hold the frame's pixels.
+			other, err := b.NewTab(t.Context())
+			if err != nil {
+				t.Fatalf("NewTab: %v", err)
+			}
+			t.Cleanup(func() { closeTab(t, b, other) })
 			if _, err := tab.Navigate(t.Context(), url); err != nil {
 				t.Fatalf("Navigate: %v", err)
 			}

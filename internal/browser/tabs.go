@@ -51,7 +51,7 @@ func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
 	if background {
 		p.Background = &background
 	}
-	if scope != nil {
+	if scope != nil || b.windowPerTab {
 		// A window per scoped tab: a tab hidden behind another session's
 		// renders no frames, so its screenshots and settling would wait
 		// on the other session.

@@ -485,6 +485,17 @@ func testNavDuringClick(t *testing.T, h *harness, base string) {
 			data, err := h.call(t, "click", `{"selector":"`+sel+`","target":"`+id+`","timeout_ms":10000}`)
 			wantClean(t, "click "+sel, data, err)
 			h.mustCall(t, "take_snapshot", `{"target":"`+id+`"}`)
+			if sel == "#late" {
+				// Its navigation may start after the click's answer: let
+				// it land here, not abort the next case's navigate_page.
+				browsertest.Eventually(t, time.Minute, func() error {
+					data, err := h.call(t, "evaluate_script", `{"function":"() => location.pathname","target":"`+id+`"}`)
+					if err != nil || data["value"] != "/eval-other.html" {
+						return fmt.Errorf("the page is at %v (%v), want /eval-other.html", data["value"], err)
+					}
+					return nil
+				})
+			}
 		})
 	}
 	h.mustCall(t, "close_page", `{"target":"`+id+`"}`)
