@@ -42,7 +42,7 @@ type Browser struct {
 
 	identity string // set by Start when attached; see Identity
 
-	wd     *wdHold // the WebDriver session the browser was borrowed through, or nil
+	wd *wdHold // the WebDriver session the browser was borrowed through, or nil
 
 	// windowPerTab opens every tab in a window of its own: in a headless
 	// browser cdpkit launched, where no one sees windows. A tab behind
@@ -50,7 +50,7 @@ type Browser struct {
 	// actionability waits stall, clicks in its out-of-process frames miss
 	// and their screenshots come out blank.
 	windowPerTab bool
-	wdOnce sync.Once
+	wdOnce       sync.Once
 
 	guard *guard // judges every document request; nil only in tests that measure without it
 
