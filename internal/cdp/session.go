@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cdpkit/cdpkit/internal/rpc"
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -39,8 +40,35 @@ func (s *Session) Done() <-chan struct{} { return s.state.done }
 // Call sends a command and decodes its result into result, which may be nil.
 // The context bounds the wait; without a deadline the Conn's default timeout
 // applies. A timeout returns a [*TimeoutError] and leaves the session usable.
+//
+// Unless ctx is marked [ReadOnly], the command counts in [Session.Writes].
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	if ctx.Value(readOnlyKey{}) != nil {
+		return s.conn.call(ctx, s.state, s.id, method, params, result)
+	}
+	s.state.sent.Add(1)
+	defer s.state.settled.Add(1)
 	return s.conn.call(ctx, s.state, s.id, method, params, result)
+}
+
+type readOnlyKey struct{}
+
+// ReadOnly marks the commands sent under the returned context as reads
+// that change nothing in the target (an accessibility tree, a DOM
+// snapshot, a script that only looks), so that they do not count in
+// [Session.Writes].
+func ReadOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readOnlyKey{}, true)
+}
+
+// Writes returns how many commands not marked [ReadOnly] have been sent on
+// s, and whether every one of them has returned (answered, or given up
+// on by its caller). A reader that sees the same count twice, settled,
+// knows that no one acted on the target through s in between.
+func (s *Session) Writes() (n uint64, settled bool) {
+	done := s.state.settled.Load()
+	n = s.state.sent.Load()
+	return n, done == n
 }
 
 // Subscribe starts buffering the events named method on this session and
@@ -114,6 +142,9 @@ type sessionState struct {
 	once    sync.Once
 	done    chan struct{}
 	pending map[int64]struct{} // guarded by Conn.core.Mu
+	// sent and settled count the commands not marked ReadOnly, as they are
+	// sent and as they return (see Session.Writes).
+	sent, settled atomic.Uint64
 }
 
 func (st *sessionState) close() { st.once.Do(func() { close(st.done) }) }
