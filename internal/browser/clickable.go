@@ -48,17 +48,42 @@ func clickableBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.Frame
 // session s renders (its frame and same-process iframes), by frame: one
 // DOMSnapshot serves them all. It is nil when it cannot tell.
 func clickableByFrame(ctx context.Context, s cdpapi.Session) map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool {
+	out, _ := clickableRead(ctx, s)
+	return out
+}
+
+// clickableRead is clickableByFrame that also reports whether the session
+// renders one document without shadow roots of a page's own (open or
+// closed): one a snapshot may be reused for (snapshot_reuse.go).
+func clickableRead(ctx context.Context, s cdpapi.Session) (map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool, bool) {
 	res, err := cdpapi.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}})
 	if err != nil {
-		return nil
+		return nil, false
 	}
+	plain := len(res.Documents) == 1
 	out := make(map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool, len(res.Documents))
 	for _, d := range res.Documents {
 		if d != nil && d.Nodes != nil && int(d.FrameID) >= 0 && int(d.FrameID) < len(res.Strings) {
 			out[cdpapi.FrameID(res.Strings[d.FrameID])] = findClickable(flatten(d, res.Strings))
+			plain = plain && !pageShadow(d.Nodes, res.Strings)
 		}
 	}
-	return out
+	return out, plain
+}
+
+// pageShadow reports whether a document has a shadow root of the page's
+// own, whose changes a MutationObserver on the document does not see.
+// The browser's own (user-agent) shadow roots of inputs do not count.
+func pageShadow(n *domsnapshot.NodeTreeSnapshot, str []string) bool {
+	if n.ShadowRootType == nil {
+		return false
+	}
+	for _, v := range n.ShadowRootType.Value {
+		if v < 0 || int(v) >= len(str) || str[v] != "user-agent" {
+			return true
+		}
+	}
+	return false
 }
 
 // clickCaptures are one snapshot call's DOMSnapshots, one per session,
@@ -72,8 +97,9 @@ type clickCaptures struct {
 
 // clickCapture is one session's DOMSnapshot, read in the background.
 type clickCapture struct {
-	done    chan struct{} // closed when byFrame is set
+	done    chan struct{} // closed when byFrame and plain are set
 	byFrame map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool
+	plain   bool // see clickableRead
 }
 
 // start begins s's capture, unless begun. The capture runs under ctx.
@@ -90,7 +116,7 @@ func (c *clickCaptures) start(ctx context.Context, s *cdp.Session) *clickCapture
 	c.m[s] = cc
 	go func() {
 		defer close(cc.done)
-		cc.byFrame = clickableByFrame(ctx, s)
+		cc.byFrame, cc.plain = clickableRead(ctx, s)
 	}()
 	return cc
 }

@@ -3,8 +3,10 @@ package browser
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 )
@@ -69,20 +71,26 @@ const noBudget = -1
 // pageFacts reads, in one evaluation, how many elements frame's document
 // (loader, in session s) has and, unless that is over budget (noBudget:
 // never), the backend node ids of the top-most elements a user cannot see
-// (see hiddenJS). count is -1 and hidden nil when it cannot tell: the
-// snapshot then shows everything, as before. Handles are made (and
+// (see hiddenJS) and, when watch is set, the document's watch token (see
+// watchJS; "" when none). count is -1 and hidden nil when it cannot tell:
+// the snapshot then shows everything, as before. Handles are made (and
 // released) only when something is hidden. Every call, cleanup included,
 // runs under ctx: a page that is slow or hung cannot keep the caller past
 // its deadline.
-func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int) (count int, hidden map[cdpapi.BackendNodeID]bool) {
+func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int, watch bool) (count int, hidden map[cdpapi.BackendNodeID]bool, token string) {
 	yes := true
 	var res runtime.EvaluateResult
-	// A count over budget, or nothing hidden, comes back as a number; else
-	// an array of the hidden roots followed by the count.
+	// A count over budget comes back as a number; nothing hidden as the
+	// count, or the count, a space and the token; else an array of the
+	// hidden roots followed by the count and, when asked for, the token.
+	tok := "const k = null;"
+	if watch {
+		tok = "const k = (() => {" + watchJS + "return cdpkitToken();})();"
+	}
 	expr := "(() => {const n = document.getElementsByTagName('*').length;" +
 		"if (" + strconv.Itoa(budget) + " >= 0 && n > " + strconv.Itoa(budget) + ") return n;" +
-		hiddenJS + "const h = document.body ? hiddenRoots(document.body) : [];" +
-		"if (h.length === 0) return n; h.push(n); return h;})()"
+		hiddenJS + "const h = document.body ? hiddenRoots(document.body) : [];" + tok +
+		"if (h.length === 0) return k === null ? n : n + ' ' + k; h.push(n); if (k !== null) h.push(k); return h;})()"
 	err := t.inWorld(ctx, s, frame, loader, hiddenWorld, func(world runtime.ExecutionContextID) error {
 		var err error
 		res, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
@@ -91,26 +99,39 @@ func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.Fram
 		return err
 	})
 	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
-		return -1, nil
+		return -1, nil, ""
 	}
 	if res.Result.ObjectID == "" {
-		n, err := strconv.Atoi(string(res.Result.Value))
-		if err != nil {
-			return -1, nil
+		v := string(res.Result.Value)
+		if res.Result.Type == runtime.RemoteObjectTypeString {
+			if jsonv2.Unmarshal(res.Result.Value, &v) != nil {
+				return -1, nil, ""
+			}
+			v, token, _ = strings.Cut(v, " ")
 		}
-		return n, map[cdpapi.BackendNodeID]bool{}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return -1, nil, ""
+		}
+		return n, map[cdpapi.BackendNodeID]bool{}, token
 	}
 	// Under the caller's deadline: once it has passed, the handles are
 	// left to die with the document rather than holding the call.
 	defer cdpapi.Call(ctx, s, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: "cdpkit-hidden"})
 	props, err := cdpapi.Call(ctx, s, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: &yes})
 	if err != nil {
-		return -1, nil
+		return -1, nil, ""
 	}
 	count = -1
 	out := make(map[cdpapi.BackendNodeID]bool)
 	for _, p := range props.Result {
 		if p.Value == nil {
+			continue
+		}
+		if p.Value.Type == runtime.RemoteObjectTypeString {
+			if jsonv2.Unmarshal(p.Value.Value, &token) != nil {
+				token = ""
+			}
 			continue
 		}
 		if p.Value.Type == runtime.RemoteObjectTypeNumber && p.Name != "length" {
@@ -128,5 +149,5 @@ func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.Fram
 		}
 		out[d.Node.BackendNodeID] = true
 	}
-	return count, out
+	return count, out, token
 }

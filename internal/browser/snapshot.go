@@ -88,6 +88,7 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 	if err != nil {
 		return nil, 0, err
 	}
+	ctx = cdp.ReadOnly(ctx) // a snapshot only reads (snapshot_reuse.go)
 	Step(ctx, "reading the accessibility tree")
 	var call snapCall
 	defer call.clicks.wait()
@@ -111,7 +112,7 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 	clicks := call.clicks.start(ctx, el.Session)
 	var hidden *hiddenRead
 	if frame == main {
-		hidden = t.startHidden(ctx, el.Session, frame, lds[frame], noBudget)
+		hidden = t.startHidden(ctx, el.Session, frame, lds[frame], noBudget, false)
 	}
 	// A partial query: only the scope's subtree is computed, which matters
 	// on pages with tens of thousands of nodes.
@@ -130,6 +131,8 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 // snapCall is what one snapshot call shares between its frames.
 type snapCall struct {
 	clicks clickCaptures
+	framed bool // the tree holds an iframe element
+	plain  bool // the main frame's DOMSnapshot found one document without shadow roots (clickableRead)
 }
 
 // hiddenRead is a pageFacts read in the background. A nil *hiddenRead
@@ -138,14 +141,15 @@ type hiddenRead struct {
 	done   chan struct{}
 	count  int
 	hidden map[cdpapi.BackendNodeID]bool
+	token  string // the watch token, when asked for
 }
 
 // startHidden begins reading pageFacts of frame under ctx.
-func (t *Tab) startHidden(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int) *hiddenRead {
+func (t *Tab) startHidden(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int, watch bool) *hiddenRead {
 	h := &hiddenRead{done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
-		h.count, h.hidden = t.pageFacts(ctx, s, frame, loader, budget)
+		h.count, h.hidden, h.token = t.pageFacts(ctx, s, frame, loader, budget, watch)
 	}()
 	return h
 }
@@ -164,14 +168,21 @@ func (h *hiddenRead) wait() (int, map[cdpapi.BackendNodeID]bool) {
 // accessibility tree and the clickable elements (one DOMSnapshot) are
 // asked for at once; only when the document is not known to be well
 // under budget is the count awaited first, so that a huge page's tree is
-// never asked for.
+// never asked for. The tree of an unchanged document is reused instead
+// (snapshot_reuse.go).
 func (t *Tab) pageTree(ctx context.Context, s *cdp.Session, budget int, call *snapCall) (*snapshot.Node, int, error) {
 	lds, main, err := t.loaders(ctx, s)
 	if err != nil {
 		return nil, 0, fmt.Errorf("browser: reading frames: %w", err)
 	}
 	loader := lds[main]
-	facts := t.startHidden(ctx, s, main, loader, budget)
+	writes, reusable := t.reusable(s, loader)
+	if reusable {
+		if root, n, ok := t.reuse.reuse(ctx, t, s, main, loader, writes); ok {
+			return root, n, nil
+		}
+	}
+	facts := t.startHidden(ctx, s, main, loader, budget, reusable)
 	if !t.small.is(s, loader) {
 		if n, _ := facts.wait(); budget != noBudget && n > budget {
 			return nil, n, nil
@@ -182,6 +193,9 @@ func (t *Tab) pageTree(ctx context.Context, s *cdp.Session, budget int, call *sn
 	t.small.note(s, loader, n, budget)
 	if err != nil {
 		return nil, n, err
+	}
+	if reusable {
+		t.reuse.note(s, loader, writes, facts.token, call.plain && !call.framed && n >= 0, root, n)
 	}
 	return root, n, nil
 }
@@ -217,7 +231,7 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	clicks := call.clicks.start(ctx, s)
 	hidden := main
 	if hidden == nil && frame == top {
-		hidden = t.startHidden(ctx, s, frame, lds[frame], noBudget)
+		hidden = t.startHidden(ctx, s, frame, lds[frame], noBudget, false)
 	}
 	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
 	_, hid := hidden.wait()
@@ -229,6 +243,9 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	}
 	b := &treeBuilder{t: t, s: s, loader: lds[frame], frame: frame, lds: lds, call: call, hidden: hid}
 	b.clickable = clicks.frame(ctx, frame)
+	if main != nil && b.clickable != nil {
+		call.plain = clicks.plain
+	}
 	return b.build(ctx, res.Nodes, 0, depth)
 }
 
@@ -288,6 +305,9 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] {
 				out.Children = append(out.Children, link(c))
 			}
+		}
+		if out.Role == "Iframe" || out.Role == "IframePresentational" {
+			b.call.framed = true
 		}
 		if (out.Role == "Iframe" || out.Role == "IframePresentational") && n.BackendDOMNodeID != 0 && depth < maxFrameDepth {
 			if sub := b.iframe(ctx, n.BackendDOMNodeID, depth); sub != nil {

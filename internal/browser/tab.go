@@ -29,6 +29,7 @@ type Tab struct {
 	worlds worldCache     // cdpkit's isolated worlds, by frame and document (worlds.go)
 	ftree  frameTreeCache // the page session's frames and their documents (frametree.go)
 	small  smallDoc       // the main document last counted well under the snapshot budget
+	reuse  snapReuse      // the last whole-page snapshot tree, for an unchanged document (snapshot_reuse.go)
 	live   liveWorlds     // the page session's cdpkit worlds, made by the browser (worlds_live.go)
 
 	console consoleLog // console messages, recorded from the first attach
@@ -135,7 +136,7 @@ func (t *Tab) Location(ctx context.Context) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return location(ctx, s)
+	return location(cdp.ReadOnly(ctx), s)
 }
 
 func location(ctx context.Context, s cdpapi.Session) (Location, error) {
