@@ -228,6 +228,9 @@ func (c *Core) Call(ctx context.Context, method string, req Request) ([]byte, er
 
 	select {
 	case c.writeq <- msg:
+		if fn, ok := ctx.Value(queuedKey{}).(func()); ok {
+			fn()
+		}
 	case r := <-cl.ch: // closed before we could send
 		return nil, r.err
 	case <-ctx.Done():
@@ -242,6 +245,16 @@ func (c *Core) Call(ctx context.Context, method string, req Request) ([]byte, er
 		c.forget(id, req)
 		return nil, c.ctxError(ctx, method, time.Since(start))
 	}
+}
+
+type queuedKey struct{}
+
+// WithQueued returns a context whose calls run fn as their command is
+// queued for writing, before its reply. The Core writes commands in the
+// order they are queued, so a command sent after fn has run goes out
+// after this one.
+func WithQueued(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, queuedKey{}, fn)
 }
 
 // forget drops a pending call whose caller gave up; its late reply, if
