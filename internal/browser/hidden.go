@@ -9,6 +9,8 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/rpc"
 )
 
 // Page content is data, and a page can hide text meant for an agent, not
@@ -71,20 +73,23 @@ const noBudget = -1
 // pageFacts reads, in one evaluation, how many elements frame's document
 // (loader, in session s) has and, unless that is over budget (noBudget:
 // never), the backend node ids of the top-most elements a user cannot see
-// (see hiddenJS) and, when watch is set, the document's watch token (see
-// watchJS; "" when none). count is -1 and hidden nil when it cannot tell:
+// (see hiddenJS) and, when queued is not nil, the document's watch token
+// (see watchJS; "" when none); queued runs as the evaluation is queued
+// for writing, perhaps more than once. count is -1 and hidden nil when it cannot tell:
 // the snapshot then shows everything, as before. Handles are made (and
 // released) only when something is hidden. Every call, cleanup included,
 // runs under ctx: a page that is slow or hung cannot keep the caller past
 // its deadline.
-func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int, watch bool) (count int, hidden map[cdpapi.BackendNodeID]bool, token string) {
+func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int, queued func()) (count int, hidden map[cdpapi.BackendNodeID]bool, token string) {
 	yes := true
 	var res runtime.EvaluateResult
 	// A count over budget comes back as a number; nothing hidden as the
 	// count, or the count, a space and the token; else an array of the
 	// hidden roots followed by the count and, when asked for, the token.
 	tok := "const k = null;"
-	if watch {
+	ectx := ctx
+	if queued != nil {
+		ectx = rpc.WithQueued(ctx, queued)
 		tok = "const k = (() => {" + watchJS + "return cdpkitToken();})();"
 	}
 	expr := "(() => {const n = document.getElementsByTagName('*').length;" +
@@ -93,7 +98,7 @@ func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.Fram
 		"if (h.length === 0) return k === null ? n : n + ' ' + k; h.push(n); if (k !== null) h.push(k); return h;})()"
 	err := t.inWorld(ctx, s, frame, loader, hiddenWorld, func(world runtime.ExecutionContextID) error {
 		var err error
-		res, err = cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+		res, err = cdpapi.Call(ectx, s, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: expr, ContextID: world, ObjectGroup: "cdpkit-hidden", Silent: &yes,
 		})
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/chromedp/cdproto/accessibility"
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -141,17 +142,36 @@ type hiddenRead struct {
 	done   chan struct{}
 	count  int
 	hidden map[cdpapi.BackendNodeID]bool
-	token  string // the watch token, when asked for
+	token  string        // the watch token, when asked for
+	queued chan struct{} // closed once the evaluation is queued (or given up); nil without a token
 }
 
 // startHidden begins reading pageFacts of frame under ctx.
+// With watch it also reads the watch token (snapshot_reuse.go).
 func (t *Tab) startHidden(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int, watch bool) *hiddenRead {
 	h := &hiddenRead{done: make(chan struct{})}
+	var queued func()
+	if watch {
+		h.queued = make(chan struct{})
+		var once sync.Once
+		queued = func() { once.Do(func() { close(h.queued) }) }
+	}
 	go func() {
 		defer close(h.done)
-		h.count, h.hidden, h.token = t.pageFacts(ctx, s, frame, loader, budget, watch)
+		if queued != nil {
+			defer queued()
+		}
+		h.count, h.hidden, h.token = t.pageFacts(ctx, s, frame, loader, budget, queued)
 	}()
 	return h
+}
+
+// sent waits until the read's evaluation is queued, so that commands
+// sent after it run in the page after it, or until the read ends.
+func (h *hiddenRead) sent() {
+	if h != nil && h.queued != nil {
+		<-h.queued
+	}
 }
 
 // wait returns the read's element count (-1: unknown) and hidden elements.
@@ -182,7 +202,11 @@ func (t *Tab) pageTree(ctx context.Context, s *cdp.Session, budget int, call *sn
 			return root, n, nil
 		}
 	}
-	facts := t.startHidden(ctx, s, main, loader, budget, reusable)
+	watch := reusable && t.reuse.watch(s, loader, writes)
+	facts := t.startHidden(ctx, s, main, loader, budget, watch)
+	if watch {
+		facts.sent() // the token is read before the tree (snapshot_reuse.go)
+	}
 	if !t.small.is(s, loader) {
 		if n, _ := facts.wait(); budget != noBudget && n > budget {
 			return nil, n, nil

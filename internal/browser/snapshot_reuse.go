@@ -32,9 +32,14 @@ import (
 //     element, the same values and checked states of its form fields, the
 //     same viewport, URL and ready state, and no animation running (one
 //     running yields no token, so nothing is reused while it runs);
-//   - the token was read, the time before, both before and after the
-//     tree was: a mutation between two reads of one call cannot leave a
-//     tree older than its token (see snapReuse.note).
+//   - the token was read before the tree: its evaluation is sent ahead of
+//     the tree's reads on the session, which the page runs in order, so a
+//     change made in between leaves a tree newer than its token, and the
+//     next token differs.
+//
+// The token is not read by the snapshot right after an action (the one
+// the action waits for): the next snapshot reads it, and the one after
+// that reuses.
 //
 // What it cannot see: a click listener added by script with no change to
 // the DOM (clickable.go's listener-only elements) or a style sheet changed
@@ -81,16 +86,19 @@ type snapReuse struct {
 	e  reuseEntry // guarded by mu
 }
 
-// reuseEntry is one read of a document: the token read before the next
-// read (a token in hand) and, once confirmed, a tree to reuse.
+// reuseEntry is one read of a document and, when it read a token, the
+// tree to reuse while the token holds.
 type reuseEntry struct {
 	sess   *cdp.Session
 	loader cdpapi.LoaderID
 	writes uint64 // the session's Writes count when the read began
-	token  string // the document's watch token, read before any later read
+	token  string // the document's watch token, read before the tree
 	root   *snapshot.Node
 	n      int
-	ok     bool // root may be reused while the token holds
+	ok     bool // root may be reused while the token holds; false while the page changes by itself
+	// unwatched: the document is not one reuse can watch (an iframe, a
+	// shadow root); no token is read until something is written.
+	unwatched bool
 }
 
 // reusable reports whether a snapshot of s's main document loader may
@@ -100,55 +108,58 @@ func (t *Tab) reusable(s *cdp.Session, loader cdpapi.LoaderID) (uint64, bool) {
 	return writes, settled && loader != "" && t.b.windowPerTab
 }
 
+// watch reports whether a read of s's document loader that begins at
+// writes should read the watch token: when the read before it began at
+// the same count, nothing was done since, and the document can be
+// watched. Right after an action it is not read (the read that follows
+// an action is the one actions wait for); the snapshot after that reads
+// it, and the one after that can reuse.
+func (r *snapReuse) watch(s *cdp.Session, loader cdpapi.LoaderID, writes uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.e.sess == s && r.e.loader == loader && r.e.writes == writes && !r.e.unwatched
+}
+
 // reuse returns the remembered tree of s's main document (frame, loader)
 // if it still holds: nothing written on s since writes, and the same
-// watch token now. A token that differs is kept as the one read before
-// the snapshot that follows.
+// watch token now.
 func (r *snapReuse) reuse(ctx context.Context, t *Tab, s *cdp.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, writes uint64) (*snapshot.Node, int, bool) {
 	r.mu.Lock()
 	e := r.e
 	r.mu.Unlock()
 	if !e.ok || e.sess != s || e.loader != loader || e.writes != writes {
-		// Without a tree to reuse, a token would only delay the read; the
-		// token in hand serves as the one before it.
 		return nil, 0, false
 	}
 	token := t.watchToken(ctx, s, frame, loader)
 	if now, settled := s.Writes(); now != writes || !settled {
 		return nil, 0, false
 	}
-	if token != "" && token == e.token {
-		return e.root, e.n, true
+	if token == "" || token != e.token {
+		return nil, 0, false
 	}
-	r.mu.Lock()
-	if r.e.sess == s && r.e.loader == loader && r.e.writes == writes {
-		r.e.token, r.e.ok, r.e.root = token, false, nil
-	}
-	r.mu.Unlock()
-	return nil, 0, false
+	return e.root, e.n, true
 }
 
 // note remembers a whole read of s's document loader that began at
-// writes, with the token it read (when its other reads came before the
-// token, a mutation in between makes the next token differ: safe) and
-// whether the document is one reuse can watch (plain). The tree becomes
-// reusable only when the token read before this read, with nothing
-// written since, is the same: then nothing changed between that token
-// and this one, and each of this read's parts came after the first.
+// writes, with the token it read before the tree ("" when none), and
+// whether the document is one reuse can watch (plain).
 func (r *snapReuse) note(s *cdp.Session, loader cdpapi.LoaderID, writes uint64, token string, plain bool, root *snapshot.Node, n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !plain || token == "" {
-		r.e = reuseEntry{}
-		return
-	}
 	if now, settled := s.Writes(); now != writes || !settled {
 		r.e = reuseEntry{}
 		return
 	}
+	if !plain || token == "" {
+		r.e = reuseEntry{sess: s, loader: loader, writes: writes, unwatched: !plain}
+		return
+	}
+	// A page that changes by itself (a clock, a feed) would only make
+	// the next snapshot pay for a token that differs: probe again once two
+	// reads in a row found the same token.
 	prev := r.e
-	ok := prev.sess == s && prev.loader == loader && prev.writes == writes && prev.token == token
-	r.e = reuseEntry{sess: s, loader: loader, writes: writes, token: token, root: root, n: n, ok: ok}
+	changing := prev.sess == s && prev.loader == loader && prev.writes == writes && prev.token != "" && prev.token != token
+	r.e = reuseEntry{sess: s, loader: loader, writes: writes, token: token, root: root, n: n, ok: !changing}
 }
 
 // watchToken reads the watch token of frame's document loader in s, ""
