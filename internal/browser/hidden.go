@@ -75,9 +75,9 @@ const noBudget = -1
 // never), the backend node ids of the top-most elements a user cannot see
 // (see hiddenJS) and, when queued is not nil, the document's watch token
 // (see watchJS; "" when none); queued runs as the evaluation is queued
-// for writing, perhaps more than once. count is -1 and hidden nil when it cannot tell:
-// the snapshot then shows everything, as before. Handles are made (and
-// released) only when something is hidden. Every call, cleanup included,
+// for writing, perhaps more than once. count is -1 and hidden nil when it
+// cannot tell: the snapshot then shows everything, as before. Handles are
+// made (and released) only when something is hidden. Every call, cleanup included,
 // runs under ctx: a page that is slow or hung cannot keep the caller past
 // its deadline.
 func (t *Tab) pageFacts(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID, loader cdpapi.LoaderID, budget int, queued func()) (count int, hidden map[cdpapi.BackendNodeID]bool, token string) {
