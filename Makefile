@@ -51,7 +51,7 @@ cross:
 # tab or scope each).
 SLOW_PKGS := ./internal/tools ./internal/browser ./cmd/cdpkit ./internal/firefox
 TEST_P ?= 2
-TEST_PARALLEL ?= 4
+TEST_PARALLEL ?= 2
 test: export GOFLAGS := -trimpath $(GOFLAGS)
 test: deps
 	@checks=$$(mktemp); $(MAKE) --no-print-directory lint cross >$$checks 2>&1 & lint=$$!; \
