@@ -19,6 +19,13 @@ func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.
 	return err
 }
 
+// actRan is act for an fn that may itself let the page run what its
+// input queued (see performRan).
+func (t *Tab) actRan(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) (ran bool, err error)) error {
+	_, err := t.performRan(ctx, ps, es, fn)
+	return err
+}
+
 // perform runs fn, which sends input to the page, and waits for what it set
 // off. A JavaScript dialog that waits for an answer (see
 // [Tab.RunUntilDialog]; or any dialog of es, the session of an element in
@@ -30,6 +37,14 @@ func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.
 // the input requested has started, and what the input changed has
 // rendered; the next [Tab.Settle] then has nothing left to wait for.
 func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) (dialog bool, err error) {
+	return t.performRan(ctx, ps, es, func(ctx context.Context) (bool, error) { return false, fn(ctx) })
+}
+
+// performRan is perform for an fn whose input is a script that, in the
+// same call, already waited as afterInputJS does (and reports ran): when
+// that call went to ps, the round trip perform would make after it is
+// saved.
+func (t *Tab) performRan(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) (ran bool, err error)) (dialog bool, err error) {
 	t.settled.Store(false)
 	aw, stop := watchAction(ps, cdpapi.FrameID(t.id))
 	defer stop()
@@ -38,18 +53,23 @@ func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx cont
 	dl, err := t.RunUntilDialog(ctx, func(ctx context.Context) error {
 		if es != ps {
 			var err error
-			frameDialog, err = untilFrameDialog(ctx, es, fn)
+			frameDialog, err = untilFrameDialog(ctx, es, func(ctx context.Context) error {
+				_, err := fn(ctx)
+				return err
+			})
 			if err != nil || frameDialog {
 				return err
 			}
 			// The input went to another renderer, which a round trip
 			// to the page's does not order: wait as for a dialog's
 			// answer.
-			return t.awaitNavigation(ctx, ps, aw, false)
-		} else if err := fn(ctx); err != nil {
+			return t.awaitNavigation(ctx, ps, aw, false, false)
+		}
+		ran, err := fn(ctx)
+		if err != nil {
 			return err
 		}
-		return t.awaitNavigation(ctx, ps, aw, true)
+		return t.awaitNavigation(ctx, ps, aw, true, ran)
 	})
 	return dl != nil || frameDialog, err
 }
@@ -121,16 +141,20 @@ func (a *actionWatch) state() (started, done bool, fetches int) {
 // to load. With ordered, the input went to ps's renderer: one round trip
 // (afterInputJS) lets the page run what the input queued and brings every
 // event of it, and when nothing started there is nothing more to wait for.
+// With ran too, the input's own call made that wait already.
 // Otherwise (an answered dialog, input to another renderer) it waits for
 // a frame and then a quiet spell of events.
-func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWatch, ordered bool) error {
+func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWatch, ordered, ran bool) error {
 	settled := false
-	if ordered {
+	switch {
+	case ordered && ran:
+		settled = true
+	case ordered:
 		ictx, cancel := context.WithTimeout(ctx, frameWait)
 		var mutated bool
 		settled = callJS(ictx, ps, jsCall{}, afterInputJS, &mutated) == nil
 		cancel()
-	} else {
+	default:
 		// Let the page run what the input queued, such as a form
 		// submission; events may still be on their way after the reply.
 		awaitFrame(ctx, ps)

@@ -186,16 +186,7 @@ func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check 
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// The renderer answers nothing while a dialog fn opened waits
-		// (one in an out-of-process frame goes unnoticed here, hence the
-		// bound): the handle is then left to die with its document.
-		rctx, cancel := t.UntilDialog(ctx)
-		defer cancel()
-		rctx, cancelWait := context.WithTimeout(rctx, releaseWait)
-		defer cancelWait()
-		el.Release(rctx)
-	}()
+	defer t.releaseLater(ctx, el)
 	return t.act(ctx, ps, el.Session, func(ctx context.Context) error { return fn(ctx, el) })
 }
 
@@ -204,54 +195,67 @@ func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check 
 var errNotReady = errors.New("browser: the element is not actionable yet")
 
 // fillTextJS is the fast path of a fill (see fillAtOnce).
-var fillTextJS = loadScript("fill_text", "actionable_state", "field_info", "set_value")
+var fillTextJS = loadScript("fill_text", "actionable_state", "field_info", "set_value", "after_input")
 
 // fillAtOnce is Fill when the element is actionable at the first look:
-// the check that withElement would make, the field's kind and, for a
-// text field, the value set, are one round trip. An element that is not
-// there or not actionable yet is errNotReady, for Fill to wait for it.
+// the check that withElement would make (the node still in its document,
+// rendered and enabled), the field's kind and, for a text field, the
+// value set and the wait for what it set off (see afterInputJS), are one
+// round trip. An element that is not there or not actionable yet is
+// errNotReady, for Fill to wait for it.
 func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*FillResult, error) {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.element(ctx, ref, selector)
+	el, err := t.lookupElement(ctx, ref, selector, false)
 	if err != nil {
 		if notYet(err) {
 			return nil, errNotReady
 		}
 		return nil, err
 	}
+	defer t.releaseLater(ctx, el)
 	var res *FillResult
-	err = t.act(ctx, ps, el.Session, func(ctx context.Context) error {
+	err = t.actRan(ctx, ps, el.Session, func(ctx context.Context) (bool, error) {
 		var r struct {
-			Ready, Set, Same bool
-			Field            *fieldInfo
+			Stale, Ready, Set, Same, Ran bool
+			Field                        *fieldInfo
 		}
-		if err := el.callJS(ctx, &r, fillTextJS, value); err != nil {
-			return err
+		if err := el.callJS(ctx, &r, fillTextJS, value, frameWait.Milliseconds()); err != nil {
+			return false, err
 		}
 		switch {
+		case r.Stale:
+			return false, el.gone()
 		case !r.Ready || r.Field == nil:
-			return errNotReady
+			return false, errNotReady
 		case r.Set:
 			res = &FillResult{Kind: r.Field.Kind}
 			if !r.Same {
 				res.Warning = valueRefused
 			}
-			return nil
+			return r.Ran, nil
 		}
 		var err error
 		res, err = el.fillAs(ctx, *r.Field, value)
-		return err
+		return false, err
 	})
-	// As in withElementCheck: a dialog may leave the release unanswered.
-	rctx, cancel := t.UntilDialog(ctx)
-	defer cancel()
-	rctx, cancelWait := context.WithTimeout(rctx, releaseWait)
-	defer cancelWait()
-	el.Release(rctx)
 	return res, err
+}
+
+// releaseLater frees an element's handle after an action without making
+// the action wait for the answer; it is bounded by releaseWait, or by a
+// dialog that opens (the renderer answers nothing while one waits: the
+// handle is then left to die with its document).
+func (t *Tab) releaseLater(ctx context.Context, el *element) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+	go func() {
+		defer cancel()
+		rctx, stop := t.UntilDialog(ctx)
+		defer stop()
+		el.Release(rctx)
+	}()
 }
 
 // valueRefused is the warning of a text field that holds another value
