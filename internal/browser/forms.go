@@ -178,6 +178,14 @@ func (t *Tab) withElement(ctx context.Context, ref, selector string, fn func(ctx
 // withElementCheck is withElement waiting for check (nil: for the element
 // to be attached).
 func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check func(ctx context.Context, el *element) error, fn func(ctx context.Context, el *element) error) error {
+	return t.withElementWait(ctx, ref, selector, check, func(ctx context.Context, el *element) (inputWait, error) {
+		return waitAfterInput, fn(ctx, el)
+	})
+}
+
+// withElementWait is withElementCheck for an fn that says what is left to
+// wait for after its input (see performWith).
+func (t *Tab) withElementWait(ctx context.Context, ref, selector string, check func(ctx context.Context, el *element) error, fn func(ctx context.Context, el *element) (inputWait, error)) error {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return err
@@ -187,7 +195,7 @@ func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check 
 		return err
 	}
 	defer t.releaseLater(ctx, el)
-	return t.act(ctx, ps, el.Session, func(ctx context.Context) error { return fn(ctx, el) })
+	return t.actWith(ctx, ps, el.Session, func(ctx context.Context) (inputWait, error) { return fn(ctx, el) })
 }
 
 // errNotReady says that an element was not actionable at the first look:
@@ -217,29 +225,32 @@ func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*Fil
 	}
 	defer t.releaseLater(ctx, el)
 	var res *FillResult
-	err = t.actRan(ctx, ps, el.Session, func(ctx context.Context) (bool, error) {
+	err = t.actWith(ctx, ps, el.Session, func(ctx context.Context) (inputWait, error) {
 		var r struct {
 			Stale, Ready, Set, Same, Ran bool
 			Field                        *fieldInfo
 		}
 		if err := el.callJS(ctx, &r, fillTextJS, value, frameWait.Milliseconds()); err != nil {
-			return false, err
+			return waitAfterInput, err
 		}
 		switch {
 		case r.Stale:
-			return false, el.gone()
+			return waitAfterInput, el.gone()
 		case !r.Ready || r.Field == nil:
-			return false, errNotReady
+			return waitAfterInput, errNotReady
 		case r.Set:
 			res = &FillResult{Kind: r.Field.Kind}
 			if !r.Same {
 				res.Warning = valueRefused
 			}
-			return r.Ran, nil
+			if r.Ran {
+				return waitDone, nil
+			}
+			return waitAfterInput, nil
 		}
 		var err error
 		res, err = el.fillAs(ctx, *r.Field, value)
-		return false, err
+		return waitAfterInput, err
 	})
 	return res, err
 }
