@@ -99,13 +99,14 @@ var (
 // or typed into a field. If the watch cannot start, the action waits as
 // usual.
 func (t *Tab) watchKeys(ctx context.Context, s *cdp.Session, send func(ctx context.Context) error) (inputWait, error) {
-	no := false
+	no, yes := false, true
 	r, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: "(" + keysWatchJS.src + ")()", ReturnByValue: &no, Silent: &no, ObjectGroup: elementGroup,
+		Expression: "(" + keysWatchJS.src + ")()", ReturnByValue: &no, Silent: &yes, ObjectGroup: elementGroup,
 	})
 	if err != nil || r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
 		return waitAfterInput, send(ctx)
 	}
+	// The watcher is a handle like an element's, freed the same way.
 	w := &element{Session: s, Object: r.Result.ObjectID}
 	defer t.releaseLater(ctx, w)
 	if err := send(ctx); err != nil {
