@@ -13,14 +13,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
-// act is perform for callers that need not know about a dialog.
-func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) error {
-	_, err := t.perform(ctx, ps, es, fn)
-	return err
-}
-
-// actWith is act for an fn that says what is left to wait for after its
-// input (see performWith).
+// actWith is performWith for callers that need not know about a dialog.
 func (t *Tab) actWith(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) (inputWait, error)) error {
 	_, err := t.performWith(ctx, ps, es, fn)
 	return err
