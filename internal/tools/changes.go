@@ -39,6 +39,9 @@ type before struct {
 	loc   browser.Location
 	pages map[string]browser.Page
 	dl    int // the browser's download mark
+	// now is where the tool's own result says the tab is, read as it
+	// ended (see toolLocation); nil means read it again.
+	now *browser.Location
 }
 
 // observe records the tab's location and the open tabs.
@@ -119,7 +122,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	browser.Step(ctx, "reading what changed")
 	settle(ctx, o.tab)
 	c := &Changes{Downloads: downloadsSince(ctx, o)}
-	loc, err := o.tab.Location(ctx)
+	loc, err := o.location(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -84,6 +84,9 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	if err != nil || o == nil || res == nil {
 		return res, err
 	}
+	if t.SaysWhere {
+		o.toolLocation(res.Data)
+	}
 	c, err := o.changesSince(ctx, common.IncludeSnapshot)
 	if err != nil {
 		if t.Changes == ReportChanges {
