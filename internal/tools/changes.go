@@ -44,10 +44,12 @@ type before struct {
 	now *browser.Location
 }
 
-// observe records the tab's location and the open tabs.
-func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver) (*before, error) {
+// observe records the tab's location and the open tabs. With urlOnly
+// (a tool whose result says where the tab is, so the changes report no
+// title) the title is not needed (see beforeLocation).
+func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver, urlOnly bool) (*before, error) {
 	browser.Step(ctx, "reading the tab's state")
-	loc, err := tab.Location(ctx)
+	loc, err := beforeLocation(ctx, tab, urlOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -40,3 +40,15 @@ func (o *before) location(ctx context.Context) (browser.Location, error) {
 	}
 	return o.tab.Location(ctx)
 }
+
+// beforeLocation returns where the tab is before a tool acts. With
+// urlOnly it is the URL the tab last read, when no navigation has
+// committed since (no round trip), and no title.
+func beforeLocation(ctx context.Context, tab browser.TabDriver, urlOnly bool) (browser.Location, error) {
+	if urlOnly {
+		if url, ok := tab.LastURL(); ok {
+			return browser.Location{URL: url}, nil
+		}
+	}
+	return tab.Location(ctx)
+}

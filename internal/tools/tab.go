@@ -76,7 +76,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	// reports no changes.
 	var o *before
 	if t.Changes != NoChanges && tab.CheckCrashed() == nil {
-		if o, err = observe(ctx, b, tab); err != nil {
+		if o, err = observe(ctx, b, tab, t.SaysWhere); err != nil {
 			return nil, err
 		}
 	}
