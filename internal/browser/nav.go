@@ -214,7 +214,7 @@ func (n *navigation) result(ctx context.Context, s eventSession, events <-chan c
 		return nil, fmt.Errorf("browser: waiting for %s: %w", what, err)
 	}
 	where := whereOf(ctx)
-	gen := where.mark(s)
+	gen := where.mark()
 	loc, err := location(ctx, s)
 	if err != nil {
 		return nil, err

@@ -137,7 +137,7 @@ func (t *Tab) Location(ctx context.Context) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	gen := t.where.mark(s)
+	gen := t.where.mark()
 	loc, err := location(ctx, s)
 	if err == nil {
 		t.where.put(s, gen, loc.URL)

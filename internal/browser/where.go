@@ -48,9 +48,9 @@ func (c *whereCache) follow(s *cdp.Session) {
 	}, whereEvents...)
 }
 
-// mark returns the generation to give put for a reading of s's history
-// that starts now. A nil cache marks nothing.
-func (c *whereCache) mark(s cdpapi.Session) uint64 {
+// mark returns the generation to give put for a history reading that
+// starts now. A nil cache marks nothing.
+func (c *whereCache) mark() uint64 {
 	if c == nil {
 		return 0
 	}
