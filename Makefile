@@ -26,34 +26,41 @@ lint:
 	@# a second try only for a module-proxy hiccup while fetching the tool
 	$(GO) run $(STATICCHECK) ./... || $(GO) run $(STATICCHECK) ./...
 
-# cross builds ./... for every supported GOOS/GOARCH; one failure fails it.
-# It then vets ./... (test files included) for darwin and windows, so that a
-# test reaching for a Linux-only syscall fails here, not on a Mac.
+# cross checks that every package, test files included, compiles for darwin
+# and windows (go vet type-checks all of it, so a test reaching for a
+# Linux-only syscall fails here, not on a Mac), then links the shipped binary
+# for the other release platforms. Vetting darwin/amd64 would find nothing
+# darwin/arm64 does not: no file depends on the CPU.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 cross:
-	@set -e; for p in $(PLATFORMS); do echo "go build $$p"; CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...; done
 	@set -e; for os in darwin windows; do echo "go vet GOOS=$$os"; CGO_ENABLED=0 GOOS=$$os $(GO) vet ./...; done
+	@set -e; for p in linux/arm64 darwin/arm64 windows/amd64; do echo "go build ./cmd/cdpkit $$p"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -o /dev/null ./cmd/cdpkit; done
 
-# test runs both tiers. CDPKIT_REQUIRE_BROWSER=1 turns a missing Chromium into
-# a failure instead of a skip. The race detector runs only on internal/cdp, the
-# concurrency core (where it runs instead of the plain run, not besides it);
-# that run goes on beside the other packages' so the wall time is the longest
-# package's, not the sum. The biggest packages are listed first so they start
-# first. Each package's closing line (ok/FAIL) is printed as go test gives it.
+# test runs lint and cross beside the tests (the tests leave a core idle
+# while they wait on browsers), then both test tiers. CDPKIT_REQUIRE_BROWSER=1
+# turns a missing Chromium into a failure instead of a skip. The race
+# detector runs only on internal/cdp, the concurrency core (where it runs
+# instead of the plain run, not besides it), beside the other packages'. The
+# biggest packages are listed first so they start first. Each package's
+# closing line (ok/FAIL) is printed as go test gives it, then lint's output.
+# go test's own vet pass is off: lint runs go vet on everything.
+# -trimpath (GOFLAGS) keeps build-cache keys free of the checkout's path, so a
+# fresh clone reuses what an earlier one compiled.
 # TEST_P packages run at once, each with TEST_PARALLEL parallel tests (a
-# tab or scope each). Measured on a quiet 2-core machine: -p 4 -parallel 4
-# took 9.5 minutes with calls past their deadlines, -p 4 -parallel 2 8.7
-# (internal/tools, the longest, went from 278 s to 380 s), so go test's
-# defaults, one per core.
-SLOW_PKGS := ./internal/browser ./internal/tools ./cmd/cdpkit ./internal/firefox
+# tab or scope each).
+SLOW_PKGS := ./internal/tools ./internal/browser ./cmd/cdpkit ./internal/firefox
 TEST_P ?= 2
 TEST_PARALLEL ?= 2
-test: deps lint cross
-	@CDPKIT_REQUIRE_BROWSER=1 $(GO) test -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
-	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -count=1 -timeout 12m -p $(TEST_P) -parallel $(TEST_PARALLEL) $(SLOW_PKGS) \
+test: export GOFLAGS := -trimpath $(GOFLAGS)
+test: deps
+	@checks=$$(mktemp); $(MAKE) --no-print-directory lint cross >$$checks 2>&1 & lint=$$!; \
+	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -vet=off -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
+	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -vet=off -count=1 -timeout 12m -p $(TEST_P) -parallel $(TEST_PARALLEL) $(SLOW_PKGS) \
 		$$($(GO) list ./... | grep -v -e '/internal/cdp$$' -e '/internal/cdp/' $(foreach p,$(SLOW_PKGS),-e '$(patsubst ./%,/%,$(p))$$')); rest=$$?; \
 	wait $$race; race_rc=$$?; \
-	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
+	wait $$lint; lint_rc=$$?; echo "--- make lint cross"; cat $$checks; rm -f $$checks; \
+	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ] || [ $$lint_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
 	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
 demo: deps build

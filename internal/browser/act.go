@@ -13,11 +13,32 @@ import (
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
-// act is perform for callers that need not know about a dialog.
-func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) error {
-	_, err := t.perform(ctx, ps, es, fn)
+// actWith is performWith for callers that need not know about a dialog.
+func (t *Tab) actWith(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) (inputWait, error)) error {
+	_, err := t.performWith(ctx, ps, es, fn)
 	return err
 }
+
+// inputWait is what an action's input function found out about the wait
+// after its input, when the input went to the page's renderer.
+type inputWait int
+
+const (
+	// waitAfterInput: nothing; perform waits as afterInputJS does.
+	waitAfterInput inputWait = iota
+	// waitDone: the input's own script already waited so in the same
+	// call (as fill_text.js does), saving the round trip.
+	waitDone
+	// waitIfEvents: a script run after the input, in the page's
+	// renderer, saw that it mutated nothing; unless the watch saw an
+	// event of the page as well (a navigation, even within the document,
+	// or a request), the page has nothing to show for the input, and
+	// perform skips the wait. After input such as a key that moves the
+	// focus, the renderer runs the next frame before any task, so a task
+	// hop costs a frame (~8 ms at 60 Hz on average) where nothing waited
+	// for it.
+	waitIfEvents
+)
 
 // perform runs fn, which sends input to the page, and waits for what it set
 // off. A JavaScript dialog that waits for an answer (see
@@ -30,6 +51,13 @@ func (t *Tab) act(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.
 // the input requested has started, and what the input changed has
 // rendered; the next [Tab.Settle] then has nothing left to wait for.
 func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) (dialog bool, err error) {
+	return t.performWith(ctx, ps, es, func(ctx context.Context) (inputWait, error) { return waitAfterInput, fn(ctx) })
+}
+
+// performWith is perform for an fn that says what is left to wait for
+// after its input (see inputWait); when it went to another renderer than
+// ps's, that is ignored.
+func (t *Tab) performWith(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) (inputWait, error)) (dialog bool, err error) {
 	t.settled.Store(false)
 	aw, stop := watchAction(ps, cdpapi.FrameID(t.id))
 	defer stop()
@@ -38,18 +66,23 @@ func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx cont
 	dl, err := t.RunUntilDialog(ctx, func(ctx context.Context) error {
 		if es != ps {
 			var err error
-			frameDialog, err = untilFrameDialog(ctx, es, fn)
+			frameDialog, err = untilFrameDialog(ctx, es, func(ctx context.Context) error {
+				_, err := fn(ctx)
+				return err
+			})
 			if err != nil || frameDialog {
 				return err
 			}
 			// The input went to another renderer, which a round trip
 			// to the page's does not order: wait as for a dialog's
 			// answer.
-			return t.awaitNavigation(ctx, ps, aw, false)
-		} else if err := fn(ctx); err != nil {
+			return t.awaitNavigation(ctx, ps, aw, false, waitAfterInput)
+		}
+		w, err := fn(ctx)
+		if err != nil {
 			return err
 		}
-		return t.awaitNavigation(ctx, ps, aw, true)
+		return t.awaitNavigation(ctx, ps, aw, true, w)
 	})
 	return dl != nil || frameDialog, err
 }
@@ -89,6 +122,7 @@ var afterInputJS = loadScript("after_input")
 type actionWatch struct {
 	mu sync.Mutex
 	w  navWatch // guarded by mu
+	n  int      // guarded by mu; the events observed
 	// seen gets a value, if it has room, after each event observed.
 	seen chan struct{}
 }
@@ -100,6 +134,7 @@ func watchAction(ps *cdp.Session, main cdpapi.FrameID) (*actionWatch, func()) {
 	stop := ps.Watch(func(ev cdp.Event) {
 		a.mu.Lock()
 		a.w.observe(ev)
+		a.n++
 		a.mu.Unlock()
 		select {
 		case a.seen <- struct{}{}:
@@ -117,20 +152,31 @@ func (a *actionWatch) state() (started, done bool, fetches int) {
 	return a.w.started, a.w.done(), len(a.w.fetches)
 }
 
+// events reports how many events a has observed.
+func (a *actionWatch) events() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
+
 // awaitNavigation waits for a navigation that input set off, seen by a,
 // to load. With ordered, the input went to ps's renderer: one round trip
 // (afterInputJS) lets the page run what the input queued and brings every
 // event of it, and when nothing started there is nothing more to wait for.
+// w may spare that round trip (see inputWait).
 // Otherwise (an answered dialog, input to another renderer) it waits for
 // a frame and then a quiet spell of events.
-func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWatch, ordered bool) error {
+func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWatch, ordered bool, w inputWait) error {
 	settled := false
-	if ordered {
+	switch {
+	case ordered && (w == waitDone || w == waitIfEvents && a.events() == 0):
+		settled = true
+	case ordered:
 		ictx, cancel := context.WithTimeout(ctx, frameWait)
 		var mutated bool
 		settled = callJS(ictx, ps, jsCall{}, afterInputJS, &mutated) == nil
 		cancel()
-	} else {
+	default:
 		// Let the page run what the input queued, such as a form
 		// submission; events may still be on their way after the reply.
 		awaitFrame(ctx, ps)
@@ -231,9 +277,12 @@ func (a *actionWatch) quiet(ctx context.Context) {
 }
 
 // actionEvents are the events act watches on the page's session: the main
-// frame's navigation, and the fetches the page makes in reaction.
+// frame's navigation, and the fetches the page makes in reaction; a
+// navigation within the document, which navWatch ignores, still counts as
+// an event (see waitIfEvents): its hashchange or popstate handler runs in
+// a task of its own.
 var actionEvents = []string{
-	"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameNavigated",
+	"Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Page.frameNavigated", "Page.navigatedWithinDocument",
 	"Page.lifecycleEvent", "Page.frameStoppedLoading",
 	"Network.requestWillBeSent", "Network.loadingFinished", "Network.loadingFailed",
 }

@@ -414,7 +414,7 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 	d.mu.Unlock()
 	if aw != nil {
 		// Best effort, like settling: the answer is given either way.
-		t.RunUntilDialog(ctx, func(ctx context.Context) error { return t.awaitNavigation(ctx, ps, aw, false) })
+		t.RunUntilDialog(ctx, func(ctx context.Context) error { return t.awaitNavigation(ctx, ps, aw, false, waitAfterInput) })
 	}
 	return &dl, nil
 }

@@ -53,6 +53,10 @@ type TabDriver interface {
 	GoForward(ctx context.Context, o *NavOptions) (*NavResult, error)
 	Reload(ctx context.Context, ignoreCache bool, o *NavOptions) (*NavResult, error)
 	Location(ctx context.Context) (Location, error)
+	// LastURL is the URL the last Location (or navigation) read, if no
+	// navigation has committed since; false when unknown. It asks the
+	// browser nothing.
+	LastURL() (string, bool)
 	DocumentState(ctx context.Context) (DocumentState, error)
 
 	Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result, error)

@@ -178,6 +178,14 @@ func (t *Tab) withElement(ctx context.Context, ref, selector string, fn func(ctx
 // withElementCheck is withElement waiting for check (nil: for the element
 // to be attached).
 func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check func(ctx context.Context, el *element) error, fn func(ctx context.Context, el *element) error) error {
+	return t.withElementWait(ctx, ref, selector, check, func(ctx context.Context, el *element) (inputWait, error) {
+		return waitAfterInput, fn(ctx, el)
+	})
+}
+
+// withElementWait is withElementCheck for an fn that says what is left to
+// wait for after its input (see performWith).
+func (t *Tab) withElementWait(ctx context.Context, ref, selector string, check func(ctx context.Context, el *element) error, fn func(ctx context.Context, el *element) (inputWait, error)) error {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return err
@@ -186,17 +194,8 @@ func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check 
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// The renderer answers nothing while a dialog fn opened waits
-		// (one in an out-of-process frame goes unnoticed here, hence the
-		// bound): the handle is then left to die with its document.
-		rctx, cancel := t.UntilDialog(ctx)
-		defer cancel()
-		rctx, cancelWait := context.WithTimeout(rctx, releaseWait)
-		defer cancelWait()
-		el.Release(rctx)
-	}()
-	return t.act(ctx, ps, el.Session, func(ctx context.Context) error { return fn(ctx, el) })
+	defer t.releaseLater(ctx, el)
+	return t.actWith(ctx, ps, el.Session, func(ctx context.Context) (inputWait, error) { return fn(ctx, el) })
 }
 
 // errNotReady says that an element was not actionable at the first look:
@@ -204,54 +203,70 @@ func (t *Tab) withElementCheck(ctx context.Context, ref, selector string, check 
 var errNotReady = errors.New("browser: the element is not actionable yet")
 
 // fillTextJS is the fast path of a fill (see fillAtOnce).
-var fillTextJS = loadScript("fill_text", "actionable_state", "field_info", "set_value")
+var fillTextJS = loadScript("fill_text", "actionable_state", "field_info", "set_value", "after_input")
 
 // fillAtOnce is Fill when the element is actionable at the first look:
-// the check that withElement would make, the field's kind and, for a
-// text field, the value set, are one round trip. An element that is not
-// there or not actionable yet is errNotReady, for Fill to wait for it.
+// the check that withElement would make (the node still in its document,
+// rendered and enabled), the field's kind and, for a text field, the
+// value set and the wait for what it set off (see afterInputJS), are one
+// round trip. An element that is not there or not actionable yet is
+// errNotReady, for Fill to wait for it.
 func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*FillResult, error) {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	el, err := t.element(ctx, ref, selector)
+	el, err := t.lookupElement(ctx, ref, selector, false)
 	if err != nil {
 		if notYet(err) {
 			return nil, errNotReady
 		}
 		return nil, err
 	}
+	defer t.releaseLater(ctx, el)
 	var res *FillResult
-	err = t.act(ctx, ps, el.Session, func(ctx context.Context) error {
+	err = t.actWith(ctx, ps, el.Session, func(ctx context.Context) (inputWait, error) {
 		var r struct {
-			Ready, Set, Same bool
-			Field            *fieldInfo
+			Stale, Ready, Set, Same, Ran bool
+			Field                        *fieldInfo
 		}
-		if err := el.callJS(ctx, &r, fillTextJS, value); err != nil {
-			return err
+		if err := el.callJS(ctx, &r, fillTextJS, value, frameWait.Milliseconds()); err != nil {
+			return waitAfterInput, err
 		}
 		switch {
+		case r.Stale:
+			return waitAfterInput, el.gone()
 		case !r.Ready || r.Field == nil:
-			return errNotReady
+			return waitAfterInput, errNotReady
 		case r.Set:
 			res = &FillResult{Kind: r.Field.Kind}
 			if !r.Same {
 				res.Warning = valueRefused
 			}
-			return nil
+			if r.Ran {
+				return waitDone, nil
+			}
+			return waitAfterInput, nil
 		}
 		var err error
 		res, err = el.fillAs(ctx, *r.Field, value)
-		return err
+		return waitAfterInput, err
 	})
-	// As in withElementCheck: a dialog may leave the release unanswered.
-	rctx, cancel := t.UntilDialog(ctx)
-	defer cancel()
-	rctx, cancelWait := context.WithTimeout(rctx, releaseWait)
-	defer cancelWait()
-	el.Release(rctx)
 	return res, err
+}
+
+// releaseLater frees an element's handle after an action without making
+// the action wait for the answer; it is bounded by releaseWait, or by a
+// dialog that opens (the renderer answers nothing while one waits: the
+// handle is then left to die with its document).
+func (t *Tab) releaseLater(ctx context.Context, el *element) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+	go func() {
+		defer cancel()
+		rctx, stop := t.UntilDialog(ctx)
+		defer stop()
+		el.Release(rctx)
+	}()
 }
 
 // valueRefused is the warning of a text field that holds another value

@@ -125,6 +125,26 @@ func TestFillText(t *testing.T) {
 	}
 }
 
+// TestFillStaleRef fills through a ref whose node the page took out of
+// the document but still holds: the ref is stale, and nothing is set.
+func TestFillStaleRef(t *testing.T) {
+	t.Parallel()
+	tab := formsPage(t, "forms-fields.html")
+	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := refOf(t, res.Text, `textbox "Plain"`)
+	var ok bool
+	formsEval(t, tab, `window.kept = document.getElementById('plain'), window.kept.remove(), true`, &ok)
+	if _, err := tab.Fill(WithActionWait(t.Context(), 100*time.Millisecond), ref, "", "late"); !errors.Is(err, ErrRefStale) {
+		t.Errorf("Fill(%s) of a removed input = %v, want ErrRefStale", ref, err)
+	}
+	if got := formsString(t, tab, `window.kept.value`); got != "" {
+		t.Errorf("the removed input holds %q, want nothing set", got)
+	}
+}
+
 func TestFillOpeningADialog(t *testing.T) {
 	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")

@@ -7,6 +7,7 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	cdpinput "github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/input"
@@ -54,30 +55,68 @@ func (t *Tab) PressKey(ctx context.Context, ref, selector, key string) error {
 // withKeys runs fn as an action of the tab, with the session whose
 // renderer holds the focus: that of the element, focused first, if one is
 // named (an out-of-process iframe's for an element in one), else the
-// tab's. For typing, a read-only or disabled field is refused.
+// tab's. For typing, a read-only or disabled field is refused. The keys
+// are watched (see watchKeys) so that the action need not wait after them
+// when they changed nothing.
 func (t *Tab) withKeys(ctx context.Context, ref, selector string, typing bool, fn func(ctx context.Context, s *cdp.Session) error) error {
 	if ref == "" && selector == "" {
 		ps, err := t.session(ctx)
 		if err != nil {
 			return err
 		}
-		return t.act(ctx, ps, ps, func(ctx context.Context) error { return fn(ctx, ps) })
+		return t.actWith(ctx, ps, ps, func(ctx context.Context) (inputWait, error) {
+			return t.watchKeys(ctx, ps, func(ctx context.Context) error { return fn(ctx, ps) })
+		})
 	}
-	return t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) error {
+	return t.withElementWait(ctx, ref, selector, visibleEnabled(selector), func(ctx context.Context, el *element) (inputWait, error) {
 		if typing {
 			f, err := el.field(ctx)
 			if err != nil {
-				return err
+				return waitAfterInput, err
 			}
 			if err := el.usable(f); err != nil {
-				return err
+				return waitAfterInput, err
 			}
 		}
 		if err := el.focus(ctx); err != nil {
-			return err
+			return waitAfterInput, err
 		}
-		return fn(ctx, el.Session)
+		return t.watchKeys(ctx, el.Session, func(ctx context.Context) error { return fn(ctx, el.Session) })
 	})
+}
+
+// keysWatchJS starts watching the document for mutations; keysChangedJS
+// stops and says whether there were any.
+var (
+	keysWatchJS   = loadScript("keys_watch")
+	keysChangedJS = loadScript("keys_changed")
+)
+
+// watchKeys runs send, which sends key events to s's renderer, between a
+// script that starts watching the document for mutations and one that
+// reports them: waitIfEvents when there were none, so that the action
+// need not wait a frame after keys that only moved the focus or the caret
+// or typed into a field. If the watch cannot start, the action waits as
+// usual.
+func (t *Tab) watchKeys(ctx context.Context, s *cdp.Session, send func(ctx context.Context) error) (inputWait, error) {
+	no, yes := false, true
+	r, err := cdpapi.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "(" + keysWatchJS.src + ")()", ReturnByValue: &no, Silent: &yes, ObjectGroup: elementGroup,
+	})
+	if err != nil || r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
+		return waitAfterInput, send(ctx)
+	}
+	// The watcher is a handle like an element's, freed the same way.
+	w := &element{Session: s, Object: r.Result.ObjectID}
+	defer t.releaseLater(ctx, w)
+	if err := send(ctx); err != nil {
+		return waitAfterInput, err
+	}
+	var changed bool
+	if err := callJS(ctx, s, jsCall{this: w.Object}, keysChangedJS, &changed); err != nil || changed {
+		return waitAfterInput, nil
+	}
+	return waitIfEvents, nil
 }
 
 // unidentified is the key value of characters without a key.

@@ -163,6 +163,7 @@ func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bo
 	defer cancel()
 	loaded := new(atomic.Bool)
 	ctx = context.WithValue(ctx, docLoadedKey{}, loaded)
+	ctx = context.WithValue(ctx, whereKey{}, &t.where)
 	t.settled.Store(false)
 	defer t.queue.navigating()() // reads wait for it
 	s, err := t.session(ctx)
@@ -212,10 +213,13 @@ func (n *navigation) result(ctx context.Context, s eventSession, events <-chan c
 	if err != nil {
 		return nil, fmt.Errorf("browser: waiting for %s: %w", what, err)
 	}
+	where := whereOf(ctx)
+	gen := where.mark()
 	loc, err := location(ctx, s)
 	if err != nil {
 		return nil, err
 	}
+	where.put(s, gen, loc.URL)
 	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
 }
 

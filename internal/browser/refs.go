@@ -246,6 +246,13 @@ func (e *element) Release(ctx context.Context) {
 // ErrRefStale; a ref never issued ErrRefNotFound; a selector matching
 // nothing ErrElementNotFound. The caller should Release the element.
 func (t *Tab) element(ctx context.Context, ref, selector string) (*element, error) {
+	return t.lookupElement(ctx, ref, selector, true)
+}
+
+// lookupElement is element; without connected it skips the check that
+// the node is still in its document, for a caller whose first script on
+// the element checks it in the same call.
+func (t *Tab) lookupElement(ctx context.Context, ref, selector string, connected bool) (*element, error) {
 	if ref == "" && selector == "" {
 		return nil, fmt.Errorf("%w: give a ref (uid) or a selector", ErrInvalidArgument)
 	}
@@ -259,7 +266,7 @@ func (t *Tab) element(ctx context.Context, ref, selector string) (*element, erro
 		if err != nil {
 			return nil, err
 		}
-		return el, el.attach(ctx)
+		return el, el.attach(ctx, connected)
 	}
 	e, err := t.refs.lookup(ref)
 	if err != nil {
@@ -279,21 +286,16 @@ func (t *Tab) element(ctx context.Context, ref, selector string) (*element, erro
 	if cur[e.frame] != e.loader {
 		return nil, stale
 	}
-	if err := el.attach(ctx); err != nil {
+	if err := el.attach(ctx, connected); err != nil {
 		return nil, err
 	}
 	return el, nil
 }
 
-// attach gets the element's JavaScript handle and checks that the node is
-// still in its document.
-func (e *element) attach(ctx context.Context) error {
-	stale := func() error {
-		if e.Ref != "" {
-			return &ElementError{Ref: e.Ref, Err: ErrRefStale}
-		}
-		return fmt.Errorf("browser: the element left the document")
-	}
+// attach gets the element's JavaScript handle and, with connected, checks
+// that the node is still in its document.
+func (e *element) attach(ctx context.Context, connected bool) error {
+	stale := e.gone
 	r, err := cdpapi.Call(ctx, e.Session, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: e.Backend, ObjectGroup: elementGroup})
 	if err != nil {
 		if cdp.IsProtocolError(err) {
@@ -305,7 +307,9 @@ func (e *element) attach(ctx context.Context) error {
 		return stale()
 	}
 	e.Object = r.Object.ObjectID
-	var connected bool
+	if !connected {
+		return nil
+	}
 	if err := callJS(ctx, e.Session, jsCall{this: e.Object}, isConnectedJS, &connected); err != nil {
 		return fmt.Errorf("browser: checking the element: %w", err)
 	}
@@ -314,6 +318,14 @@ func (e *element) attach(ctx context.Context) error {
 		return stale()
 	}
 	return nil
+}
+
+// gone is the error of an element no longer in its document.
+func (e *element) gone() error {
+	if e.Ref != "" {
+		return &ElementError{Ref: e.Ref, Err: ErrRefStale}
+	}
+	return fmt.Errorf("browser: the element left the document")
 }
 
 // isConnectedJS reports whether an element is still in its document.

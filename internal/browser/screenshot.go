@@ -179,8 +179,12 @@ func (t *Tab) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot,
 	}
 	switch {
 	case o.Ref != "" || o.Selector != "":
+		var inView bool
+		region, inView, err = t.elementRegion(ctx, s, o.Ref, o.Selector)
 		kind = elementCapture
-		region, err = t.elementRegion(ctx, s, o.Ref, o.Selector)
+		if inView {
+			kind = elementInViewCapture
+		}
 		if known {
 			dpr = view.DPR
 		}

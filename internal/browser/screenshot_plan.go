@@ -64,7 +64,8 @@ type captureKind int
 const (
 	viewportCapture captureKind = iota
 	pageCapture
-	elementCapture
+	elementCapture       // an element that reaches out of the viewport
+	elementInViewCapture // an element all in the viewport: no capture beyond it
 )
 
 // capture takes the planned captures of region and returns one image. In
@@ -75,7 +76,7 @@ func capture(ctx context.Context, s *cdp.Session, region rect, plan capturePlan,
 	// viewport, an element in an out-of-process frame came out blank
 	// (TestScreenshotElementInFrame).
 	var speed *bool
-	if kind != elementCapture {
+	if kind != elementCapture && kind != elementInViewCapture {
 		speed = &fast
 	}
 	if len(plan.Tiles) == 1 {
@@ -86,7 +87,11 @@ func capture(ctx context.Context, s *cdp.Session, region rect, plan capturePlan,
 		}
 		if kind != viewportCapture || plan.Scale != 1 {
 			p.Clip = &page.Viewport{X: region.X, Y: region.Y, Width: region.W, Height: region.H, Scale: plan.Scale}
-			beyond := kind != viewportCapture
+			// Capturing beyond the viewport lays the page out again at
+			// the clip's size: an out-of-process frame must then paint
+			// anew, and a capture that came first showed it blank
+			// (TestScreenshotElementInFrame, on a loaded machine).
+			beyond := kind == pageCapture || kind == elementCapture
 			p.CaptureBeyondViewport = &beyond
 		}
 		data, err := captureOnce(ctx, s, p)

@@ -86,35 +86,35 @@ func fullPageRegion(ctx context.Context, s *cdp.Session) (r rect, dpr float64, f
 }
 
 // elementRegion scrolls the element into view and returns its border box
-// in the page's document coordinates.
-func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector string) (rect, error) {
+// in the page's document coordinates, and whether all of it is in view.
+func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector string) (r rect, inView bool, err error) {
 	el, err := t.element(ctx, ref, selector)
 	if err != nil {
-		return rect{}, err
+		return rect{}, false, err
 	}
 	defer el.Release(ctx)
 	notVisible := &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
 	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
 		if cdp.IsProtocolError(err) {
-			return rect{}, notVisible
+			return rect{}, false, notVisible
 		}
-		return rect{}, fmt.Errorf("browser: scrolling the element into view: %w", err)
+		return rect{}, false, fmt.Errorf("browser: scrolling the element into view: %w", err)
 	}
-	r, err := borderBox(ctx, el.Session, el.Backend)
+	r, err = borderBox(ctx, el.Session, el.Backend)
 	if err != nil {
 		if cdp.IsProtocolError(err) {
-			return rect{}, notVisible
+			return rect{}, false, notVisible
 		}
-		return rect{}, err
+		return rect{}, false, err
 	}
 	if r.W < 1 || r.H < 1 {
-		return rect{}, notVisible
+		return rect{}, false, notVisible
 	}
 	if el.Session != s {
 		// The box is relative to its out-of-process frame's viewport.
 		x, y, err := t.frameOffset(ctx, s, el.Session)
 		if err != nil {
-			return rect{}, err
+			return rect{}, false, err
 		}
 		r.X, r.Y = r.X+x, r.Y+y
 		// Let the frame's compositor catch up with the scroll.
@@ -122,10 +122,11 @@ func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector s
 	}
 	v, err := viewportRegion(ctx, s)
 	if err != nil {
-		return rect{}, err
+		return rect{}, false, err
 	}
+	inView = r.X >= 0 && r.Y >= 0 && r.X+r.W <= v.W && r.Y+r.H <= v.H
 	r.X, r.Y = r.X+v.X, r.Y+v.Y
-	return r, nil
+	return r, inView, nil
 }
 
 // borderBox returns the bounding rectangle of a node's border box in its

@@ -28,6 +28,7 @@ type Tab struct {
 	refs   *refTable      // element refs handed out by snapshots
 	worlds worldCache     // cdpkit's isolated worlds, by frame and document (worlds.go)
 	ftree  frameTreeCache // the page session's frames and their documents (frametree.go)
+	where  whereCache     // the URL the history last gave, while current (where.go)
 	small  smallDoc       // the main document last counted well under the snapshot budget
 	reuse  snapReuse      // the last whole-page snapshot tree, for an unchanged document (snapshot_reuse.go)
 	live   liveWorlds     // the page session's cdpkit worlds, made by the browser (worlds_live.go)
@@ -86,7 +87,8 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	t.dialogs.track(s) // before Page.enable, so no dialog goes unseen
 	t.watchCrash(s)
 	t.ftree.follow(s) // before Page.enable, so no frame event goes unseen
-	t.live.follow(s)  // before Runtime.enable (console), which reports the worlds that exist
+	t.where.follow(s)
+	t.live.follow(s) // before Runtime.enable (console), which reports the worlds that exist
 	if _, err := cdpapi.Call(ctx, s, page.Enable, page.EnableParams{}); err != nil {
 		return nil, fmt.Errorf("browser: enabling page events: %w", err)
 	}
@@ -136,7 +138,12 @@ func (t *Tab) Location(ctx context.Context) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return location(cdp.ReadOnly(ctx), s)
+	gen := t.where.mark()
+	loc, err := location(cdp.ReadOnly(ctx), s)
+	if err == nil {
+		t.where.put(s, gen, loc.URL)
+	}
+	return loc, err
 }
 
 func location(ctx context.Context, s cdpapi.Session) (Location, error) {

@@ -156,7 +156,7 @@ func launch(ctx context.Context, o *Options) (*process, *bidi.Conn, error) {
 	conn, err := connect(ctx, url, o)
 	if err != nil {
 		p.close(nil)
-		return nil, nil, &browser.NoBrowserError{Reason: fmt.Sprintf("%s did not start a BiDi session: %v", exe, err), Hint: "check that this is Firefox 129 or newer"}
+		return nil, nil, &browser.NoBrowserError{Reason: fmt.Sprintf("%s did not start a BiDi session: %v", exe, err), Hint: "check that this is Firefox 129 or newer; on a busy machine a start can take longer: try again"}
 	}
 	go func() {
 		<-p.exited

@@ -152,4 +152,7 @@ func (t *Tab) StopTrace(context.Context) (*browser.TraceFile, error) {
 	return nil, unsupported("performance traces")
 }
 
+// LastURL keeps nothing: callers read Location.
+func (t *Tab) LastURL() (string, bool) { return "", false }
+
 var _ browser.TabDriver = (*Tab)(nil)

@@ -39,12 +39,17 @@ type before struct {
 	loc   browser.Location
 	pages map[string]browser.Page
 	dl    int // the browser's download mark
+	// now is where the tool's own result says the tab is, read as it
+	// ended (see toolLocation); nil means read it again.
+	now *browser.Location
 }
 
-// observe records the tab's location and the open tabs.
-func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver) (*before, error) {
+// observe records the tab's location and the open tabs. With urlOnly
+// (a tool whose result says where the tab is, so the changes report no
+// title) the title is not needed (see beforeLocation).
+func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver, urlOnly bool) (*before, error) {
 	browser.Step(ctx, "reading the tab's state")
-	loc, err := tab.Location(ctx)
+	loc, err := beforeLocation(ctx, tab, urlOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +124,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	browser.Step(ctx, "reading what changed")
 	settle(ctx, o.tab)
 	c := &Changes{Downloads: downloadsSince(ctx, o)}
-	loc, err := o.tab.Location(ctx)
+	loc, err := o.location(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -76,13 +76,16 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	// reports no changes.
 	var o *before
 	if t.Changes != NoChanges && tab.CheckCrashed() == nil {
-		if o, err = observe(ctx, b, tab); err != nil {
+		if o, err = observe(ctx, b, tab, t.SaysWhere); err != nil {
 			return nil, err
 		}
 	}
 	res, err := run(ctx, &door{b: b, tab: tab})
 	if err != nil || o == nil || res == nil {
 		return res, err
+	}
+	if t.SaysWhere {
+		o.toolLocation(res.Data)
 	}
 	c, err := o.changesSince(ctx, common.IncludeSnapshot)
 	if err != nil {

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -86,6 +88,9 @@ func waitFor(ctx context.Context, _ *Env, d *door, in waitForArgs) (*Result, err
 	}
 	timeout = max(min(timeout, waitBudget(ctx)), 0)
 	progress(ctx, "waiting")
+	// Should the call's deadline end the wait before it can report, the
+	// TIMEOUT still says what it waited for.
+	browser.Step(ctx, in.awaited())
 	res, err := tab.WaitFor(ctx, browser.WaitCondition{
 		Texts: in.Text, TextGone: in.TextGone, Selector: in.Selector, State: in.State, URL: in.URL,
 	}, timeout)
@@ -93,6 +98,26 @@ func waitFor(ctx context.Context, _ *Env, d *door, in waitForArgs) (*Result, err
 		return nil, err
 	}
 	return &Result{Data: waitForData{WaitResult: res, Dialog: tab.DialogNote()}}, nil
+}
+
+// awaited names the wait's conditions, as a step: "waiting for the texts
+// ["Saved!"]".
+func (in *waitForArgs) awaited() string {
+	var what []string
+	if len(in.Text) > 0 {
+		q, _ := json.Marshal(in.Text)
+		what = append(what, "the texts "+string(q))
+	}
+	if in.TextGone != "" {
+		what = append(what, fmt.Sprintf("the text %q to go", in.TextGone))
+	}
+	if in.Selector != "" {
+		what = append(what, fmt.Sprintf("%q to be %s", in.Selector, cmp.Or(in.State, "visible")))
+	}
+	if in.URL != "" {
+		what = append(what, fmt.Sprintf("the URL %q", in.URL))
+	}
+	return "waiting for " + strings.Join(what, ", ")
 }
 
 // waitBudget is how long a wait may last and still report its outcome

@@ -7,6 +7,24 @@ import (
 	"time"
 )
 
+// TestWaitForAwaited: the step a wait_for call is in names what it waits
+// for, so a TIMEOUT from the call's deadline says it too.
+func TestWaitForAwaited(t *testing.T) {
+	tests := []struct {
+		in   waitForArgs
+		want string
+	}{
+		{waitForArgs{Text: []string{"Saved!"}}, `waiting for the texts ["Saved!"]`},
+		{waitForArgs{TextGone: "Loading", Selector: "#x"}, `waiting for the text "Loading" to go, "#x" to be visible`},
+		{waitForArgs{Selector: "#x", State: "detached", URL: "**/done"}, `waiting for "#x" to be detached, the URL "**/done"`},
+	}
+	for _, tt := range tests {
+		if got := tt.in.awaited(); got != tt.want {
+			t.Errorf("awaited(%+v) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestWaitForRejectArgs(t *testing.T) {
 	tool := waitTools()[0]
 	tests := []struct {
