@@ -336,19 +336,25 @@ func TestScreenshotElementInFrame(t *testing.T) {
 	t.Parallel()
 	srv := serveFixtures(t)
 	cross := func(t *testing.T) string {
-		// 127.0.0.2 is another site than 127.0.0.1, so its frame gets a
-		// renderer of its own.
-		ln, err := net.Listen("tcp", "127.0.0.2:0")
-		if err != nil {
-			t.Skipf("no second loopback address for a cross-site frame: %v", err)
+		// 127.0.0.2 and 127.0.0.5 are other sites than 127.0.0.1, so the
+		// frame gets a renderer of its own. Chromium puts a frame in an
+		// existing renderer of its site: on 127.0.0.1 that would be
+		// another test's page, busy or hung on purpose.
+		listen := func(addr string, h http.Handler) string {
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				t.Skipf("no second loopback address for a cross-site frame: %v", err)
+			}
+			s := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
+			s.Start()
+			t.Cleanup(s.Close)
+			return s.URL
 		}
-		parent := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		child := listen("127.0.0.5:0", srv.Config.Handler)
+		return listen("127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			page, _ := os.ReadFile("testdata/screenshot/frame-same.html")
-			fmt.Fprint(w, strings.Replace(string(page), `src="frame-child.html"`, `src="`+srv.URL+`/screenshot/frame-child.html"`, 1))
-		})}}
-		parent.Start()
-		t.Cleanup(parent.Close)
-		return parent.URL + "/"
+			fmt.Fprint(w, strings.Replace(string(page), `src="frame-child.html"`, `src="`+child+`/screenshot/frame-child.html"`, 1))
+		})) + "/"
 	}
 	tests := []struct {
 		name string
