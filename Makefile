@@ -29,16 +29,20 @@ lint:
 # cross checks that every package, test files included, compiles for darwin
 # and windows (go vet type-checks all of it, so a test reaching for a
 # Linux-only syscall fails here, not on a Mac), then links the shipped binary
-# for the other release platforms. Vetting darwin/amd64 would find nothing
-# darwin/arm64 does not: no file depends on the CPU.
+# for the same two platforms, so their standard library is compiled once for
+# both steps. No file depends on the CPU, so other architectures would find
+# nothing new; `make release` builds every PLATFORMS entry.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+CROSS := darwin/arm64 windows/amd64
 cross:
-	@set -e; for os in darwin windows; do echo "go vet GOOS=$$os"; CGO_ENABLED=0 GOOS=$$os $(GO) vet ./...; done
-	@set -e; for p in linux/arm64 darwin/arm64 windows/amd64; do echo "go build ./cmd/cdpkit $$p"; \
-		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -o /dev/null ./cmd/cdpkit; done
+	@set -e; for p in $(CROSS); do echo "go vet and go build ./cmd/cdpkit for $$p"; \
+		export CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/}; $(GO) vet ./...; $(GO) build -o /dev/null ./cmd/cdpkit; done
 
 # test runs lint and cross beside the tests (the tests leave a core idle
-# while they wait on browsers), then both test tiers. CDPKIT_REQUIRE_BROWSER=1
+# while they wait on browsers) at the lowest CPU priority, so that on a
+# machine whose build cache is empty their compiling (staticcheck's most of
+# all) takes only what the tests leave idle instead of starving the browsers
+# under test; then both test tiers. CDPKIT_REQUIRE_BROWSER=1
 # turns a missing Chromium into a failure instead of a skip. The race
 # detector runs only on internal/cdp, the concurrency core (where it runs
 # instead of the plain run, not besides it), beside the other packages'. The
@@ -54,7 +58,7 @@ TEST_P ?= 2
 TEST_PARALLEL ?= 2
 test: export GOFLAGS := -trimpath $(GOFLAGS)
 test: deps
-	@checks=$$(mktemp); $(MAKE) --no-print-directory lint cross >$$checks 2>&1 & lint=$$!; \
+	@checks=$$(mktemp); nice -n 19 $(MAKE) --no-print-directory lint cross >$$checks 2>&1 & lint=$$!; \
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -vet=off -race -count=1 -timeout 12m ./internal/cdp/... & race=$$!; \
 	CDPKIT_REQUIRE_BROWSER=1 $(GO) test -vet=off -count=1 -timeout 12m -p $(TEST_P) -parallel $(TEST_PARALLEL) $(SLOW_PKGS) \
 		$$($(GO) list ./... | grep -v -e '/internal/cdp$$' -e '/internal/cdp/' $(foreach p,$(SLOW_PKGS),-e '$(patsubst ./%,/%,$(p))$$')); rest=$$?; \

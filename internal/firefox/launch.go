@@ -47,7 +47,10 @@ type Options struct {
 	// CommandTimeout bounds BiDi commands that have no other deadline;
 	// zero means bidi.DefaultTimeout.
 	CommandTimeout time.Duration
-	// LaunchTimeout bounds starting or reaching the browser; zero means 30s.
+	// LaunchTimeout bounds starting or reaching the browser; zero means
+	// 60 s. Firefox starts on a new profile every time, slower than
+	// Chromium: on a busy 2-core machine a first start took 11 s to print
+	// its BiDi address and 19 s more to answer session.new.
 	LaunchTimeout time.Duration
 	Logger        *slog.Logger
 	// URLPolicy judges every navigation request of every tab and frame,
@@ -67,7 +70,7 @@ func (o *Options) launchTimeout() time.Duration {
 	if o.LaunchTimeout > 0 {
 		return o.LaunchTimeout
 	}
-	return 30 * time.Second
+	return 60 * time.Second
 }
 
 // FindExec returns the Firefox to launch: path if set, else firefox-esr or
