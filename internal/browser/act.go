@@ -111,6 +111,15 @@ func untilFrameDialog(ctx context.Context, es *cdp.Session, fn func(ctx context.
 // that the input set off no navigation.
 const eventsQuiet = 5 * time.Millisecond
 
+// busyWait bounds the frame wait of awaitNavigation when it cannot order
+// the page's events (an answered dialog, input to another renderer), and
+// after the fetches an action set off: a renderer still running the task
+// the answer resumed (or busy on a loaded machine) answers late, and what
+// that task set off comes before its answer. A renderer that is not busy
+// answers within a frame; only a busy one makes the wait longer than
+// frameWait.
+const busyWait = 3 * time.Second
+
 // afterInputJS resolves once the page has run what input queued (and
 // rendered what it changed), true if the document mutated meanwhile.
 var afterInputJS = loadScript("after_input")
@@ -179,7 +188,7 @@ func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWat
 	default:
 		// Let the page run what the input queued, such as a form
 		// submission; events may still be on their way after the reply.
-		awaitFrame(ctx, ps)
+		awaitFrameWithin(ctx, ps, busyWait)
 		a.quiet(ctx)
 	}
 	if ctx.Err() != nil {
@@ -255,7 +264,7 @@ func (t *Tab) awaitFetches(ctx context.Context, ps *cdp.Session, a *actionWatch)
 			return ctx.Err()
 		}
 	}
-	awaitFrame(ctx, ps)
+	awaitFrameWithin(ctx, ps, busyWait)
 	a.quiet(ctx)
 	return nil
 }

@@ -168,7 +168,17 @@ var awaitFrameJS = loadScript("await_frame")
 
 // awaitFrame waits, at most frameWait, for the next animation frame.
 func awaitFrame(ctx context.Context, s *cdp.Session) {
-	ctx, cancel := context.WithTimeout(ctx, frameWait)
+	awaitFrameWithin(ctx, s, frameWait)
+}
+
+// awaitFrameWithin waits for the next animation frame, at most 100 ms
+// once the renderer runs the script, and at most d (never more than half
+// the time left) for a renderer that is busy.
+func awaitFrameWithin(ctx context.Context, s *cdp.Session, d time.Duration) {
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl)/2)
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	callJS(ctx, s, jsCall{}, awaitFrameJS, nil)
 }

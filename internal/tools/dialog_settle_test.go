@@ -78,3 +78,38 @@ async function archive() {
 		})
 	}
 }
+
+// TestHandleDialogSettlesBusyPage: a page whose renderer stays busy after
+// the answer, longer than a frame wait, before it fetches and navigates
+// (as a loaded machine makes any page) still has its navigation reported
+// by handle_dialog.
+func TestHandleDialogSettlesBusyPage(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/list", func(w http.ResponseWriter, r *http.Request) {
+		// The busy loop is the behaviour under test: a renderer that does
+		// not answer for 1.5 s after the dialog closes.
+		fmt.Fprint(w, `<!doctype html><title>list</title><button id=arch onclick="archive()">Archive</button>
+<script>
+async function archive() {
+  if (!confirm("Archive this item?")) return;
+  const t = Date.now(); while (Date.now() - t < 1500) {}
+  await fetch("/api/archive", {method: "POST"});
+  location = "/archived";
+}
+</script>`)
+	})
+	mux.HandleFunc("/api/archive", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"ok":true}`) })
+	mux.HandleFunc("/archived", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>archived</title><a href="/list">Back to the list</a>`)
+	})
+	srv := browsertest.ServerHandler(t, mux)
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/list"))
+	h.mustCall(t, "click", `{"selector":"#arch"}`)
+	res := h.mustCall(t, "handle_dialog", `{"action":"accept"}`)
+	ch, _ := res["changes"].(map[string]any)
+	if ch == nil || ch["navigated"] != true || !strings.HasSuffix(fmt.Sprint(ch["url"]), "/archived") {
+		t.Errorf("handle_dialog changes = %v, want navigated to /archived", ch)
+	}
+}
