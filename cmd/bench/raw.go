@@ -15,8 +15,10 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 )
 
-// rawWarmup calls precede the measured ones on each transport.
-const rawWarmup = 50
+// rawWarmup calls precede the measured ones on each transport: enough
+// (about a second) that the floors, like list_pages (see overheadWarmup),
+// are measured on a browser past its launch.
+const rawWarmup = 1000
 
 // rawResult is the CDP floor on one transport.
 type rawResult struct {
