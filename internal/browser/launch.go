@@ -32,6 +32,12 @@ var quietFlags = []string{
 	"--disable-breakpad",
 	"--disable-client-side-phishing-detection",
 	"--disable-domain-reliability",
+	// An error page reloads itself (about 1 s after it loads, then 5 s,
+	// and so on) while the machine seems online; those navigations race
+	// with the agent's own: a reload that met one failed with ERR_ABORTED.
+	// Chromium skips it under --enable-automation, which cdpkit does not
+	// pass.
+	"--disable-auto-reload",
 	// Chromium reads only the last --disable-features, so this is the one
 	// (launchArgs folds a caller's list into it). NetworkTimeServiceQuerying
 	// asks clients2.google.com/time for the time at start.

@@ -517,3 +517,34 @@ func TestNavigateOffline(t *testing.T) {
 		t.Errorf("Navigate back online = %+v, want title Two", *got)
 	}
 }
+
+// TestErrorPageStays: an error page does not reload itself. Chromium's
+// auto-reload (about 1 s after the error page, then 5 s, ...) started
+// navigations of its own that raced with the agent's: a reload that met
+// one failed with ERR_ABORTED (TestNavigateOffline, on a loaded machine).
+func TestErrorPageStays(t *testing.T) {
+	t.Parallel()
+	srv := serveNav(t)
+	_, tab := newTab(t)
+	mustNav(t, tab, srv.URL+"/nav-one.html", nil)
+	offline := "offline"
+	if _, err := tab.Emulate(t.Context(), EmulationChange{Network: &offline}); err != nil {
+		t.Fatalf("Emulate(offline): %v", err)
+	}
+	s, err := tab.session(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/nav-two.html"); err == nil {
+		t.Fatal("Navigate offline succeeded")
+	}
+	navs, stop := s.SubscribeEvents("Page.frameStartedNavigating")
+	defer stop()
+	// The timer under test: Chromium's first auto-reload fires about 1 s
+	// after the error page; 3 s would have seen it.
+	select {
+	case ev := <-navs:
+		t.Errorf("the error page navigated by itself: %s", ev.Params)
+	case <-time.After(3 * time.Second):
+	}
+}
