@@ -116,6 +116,7 @@ type Store struct {
 	ttl   time.Duration
 	now   func() time.Time
 	alive func(pid int) bool
+	seen  originCache
 }
 
 // Options configure a Store. Nil means defaults.

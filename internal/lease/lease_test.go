@@ -443,3 +443,31 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	})
 }
+
+// TestOriginsCacheFollowsFiles: the ledger entries Origins keeps between
+// calls follow the files: a file changed under it is read again, a
+// removed one is gone, a damaged one is unreadable.
+func TestOriginsCacheFollowsFiles(t *testing.T) {
+	f := newFixture(t)
+	f.s.RecordOrigin(tab, "first")
+	if rows, _ := f.s.Origins("chrome", "b1"); rows["T1"].Label != "first" {
+		t.Fatalf("rows %+v", rows)
+	}
+	p := f.s.originPath(tab)
+	if err := os.WriteFile(p, []byte(`{"targetId":"T1","label":"rewritten by hand","createdAt":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := f.s.Origins("chrome", "b1"); rows["T1"].Label != "rewritten by hand" {
+		t.Errorf("after a rewrite: rows %+v", rows)
+	}
+	if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := f.s.Origins("chrome", "b1"); rows["T1"].Unreadable != "unparseable" {
+		t.Errorf("after damage: rows %+v", rows)
+	}
+	os.Remove(p)
+	if rows, _ := f.s.Origins("chrome", "b1"); len(rows) != 0 {
+		t.Errorf("after removal: rows %+v", rows)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -74,12 +75,14 @@ func (s *Store) Origins(backend, browser string) (map[string]OriginRow, error) {
 		return nil, err
 	}
 	out := make(map[string]OriginRow)
+	listed := make(map[string]bool)
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".json") {
 			continue
 		}
-		row, ok := readOrigin(filepath.Join(s.dir, name))
+		listed[name] = true
+		row, ok := s.seen.read(e, filepath.Join(s.dir, name))
 		if !ok {
 			continue
 		}
@@ -89,7 +92,61 @@ func (s *Store) Origins(backend, browser string) (map[string]OriginRow, error) {
 		}
 		out[id] = row
 	}
+	s.seen.keep(prefix, listed)
 	return out, nil
+}
+
+// originCache keeps the ledger entries already read, by file name: a
+// record is written once and never changed (RecordOrigin keeps the first),
+// so list_pages, which reads the ledger on every call, need not open and
+// parse each file again. An entry is trusted while its file has the size
+// and modification time it had when read; unreadable ones are read again.
+type originCache struct {
+	mu   sync.Mutex
+	rows map[string]cachedOrigin
+}
+
+type cachedOrigin struct {
+	size int64
+	mod  time.Time
+	row  OriginRow
+}
+
+// read returns the entry of the ledger file e at path, from the cache when
+// the file is unchanged.
+func (c *originCache) read(e fs.DirEntry, path string) (OriginRow, bool) {
+	fi, err := e.Info()
+	if err != nil {
+		return readOrigin(path)
+	}
+	c.mu.Lock()
+	got, ok := c.rows[e.Name()]
+	c.mu.Unlock()
+	if ok && got.size == fi.Size() && got.mod.Equal(fi.ModTime()) {
+		return got.row, true
+	}
+	row, ok := readOrigin(path)
+	if ok && row.Unreadable == "" {
+		c.mu.Lock()
+		if c.rows == nil {
+			c.rows = make(map[string]cachedOrigin)
+		}
+		c.rows[e.Name()] = cachedOrigin{size: fi.Size(), mod: fi.ModTime(), row: row}
+		c.mu.Unlock()
+	}
+	return row, ok
+}
+
+// keep drops the cached entries under prefix whose files are no longer
+// listed.
+func (c *originCache) keep(prefix string, listed map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name := range c.rows {
+		if strings.HasPrefix(name, prefix) && !listed[name] {
+			delete(c.rows, name)
+		}
+	}
 }
 
 // pruneGrace spares a young ledger entry from PruneOrigins: another
