@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,25 +18,9 @@ import (
 // never refs of the document being replaced.
 func TestHandleDialogSettles(t *testing.T) {
 	t.Parallel()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/list", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>list</title><button id=arch onclick="archive()">Archive</button>
-<script>
-async function archive() {
-  if (!confirm("Archive this item?")) return;
-  await fetch("/api/archive", {method: "POST"});
-  location = "/archived";
-}
-</script>`)
-	})
-	mux.HandleFunc("/api/archive", func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(20 * time.Millisecond) // the behaviour under test: a server that takes a moment
-		fmt.Fprint(w, `{"ok":true}`)
-	})
-	mux.HandleFunc("/archived", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>archived</title><p>Archived.</p><a href="/list">Back to the list</a>`)
-	})
-	srv := browsertest.ServerHandler(t, mux)
+	// The server's 20 ms is the behaviour under test: an answer that takes
+	// a moment.
+	srv := archiveServer(t, "", 20*time.Millisecond)
 	ref := regexp.MustCompile(`e\d+ link "Back to the list"`)
 	// 50 runs in all, split over parallel workers, each in a scope
 	// (browser context) of its own.
@@ -85,25 +70,9 @@ async function archive() {
 // by handle_dialog.
 func TestHandleDialogSettlesBusyPage(t *testing.T) {
 	t.Parallel()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/list", func(w http.ResponseWriter, r *http.Request) {
-		// The busy loop is the behaviour under test: a renderer that does
-		// not answer for 1.5 s after the dialog closes.
-		fmt.Fprint(w, `<!doctype html><title>list</title><button id=arch onclick="archive()">Archive</button>
-<script>
-async function archive() {
-  if (!confirm("Archive this item?")) return;
-  const t = Date.now(); while (Date.now() - t < 1500) {}
-  await fetch("/api/archive", {method: "POST"});
-  location = "/archived";
-}
-</script>`)
-	})
-	mux.HandleFunc("/api/archive", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `{"ok":true}`) })
-	mux.HandleFunc("/archived", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprint(w, `<!doctype html><title>archived</title><a href="/list">Back to the list</a>`)
-	})
-	srv := browsertest.ServerHandler(t, mux)
+	// The busy loop is the behaviour under test: a renderer that does not
+	// answer for 1.5 s after the dialog closes.
+	srv := archiveServer(t, "const t = Date.now(); while (Date.now() - t < 1500) {}", 0)
 	h := newHarness(t, nil)
 	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/list"))
 	h.mustCall(t, "click", `{"selector":"#arch"}`)
@@ -112,4 +81,32 @@ async function archive() {
 	if ch == nil || ch["navigated"] != true || !strings.HasSuffix(fmt.Sprint(ch["url"]), "/archived") {
 		t.Errorf("handle_dialog changes = %v, want navigated to /archived", ch)
 	}
+}
+
+// archiveServer serves /list, whose Archive button asks confirm() and, once
+// accepted, runs busyJS, POSTs to /api/archive (which answers after
+// apiDelay) and goes to /archived.
+func archiveServer(t *testing.T, busyJS string, apiDelay time.Duration) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/list", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>list</title><button id=arch onclick="archive()">Archive</button>
+<script>
+async function archive() {
+  if (!confirm("Archive this item?")) return;
+  %s
+  await fetch("/api/archive", {method: "POST"});
+  location = "/archived";
+}
+</script>`, busyJS)
+	})
+	mux.HandleFunc("/api/archive", func(w http.ResponseWriter, r *http.Request) {
+		if apiDelay > 0 {
+			time.Sleep(apiDelay) // the behaviour under test (see the callers): a server that takes a moment
+		}
+		fmt.Fprint(w, `{"ok":true}`)
+	})
+	mux.HandleFunc("/archived", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>archived</title><p>Archived.</p><a href="/list">Back to the list</a>`)
+	})
+	return browsertest.ServerHandler(t, mux)
 }
