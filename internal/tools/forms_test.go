@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,10 +24,6 @@ import (
 // TestFormToolsRejectArgs checks the argument errors caught before any
 // browser is needed.
 func TestFormToolsRejectArgs(t *testing.T) {
-	tools := map[string]Tool{}
-	for _, tool := range formTools() {
-		tools[tool.Name] = tool
-	}
 	tests := []struct {
 		tool, args string
 		code       Code
@@ -56,18 +51,8 @@ func TestFormToolsRejectArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args[:min(len(tt.args), 60)], func(t *testing.T) {
-			tool, ok := tools[tt.tool]
-			if !ok {
-				t.Fatalf("no tool %s", tt.tool)
-			}
-			_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(tt.args))
-			var te *Error
-			if !errors.As(err, &te) || te.Code != tt.code || !strings.Contains(te.Message, tt.mention) {
-				t.Fatalf("error = %v, want %s mentioning %q", err, tt.code, tt.mention)
-			}
-			if te.Hint == "" {
-				t.Errorf("error %v has no hint", te)
-			}
+			_, err := runTool(t, testEnv(), tt.tool, tt.args)
+			wantCode(t, err, tt.code, tt.mention)
 		})
 	}
 }

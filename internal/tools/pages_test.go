@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -26,10 +25,6 @@ import (
 // TestPageToolsRejectArgs checks the argument errors caught before any
 // browser is needed (testEnv has none).
 func TestPageToolsRejectArgs(t *testing.T) {
-	tools := map[string]Tool{}
-	for _, tool := range pageTools() {
-		tools[tool.Name] = tool
-	}
 	tests := []struct {
 		tool    string
 		args    string
@@ -49,12 +44,8 @@ func TestPageToolsRejectArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
-			tool := tools[tt.tool]
-			_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(tt.args))
-			var te *Error
-			if !errors.As(err, &te) || te.Code != InvalidArgs || !strings.Contains(te.Message, tt.mention) || te.Hint == "" {
-				t.Fatalf("error = %v, want INVALID_ARGS mentioning %q, with a hint", err, tt.mention)
-			}
+			_, err := runTool(t, testEnv(), tt.tool, tt.args)
+			wantCode(t, err, InvalidArgs, tt.mention)
 		})
 	}
 }

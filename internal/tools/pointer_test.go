@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -20,10 +18,6 @@ import (
 // TestPointerToolsRejectArgs checks the argument errors caught before any
 // browser is needed.
 func TestPointerToolsRejectArgs(t *testing.T) {
-	tools := map[string]Tool{}
-	for _, tool := range pointerTools() {
-		tools[tool.Name] = tool
-	}
 	tests := []struct {
 		tool    string
 		args    string
@@ -46,12 +40,8 @@ func TestPointerToolsRejectArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
-			tool := tools[tt.tool]
-			_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(tt.args))
-			var te *Error
-			if !errors.As(err, &te) || te.Code != InvalidArgs || !strings.Contains(te.Message, tt.mention) || te.Hint == "" {
-				t.Fatalf("error = %v, want INVALID_ARGS mentioning %q, with a hint", err, tt.mention)
-			}
+			_, err := runTool(t, testEnv(), tt.tool, tt.args)
+			wantCode(t, err, InvalidArgs, tt.mention)
 		})
 	}
 }
