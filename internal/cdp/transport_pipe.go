@@ -31,26 +31,45 @@ func NewPipeTransport(in, out *os.File) *PipeTransport {
 	return &PipeTransport{r: bufio.NewReaderSize(in, 1<<16), in: in, out: out}
 }
 
-// ReadMessage implements [Transport].
+// pieces holds the 64 KiB pieces of messages longer than a
+// PipeTransport's read buffer while they are read.
+var pieces = sync.Pool{New: func() any { return new([]byte) }}
+
+// ReadMessage implements [Transport]. A message longer than the read
+// buffer is gathered in pooled pieces and copied once into a slice of its
+// size, so that reading it allocates about its size rather than a slice
+// doubling up to it.
 func (t *PipeTransport) ReadMessage() ([]byte, error) {
-	var buf []byte
-	for {
-		chunk, err := t.r.ReadSlice(0)
-		if err == nil {
-			if buf == nil {
-				// The common case: the whole message fit in the buffer.
-				return bytes.Clone(chunk[:len(chunk)-1]), nil
-			}
-			return append(buf, chunk[:len(chunk)-1]...), nil
+	chunk, err := t.r.ReadSlice(0)
+	if err == nil {
+		// The common case: the whole message fit in the buffer.
+		return bytes.Clone(chunk[:len(chunk)-1]), nil
+	}
+	var parts []*[]byte
+	defer func() {
+		for _, p := range parts {
+			pieces.Put(p)
 		}
-		if err != bufio.ErrBufferFull {
-			return nil, fmt.Errorf("cdp: reading pipe: %w", err)
-		}
-		buf = append(buf, chunk...)
-		if len(buf) > maxMessage {
+	}()
+	n := 0
+	for err == bufio.ErrBufferFull {
+		// chunk is the reader's buffer, good only until the next read.
+		p := pieces.Get().(*[]byte)
+		*p = append((*p)[:0], chunk...)
+		parts = append(parts, p)
+		if n += len(chunk); n > maxMessage {
 			return nil, fmt.Errorf("cdp: reading pipe: message exceeds %d bytes", maxMessage)
 		}
+		chunk, err = t.r.ReadSlice(0)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("cdp: reading pipe: %w", err)
+	}
+	msg := make([]byte, 0, n+len(chunk)-1)
+	for _, p := range parts {
+		msg = append(msg, *p...)
+	}
+	return append(msg, chunk[:len(chunk)-1]...), nil
 }
 
 // WriteMessage implements [Transport].

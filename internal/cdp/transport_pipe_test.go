@@ -171,3 +171,33 @@ func TestPipeTransportCloseUnblocksRead(t *testing.T) {
 		t.Error("got nil error from a write on a closed transport, want an error")
 	}
 }
+
+// TestPipeTransportLargeMessageAllocs: a message longer than the read
+// buffer costs about its own size in allocations, not the doubling of a
+// growing slice, and each message keeps its own bytes.
+func TestPipeTransportLargeMessageAllocs(t *testing.T) {
+	const size = 1 << 20
+	first, second := strings.Repeat("a", size), strings.Repeat("b", size)
+	tr, toConn, _ := pipePair(t)
+	go func() {
+		toConn.Write([]byte(first + "\x00" + second + "\x00"))
+		toConn.Close()
+	}()
+	got1, err := tr.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got2, err := tr.ReadMessage()
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got1) != first || string(got2) != second {
+		t.Fatalf("messages changed: %.10q… (%d bytes), %.10q… (%d bytes)", got1, len(got1), got2, len(got2))
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > size*3/2 {
+		t.Errorf("reading a %d-byte message allocated %d bytes, want at most 1.5 times its size", size, n)
+	}
+}
