@@ -173,8 +173,10 @@ func TestPipeTransportCloseUnblocksRead(t *testing.T) {
 }
 
 // TestPipeTransportLargeMessageAllocs: a message longer than the read
-// buffer costs about its own size in allocations, not the doubling of a
-// growing slice, and each message keeps its own bytes.
+// buffer costs about its own size in allocations, not the 4.5 times of a
+// slice grown by append, and each message keeps its own bytes. The bound
+// allows for pooled pieces a GC took (then they cost the size once more)
+// and for what other goroutines allocate meanwhile.
 func TestPipeTransportLargeMessageAllocs(t *testing.T) {
 	const size = 1 << 20
 	first, second := strings.Repeat("a", size), strings.Repeat("b", size)
@@ -197,7 +199,7 @@ func TestPipeTransportLargeMessageAllocs(t *testing.T) {
 	if string(got1) != first || string(got2) != second {
 		t.Fatalf("messages changed: %.10q… (%d bytes), %.10q… (%d bytes)", got1, len(got1), got2, len(got2))
 	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > size*3/2 {
-		t.Errorf("reading a %d-byte message allocated %d bytes, want at most 1.5 times its size", size, n)
+	if n := after.TotalAlloc - before.TotalAlloc; n > size*5/2 {
+		t.Errorf("reading a %d-byte message allocated %d bytes, want at most 2.5 times its size", size, n)
 	}
 }
