@@ -37,8 +37,8 @@ var pieces = sync.Pool{New: func() any { return new([]byte) }}
 
 // ReadMessage implements [Transport]. A message longer than the read
 // buffer is gathered in pooled pieces and copied once into a slice of its
-// size, so that reading it allocates about its size rather than a slice
-// doubling up to it.
+// size, so that reading it allocates about its size rather than the 4.5
+// times of one slice grown by append (by 1.25 at a time once large).
 func (t *PipeTransport) ReadMessage() ([]byte, error) {
 	chunk, err := t.r.ReadSlice(0)
 	if err == nil {
