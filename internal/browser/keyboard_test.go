@@ -90,6 +90,19 @@ func TestTypeTextKeyEvents(t *testing.T) {
 	if got := formsString(t, tab, `document.getElementById('logged').value`); got != "aB1 écd" {
 		t.Errorf("after typing into the focused input it holds %q", got)
 	}
+	// A keydown the page cancels has no keypress and types nothing.
+	formsEval(t, tab, `window.keys = [], true`, new(bool))
+	if err := tab.TypeText(t.Context(), "", "", "xyx"); err != nil {
+		t.Fatalf("TypeText: %v", err)
+	}
+	formsEval(t, tab, `window.keys`, &keys)
+	want = "keydown:x keyup:x keydown:y keypress:y keyup:y keydown:x keyup:x"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("the page saw\n%s\nwant\n%s", got, want)
+	}
+	if got := formsString(t, tab, `document.getElementById('logged').value`); got != "aB1 écdy" {
+		t.Errorf("after typing xyx, x cancelled, the input holds %q", got)
+	}
 	if err := tab.TypeText(t.Context(), "", "#not-focusable", "x"); !errors.Is(err, ErrNotTypeable) {
 		t.Errorf("TypeText into a <p> = %v, want ErrNotTypeable", err)
 	}

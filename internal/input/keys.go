@@ -159,6 +159,24 @@ func (c Combo) Events() []*input.DispatchKeyEventParams {
 		ev.Type = kb.KeyUp
 		out = append(out, ev)
 	}
+	return textInKeyDown(out)
+}
+
+// textInKeyDown folds kb's keyDown, char and keyUp for a key that types
+// text into a keyDown that carries the text and a keyUp, as Chromium's
+// own keyboard events come: the renderer fires keypress and inserts the
+// text from that keyDown only when no keydown listener cancelled it. A
+// char event of its own typed the text even after a cancelled keydown,
+// and cost a round trip more.
+func textInKeyDown(evs []*input.DispatchKeyEventParams) []*input.DispatchKeyEventParams {
+	out := evs[:0]
+	for _, ev := range evs {
+		if n := len(out); ev.Type == kb.KeyChar && n > 0 && out[n-1].Type == kb.KeyDown && out[n-1].Text == "" {
+			out[n-1].Text, out[n-1].UnmodifiedText = ev.Text, ev.UnmodifiedText
+			continue
+		}
+		out = append(out, ev)
+	}
 	return out
 }
 
@@ -178,13 +196,14 @@ func keyEvent(r rune, mods int64) *input.DispatchKeyEventParams {
 	}
 }
 
-// TypeEvents returns the key events that type s character by character.
-// Characters with no key (emoji, most scripts) are sent as "Unidentified"
-// keys carrying their text, which inserts them like an IME would.
+// TypeEvents returns the key events that type s character by character:
+// a keyDown carrying the character's text and a keyUp each (see
+// textInKeyDown). Characters with no key (emoji, most scripts) are sent as
+// "Unidentified" keys carrying their text.
 func TypeEvents(s string) []*input.DispatchKeyEventParams {
 	var out []*input.DispatchKeyEventParams
 	for _, r := range s {
 		out = append(out, kb.Encode(r)...)
 	}
-	return out
+	return textInKeyDown(out)
 }
