@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"sync"
 	"unicode"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/input"
+	"github.com/cdpkit/cdpkit/internal/rpc"
 )
 
 // TypeText types text as real key events, character by character, for
@@ -149,10 +151,31 @@ func typeText(ctx context.Context, s *cdp.Session, text string) error {
 	return nil
 }
 
-// dispatchKeys sends key events in order.
+// dispatchKeys sends the events of one key press (a key with the
+// modifiers held for it, or one typed character) in order, each once the
+// one before it is on its way, without waiting for its answer: the
+// browser hands them to the renderer in the order sent, so waiting only
+// added a round trip per event. The next press waits for this one's
+// answers, so a keydown that opens a dialog, or a page that hangs, stops
+// the typing there, as it stops a person's.
 func dispatchKeys(ctx context.Context, s *cdp.Session, events []*cdpinput.DispatchKeyEventParams) error {
-	for _, ev := range events {
-		if _, err := cdpapi.Call(ctx, s, cdpinput.DispatchKeyEvent, *ev); err != nil {
+	errs := make([]error, len(events))
+	var wg sync.WaitGroup
+	for i, ev := range events {
+		queued := make(chan struct{})
+		var once sync.Once
+		done := func() { once.Do(func() { close(queued) }) }
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer done() // not queued at all: the next one fails alike
+			_, errs[i] = cdpapi.Call(rpc.WithQueued(ctx, done), s, cdpinput.DispatchKeyEvent, *ev)
+		}()
+		<-queued
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return fmt.Errorf("browser: pressing keys: %w", err)
 		}
 	}

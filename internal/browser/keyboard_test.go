@@ -90,7 +90,9 @@ func TestTypeTextKeyEvents(t *testing.T) {
 	if got := formsString(t, tab, `document.getElementById('logged').value`); got != "aB1 écd" {
 		t.Errorf("after typing into the focused input it holds %q", got)
 	}
-	// A keydown the page cancels has no keypress and types nothing.
+	// Each key's events are sent without waiting for the one before to be
+	// answered: the page still sees them in order, and a keydown it
+	// cancels still has no keypress and types nothing.
 	formsEval(t, tab, `window.keys = [], true`, new(bool))
 	if err := tab.TypeText(t.Context(), "", "", "xyx"); err != nil {
 		t.Fatalf("TypeText: %v", err)
@@ -105,6 +107,28 @@ func TestTypeTextKeyEvents(t *testing.T) {
 	}
 	if err := tab.TypeText(t.Context(), "", "#not-focusable", "x"); !errors.Is(err, ErrNotTypeable) {
 		t.Errorf("TypeText into a <p> = %v, want ErrNotTypeable", err)
+	}
+}
+
+// TestTypeTextStopsAtDialog: a keydown that opens a dialog ends the
+// typing there. The events of one key go out together, but the next key
+// waits for them to be answered, so the rest of the text is not typed
+// once the dialog is answered.
+func TestTypeTextStopsAtDialog(t *testing.T) {
+	t.Parallel()
+	tab := formsPage(t, "forms-keys.html")
+	formsEval(t, tab, `document.getElementById('alone').addEventListener('keydown', e => { if (e.key === 'b') confirm('go on?'); }), true`, new(bool))
+	if err := tab.TypeText(t.Context(), "", "#alone", "abcd"); err != nil {
+		t.Fatalf("TypeText: %v", err)
+	}
+	if err := tab.CheckDialog(); !errors.Is(err, ErrDialogOpen) {
+		t.Fatalf("CheckDialog = %v, want the confirm dialog open", err)
+	}
+	if _, err := tab.HandleDialog(t.Context(), true, ""); err != nil {
+		t.Fatalf("HandleDialog: %v", err)
+	}
+	if got := formsString(t, tab, `document.getElementById('alone').value`); got != "ab" {
+		t.Errorf("after the dialog the input holds %q, want ab (the key that opened it, nothing after)", got)
 	}
 }
 
