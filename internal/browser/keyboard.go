@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"sync"
 	"unicode"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/input"
-	"github.com/cdpkit/cdpkit/internal/rpc"
 )
 
 // TypeText types text as real key events, character by character, for
@@ -159,25 +157,17 @@ func typeText(ctx context.Context, s *cdp.Session, text string) error {
 // answers, so a keydown that opens a dialog, or a page that hangs, stops
 // the typing there, as it stops a person's.
 func dispatchKeys(ctx context.Context, s *cdp.Session, events []*cdpinput.DispatchKeyEventParams) error {
-	errs := make([]error, len(events))
-	var wg sync.WaitGroup
+	answers := make([]func() (cdpapi.Empty, error), len(events))
 	for i, ev := range events {
-		queued := make(chan struct{})
-		var once sync.Once
-		done := func() { once.Do(func() { close(queued) }) }
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer done() // not queued at all: the next one fails alike
-			_, errs[i] = cdpapi.Call(rpc.WithQueued(ctx, done), s, cdpinput.DispatchKeyEvent, *ev)
-		}()
-		<-queued
+		answers[i] = Ahead(ctx, func(ctx context.Context) (cdpapi.Empty, error) {
+			return cdpapi.Call(ctx, s, cdpinput.DispatchKeyEvent, *ev)
+		})
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fmt.Errorf("browser: pressing keys: %w", err)
+	var first error
+	for _, answer := range answers {
+		if _, err := answer(); err != nil && first == nil {
+			first = fmt.Errorf("browser: pressing keys: %w", err)
 		}
 	}
-	return nil
+	return first
 }
