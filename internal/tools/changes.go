@@ -124,11 +124,18 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	browser.Step(ctx, "reading what changed")
 	settle(ctx, o.tab)
 	c := &Changes{Downloads: downloadsSince(ctx, o)}
-	loc, err := o.location(ctx)
-	if err != nil {
-		return nil, err
+	// Where the tab is now is asked before its tree, so that snapshotOf
+	// can tell a document replaced while the tree was read, but its answer
+	// is not waited for before the tree is asked for.
+	located := browser.Ahead(ctx, o.location)
+	defer located()
+	noted := func() error {
+		loc, err := located()
+		if err == nil {
+			o.noteLocation(c, loc)
+		}
+		return err
 	}
-	o.noteLocation(c, loc)
 	pages, err := o.b.PagesNow(o.scope)
 	if err != nil {
 		return nil, err
@@ -156,7 +163,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 		}
 	}
 	if !now[string(o.tab.ID())] {
-		return c, nil // the tab itself closed
+		return c, noted() // the tab itself closed
 	}
 	if fc, err := o.tab.FileChooser(ctx); err == nil && fc != nil {
 		hint := "call upload_file with the input's uid and the files"
@@ -166,9 +173,9 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 		c.FileChooser = &FileChooserNote{FileChooser: fc, Hint: hint}
 	}
 	if c.Dialog = o.tab.DialogNote(); c.Dialog != nil && c.Dialog.Handled == browser.DialogOpen {
-		return c, nil // the page can be read only once the dialog is answered
+		return c, noted() // the page can be read only once the dialog is answered
 	}
-	res, diff, err := o.snapshotOf(ctx, loc, c)
+	res, diff, err := o.snapshotOf(ctx, located, c)
 	if err != nil {
 		return nil, err
 	}
@@ -209,17 +216,23 @@ func (o *before) noteLocation(c *Changes, loc browser.Location) {
 // read to finish loading.
 const docSwapWait = 2 * time.Second
 
-// snapshotOf reads the tab's interactive snapshot and its diff. If the
-// document was replaced while it was read (the URL is no longer loc's: a
+// snapshotOf reads the tab's interactive snapshot and its diff, and notes
+// in c where the tab was before the read (located, asked for first). If the
+// document was replaced while it was read (the URL is no longer that: a
 // navigation the action set off late, such as after a fetch), it waits for
 // the new document to load and reads again, and notes the navigation in c:
 // refs of a document that is going away are never handed out.
-func (o *before) snapshotOf(ctx context.Context, loc browser.Location, c *Changes) (snapshot.Result, snapshot.Changes, error) {
+func (o *before) snapshotOf(ctx context.Context, located func() (browser.Location, error), c *Changes) (snapshot.Result, snapshot.Changes, error) {
 	opts := browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
 	res, diff, err := o.tab.SnapshotDiff(ctx, opts)
+	loc, lerr := located()
 	if err != nil {
 		return res, diff, err
 	}
+	if lerr != nil {
+		return res, diff, lerr
+	}
+	o.noteLocation(c, loc)
 	st, err := o.tab.DocumentState(ctx)
 	if err != nil || st.URL == loc.URL {
 		return res, diff, nil
