@@ -127,15 +127,16 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	// Where the tab is now is asked before its tree, so that snapshotOf
 	// can tell a document replaced while the tree was read, but its answer
 	// is not waited for before the tree is asked for.
-	located := browser.Ahead(ctx, o.location)
-	defer located()
-	noted := func() error {
-		loc, err := located()
+	ahead := browser.Ahead(ctx, o.location)
+	defer ahead()
+	located := func() (browser.Location, error) {
+		loc, err := ahead()
 		if err == nil {
 			o.noteLocation(c, loc)
 		}
-		return err
+		return loc, err
 	}
+	noted := func() error { _, err := located(); return err }
 	pages, err := o.b.PagesNow(o.scope)
 	if err != nil {
 		return nil, err
@@ -216,12 +217,13 @@ func (o *before) noteLocation(c *Changes, loc browser.Location) {
 // read to finish loading.
 const docSwapWait = 2 * time.Second
 
-// snapshotOf reads the tab's interactive snapshot and its diff, and notes
-// in c where the tab was before the read (located, asked for first). If the
-// document was replaced while it was read (the URL is no longer that: a
-// navigation the action set off late, such as after a fetch), it waits for
-// the new document to load and reads again, and notes the navigation in c:
-// refs of a document that is going away are never handed out.
+// snapshotOf reads the tab's interactive snapshot and its diff; located
+// returns where the tab was before the read (asked for first) and notes it
+// in c. If the document was replaced while it was read (the URL is no
+// longer that: a navigation the action set off late, such as after a
+// fetch), it waits for the new document to load and reads again, and notes
+// the navigation in c: refs of a document that is going away are never
+// handed out.
 func (o *before) snapshotOf(ctx context.Context, located func() (browser.Location, error), c *Changes) (snapshot.Result, snapshot.Changes, error) {
 	opts := browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
 	res, diff, err := o.tab.SnapshotDiff(ctx, opts)
@@ -232,7 +234,6 @@ func (o *before) snapshotOf(ctx context.Context, located func() (browser.Locatio
 	if lerr != nil {
 		return res, diff, lerr
 	}
-	o.noteLocation(c, loc)
 	st, err := o.tab.DocumentState(ctx)
 	if err != nil || st.URL == loc.URL {
 		return res, diff, nil
