@@ -152,11 +152,12 @@ type flatNode struct {
 	element   bool
 	tag       string
 	backend   cdpapi.BackendNodeID
-	attrs     map[string]string // only onclick, tabindex, contenteditable, role, href
+	attrs     map[string]string // only onclick, tabindex, contenteditable, role, href, draggable, for
 	listener  bool              // Chromium: responds to mouse clicks
 	rendered  bool              // has a layout box
 	cursor    string
 	hasCursor bool
+	id        string // the id attribute
 }
 
 // flatten reads document d of a DOMSnapshot with string table str.
@@ -184,7 +185,9 @@ func flatten(d *domsnapshot.DocumentSnapshot, str []string) []flatNode {
 			a := n.Attributes[i]
 			for j := 0; j+1 < len(a); j += 2 {
 				switch k := strings.ToLower(s(domsnapshot.StringIndex(a[j]))); k {
-				case "onclick", "tabindex", "contenteditable", "role", "href":
+				case "id":
+					f.id = s(domsnapshot.StringIndex(a[j+1]))
+				case "onclick", "tabindex", "contenteditable", "role", "href", "draggable", "for":
 					if f.attrs == nil {
 						f.attrs = map[string]string{}
 					}
@@ -230,7 +233,9 @@ func findClickable(nodes []flatNode) map[cdpapi.BackendNodeID]bool {
 			continue
 		}
 		native := nativeActionable[f.tag] || interactiveRoleAttr(f.attrs["role"])
-		if native && f.tag != "HTML" && f.tag != "BODY" && f.tag != "LABEL" {
+		if (native && f.tag != "HTML" && f.tag != "BODY" && f.tag != "LABEL") || f.tag == "LI" || f.tag == "TR" {
+			// List items and rows have refs of their own: a list or
+			// table listening for them delegates, as for controls.
 			actionable[i] = true
 		}
 		if native || !f.rendered {
@@ -238,6 +243,25 @@ func findClickable(nodes []flatNode) map[cdpapi.BackendNodeID]bool {
 		}
 		if clickReason(nodes, i) {
 			candidate[i], actionable[i] = true, true
+		}
+	}
+	// A label whose control is not rendered (display:none, a styled
+	// checkbox drawn by the label) is what a person clicks.
+	var ids map[string]int
+	for i := range nodes {
+		if !nodes[i].element || nodes[i].tag != "LABEL" || !nodes[i].rendered {
+			continue
+		}
+		if ids == nil && nodes[i].attrs["for"] != "" {
+			ids = make(map[string]int)
+			for j := range nodes {
+				if _, dup := ids[nodes[j].id]; nodes[j].id != "" && !dup {
+					ids[nodes[j].id] = j
+				}
+			}
+		}
+		if labelsHidden(nodes, i, ids) {
+			candidate[i] = true
 		}
 	}
 	// Count each element's actionable descendants.
@@ -258,6 +282,41 @@ func findClickable(nodes []flatNode) map[cdpapi.BackendNodeID]bool {
 	}
 	return out
 }
+
+// labelsHidden reports whether label i holds a form control that has no
+// layout box, or names one with its for attribute that has none.
+// ids maps element ids to their index.
+func labelsHidden(nodes []flatNode, i int, ids map[string]int) bool {
+	if id := nodes[i].attrs["for"]; id != "" {
+		j, ok := ids[id]
+		return ok && formControl[nodes[j].tag] && !nodes[j].rendered
+	}
+	for j := i + 1; j < len(nodes); j++ {
+		if !inside(nodes, j, i) {
+			break // a document's nodes are in tree order: the subtree ended
+		}
+		if nodes[j].element && formControl[nodes[j].tag] {
+			return !nodes[j].rendered
+		}
+	}
+	return false
+}
+
+// inside reports whether node j is a descendant of node i.
+func inside(nodes []flatNode, j, i int) bool {
+	for p := nodes[j].parent; p >= 0 && p < len(nodes); p = nodes[p].parent {
+		if p == i {
+			return true
+		}
+		if p < i {
+			return false
+		}
+	}
+	return false
+}
+
+// formControl are the elements a label passes its clicks to.
+var formControl = map[string]bool{"INPUT": true, "SELECT": true, "TEXTAREA": true, "BUTTON": true}
 
 // clickReason reports whether element i has a reason to be clicked.
 func clickReason(nodes []flatNode, i int) bool {
@@ -281,12 +340,19 @@ func clickReason(nodes []flatNode, i int) bool {
 		pce, pok := nodes[p].attrs["contenteditable"]
 		return !pok || pce == "false"
 	}
-	if f.hasCursor && f.cursor == "pointer" {
+	if f.attrs["draggable"] == "true" {
+		return true
+	}
+	if f.hasCursor && pointerCursor[f.cursor] {
 		p := f.parent
-		return p < 0 || p >= len(nodes) || !nodes[p].hasCursor || nodes[p].cursor != "pointer"
+		return p < 0 || p >= len(nodes) || !nodes[p].hasCursor || nodes[p].cursor != f.cursor
 	}
 	return false
 }
+
+// pointerCursor are the cursors that say "act here": a link's hand and a
+// drag handle's.
+var pointerCursor = map[string]bool{"pointer": true, "grab": true, "move": true}
 
 // interactiveRoleAttr reports whether an explicit role attribute already
 // makes an element interactive in the accessibility tree.

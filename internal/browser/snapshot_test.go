@@ -83,6 +83,7 @@ func TestSnapshotGolden(t *testing.T) {
 		{"big", snapshot.Options{}},
 		{"clickable", snapshot.Options{}},
 		{"clickable", snapshot.Options{Interactive: true}},
+		{"refs", snapshot.Options{}},
 	}
 	for _, tt := range tests {
 		name := tt.page
@@ -104,6 +105,49 @@ func TestSnapshotGolden(t *testing.T) {
 			golden(t, name+".golden", portRE.ReplaceAllString(res.Text, ":PORT/"))
 		})
 	}
+}
+
+// TestSnapshotRefsDragPlainListItem drags one plain <li> of a sortable
+// list (listeners on the list only) onto another by their refs: a list
+// item needs a ref for that.
+func TestSnapshotRefsDragPlainListItem(t *testing.T) {
+	t.Parallel()
+	srv := snapshotServer(t)
+	_, tab := newTab(t)
+	if _, err := tab.Navigate(t.Context(), srv.URL+"/refs.html"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := refOfLine(res.Text, `listitem "Fix login bug"`), refOfLine(res.Text, `listitem "Write docs"`)
+	if from == "" || to == "" {
+		t.Fatalf("no refs for the list items:\n%s", res.Text)
+	}
+	if _, err := tab.Drag(t.Context(), DragOptions{FromRef: from, ToRef: to}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tab.Evaluate(t.Context(), `() => document.getElementById('log').textContent`, nil, EvalLimits{Depth: 2, Items: 10, Chars: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"Write docs,Fix login bug,Ship release"`; string(got.Value) != want {
+		t.Errorf("order after the drag = %s, want %s", got.Value, want)
+	}
+}
+
+// refOfLine returns the ref of the line of text that ends with suffix.
+func refOfLine(text, suffix string) string {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasSuffix(l, suffix) {
+			if r, _, ok := strings.Cut(l, " "); ok && strings.HasPrefix(r, "e") {
+				return r
+			}
+		}
+	}
+	return ""
 }
 
 func TestSnapshotHiddenContentAbsent(t *testing.T) {

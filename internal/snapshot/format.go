@@ -42,17 +42,31 @@ func Format(root *Node, ref RefFunc, o Options) Result {
 	if ref == nil {
 		ref = func(*Node) string { return "" }
 	}
-	f := &formatter{o: o, ref: ref}
+	f := &formatter{o: o}
 	var out []line
 	if root != nil {
 		out = f.walk(root, 0, "")
 	}
+	// Refs are issued here, once the lines are final, so that they follow
+	// the printed order and an element folded away costs no number.
 	r := Result{Lines: make([]string, len(out))}
 	for i, l := range out {
-		r.Lines[i] = strings.Repeat("  ", l.depth) + l.text
-		if l.ref {
-			r.Refs++
+		var b strings.Builder
+		b.WriteString(strings.Repeat("  ", l.depth))
+		for j, s := range l.segs {
+			if j > 0 {
+				b.WriteString(" > ")
+			}
+			if s.node != nil {
+				if x := ref(s.node); x != "" {
+					b.WriteString(x)
+					b.WriteByte(' ')
+					r.Refs++
+				}
+			}
+			b.WriteString(s.text)
 		}
+		r.Lines[i] = b.String()
 	}
 	r.Text, r.Truncated = Cut(r.Lines, o.MaxChars)
 	return r
@@ -76,16 +90,28 @@ func Cut(lines []string, maxChars int) (string, bool) {
 	return b.String(), false
 }
 
+// line is one printed line: one segment, or several joined by " > "
+// when unnamed wrappers fold onto the element they hold.
 type line struct {
 	depth int
-	text  string
+	segs  []seg
 	ref   bool // an element with a ref (not a text line)
 	isTxt bool
 }
 
+// seg is one element's text on a line; node, when set, is given a ref
+// in front of it.
+type seg struct {
+	node *Node
+	text string
+}
+
+func textLine(depth int, t string) line {
+	return line{depth: depth, segs: []seg{{text: t}}, isTxt: true}
+}
+
 type formatter struct {
-	o   Options
-	ref RefFunc
+	o Options
 }
 
 // walk returns the lines for n at depth; ctx is the name of the nearest
@@ -129,13 +155,16 @@ func (f *formatter) walkIn(n *Node, depth int, ctx, parentRole string) []line {
 	}
 	// Fold a lone text child into an unnamed element: listitem "one".
 	if normalize(n.Name) == "" && len(kids) == 1 && kids[0].isTxt {
-		head.text += " " + kids[0].text
+		head.segs[0].text += " " + kids[0].segs[0].text
 		return []line{head}
 	}
 	// Fold an unnamed wrapper around a lone element onto its line:
-	// listitem > e5 link "Home".
-	if !head.ref && normalize(n.Name) == "" && len(kids) == 1 && kids[0].ref {
-		head.text += " > " + kids[0].text
+	// listitem > e5 link "Home". A wrapper that is not itself actionable
+	// gives up its ref there: the element it holds is what an agent acts
+	// on, and the line stays as short as it was.
+	if !n.interactive() && normalize(n.Name) == "" && len(kids) == 1 && kids[0].ref {
+		head.segs[0].node = nil
+		head.segs = append(head.segs, kids[0].segs...)
 		head.ref = true
 		return []line{head}
 	}
@@ -160,7 +189,7 @@ func (f *formatter) childrenIn(n *Node, depth int, ctx, role string) []line {
 			return
 		}
 		if !f.o.Interactive && (f.o.Depth == 0 || depth < f.o.Depth) {
-			out = append(out, line{depth: depth, text: quote(t), isTxt: true})
+			out = append(out, textLine(depth, quote(t)))
 		}
 	}
 	for _, c := range n.Children {
@@ -244,15 +273,13 @@ func (f *formatter) shows(n *Node) bool {
 func (f *formatter) describe(n *Node, depth int) line {
 	var b strings.Builder
 	l := line{depth: depth}
-	// Nothing acts on a heading, a landmark or a list: it keeps its line
-	// and text, and costs no ref. Frames, images and the like keep theirs
-	// (a screenshot or a scope can name them).
+	s := seg{}
+	// Nothing acts on a landmark or a list: it keeps its line and costs
+	// no ref. Headings, list items, rows, cells, images and frames keep
+	// theirs: an agent points at them (a drag, a scope, a screenshot).
 	if n.Key != nil && (n.interactive() || !noRefRoles[n.Role]) {
-		if r := f.ref(n); r != "" {
-			b.WriteString(r)
-			b.WriteByte(' ')
-			l.ref = true
-		}
+		s.node = n
+		l.ref = true
 	}
 	b.WriteString(n.role())
 	if name := normalize(n.Name); name != "" {
@@ -295,14 +322,15 @@ func (f *formatter) describe(n *Node, depth int) line {
 	if f.o.URLs && n.URL != "" && n.Role == "link" {
 		b.WriteString(" url=" + n.URL)
 	}
-	l.text = b.String()
+	s.text = b.String()
+	l.segs = []seg{s}
 	return l
 }
 
 // noRefRoles are the roles printed without a ref: structure that orients
 // the agent but that no tool acts on.
 var noRefRoles = set("banner", "navigation", "main", "contentinfo", "complementary", "region", "form",
-	"search", "heading", "list", "listitem", "group", "article", "paragraph", "separator")
+	"search", "list", "group", "article", "paragraph", "separator")
 
 // options collects the option names under a select-like combobox.
 func options(n *Node) []string {

@@ -40,7 +40,7 @@ type Node struct {
 // role returns the role as printed: Chromium-specific roles mapped to the
 // ARIA role an agent knows.
 func (n *Node) role() string {
-	if n.Clickable && !interactiveRoles[n.Role] {
+	if n.Clickable && !interactiveRoles[n.Role] && !pointRoles[n.Role] {
 		return "clickable"
 	}
 	switch n.Role {
@@ -59,6 +59,11 @@ var interactiveRoles = set("button", "link", "textbox", "searchbox", "checkbox",
 	"listbox", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
 	"spinbutton", "treeitem", "DisclosureTriangle", "ColorWell", "date", "dateTime", "InputTime",
 	"PopUpButton", "ToggleButton")
+
+// pointRoles keep their role when they are also clickable (a draggable
+// list item prints as listitem, not clickable): the role says more.
+var pointRoles = set("listitem", "heading", "row", "cell", "gridcell", "columnheader", "rowheader", "img",
+	"image", "article")
 
 // structuralRoles are printed even without a name in default mode, because
 // they tell an agent where it is.
