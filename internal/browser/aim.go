@@ -20,7 +20,53 @@ import (
 // scrolls el into view, and when el is covered where it is (under a fixed
 // header), to the middle of the viewport for a second try. Failures are
 // *ElementErrors naming el by its ref or selector.
+//
+// A form control without a box of its own (a zero-size checkbox its
+// label draws) is aimed at through its label, where a person clicks.
 func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *element, selector string, enabled, scroll bool) (point, error) {
+	p, err := t.aimElement(ctx, ps, el, selector, enabled, scroll)
+	if !errors.Is(err, ErrElementNotVisible) {
+		return p, err
+	}
+	proxy := labelProxy(ctx, el)
+	if proxy == nil {
+		return p, err
+	}
+	defer proxy.Release(ctx)
+	if enabled {
+		// The label is never disabled; the control may be.
+		var st struct{ Hidden, Disabled bool }
+		if callJS(ctx, el.Session, jsCall{this: el.Object}, elementStateJS, &st) == nil && st.Disabled {
+			return point{}, &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementDisabled}
+		}
+	}
+	if pp, perr := t.aimElement(ctx, ps, proxy, selector, false, scroll); perr == nil {
+		return pp, nil
+	}
+	return p, err
+}
+
+var proxyJS = loadScript("proxy")
+
+// labelProxy returns the rendered label of el (see proxy.js), or nil.
+func labelProxy(ctx context.Context, el *element) *element {
+	yes := false
+	r, err := cdpapi.Call(ctx, el.Session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { return (" + proxyJS.src + ").call(this) }", ObjectID: el.Object, ReturnByValue: &yes, ObjectGroup: elementGroup,
+	})
+	if err != nil || r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
+		return nil
+	}
+	d, err := cdpapi.Call(ctx, el.Session, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: r.Result.ObjectID})
+	if err != nil || d.Node == nil {
+		(&element{Session: el.Session, Object: r.Result.ObjectID}).Release(ctx)
+		return nil
+	}
+	return &element{Session: el.Session, Backend: d.Node.BackendNodeID, Object: r.Result.ObjectID, Ref: el.Ref}
+}
+
+// aimElement is freePoint for el itself.
+func (t *Tab) aimElement(ctx context.Context, ps *cdp.Session, el *element, selector string, enabled, scroll bool) (point, error) {
 	if el.Session == ps {
 		// One round trip when the element is ready where it is; the
 		// slow path below says why when it is not.

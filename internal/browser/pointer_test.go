@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/input"
+	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
 // pointerTab opens a fixture page in a new tab of the shared browser.
@@ -388,5 +389,43 @@ func TestScrollContainer(t *testing.T) {
 	}
 	if res.Container != "main#pane.scroller" || res.ScrollY != 500 || res.PageHeight != 4000 {
 		t.Errorf("result = %+v, want main#pane.scroller scrolled to 500 of 4000", res)
+	}
+}
+
+// TestClickComposedWidgets clicks controls drawn by other elements of the
+// same widget, as a person would: a switch whose styled track covers its
+// input in a web component's shadow root, a toggle whose component
+// listens on the track, and a zero-size checkbox drawn by its label. A
+// foreign element (a banner) over a checkbox still covers it.
+func TestClickComposedWidgets(t *testing.T) {
+	t.Parallel()
+	tab := pointerTab(t, "pointer-composed.html")
+	res, err := tab.Snapshot(t.Context(), SnapshotOptions{Options: snapshot.Options{Interactive: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := map[string]string{
+		`switch "Wi-Fi"`:     `document.getElementById('wifi').shadowRoot.querySelector('input').checked`,
+		`switch "Bluetooth"`: `document.getElementById('bt').shadowRoot.querySelector('input').checked`,
+		`checkbox "I agree"`: `document.getElementById('terms').checked`,
+	}
+	for line, expr := range checked {
+		ref := refOfLine(res.Text, line)
+		if ref == "" {
+			t.Errorf("no %s in the snapshot:\n%s", line, res.Text)
+			continue
+		}
+		if _, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Ref: ref}); err != nil {
+			t.Errorf("Click(%s) = %v, want it toggled", line, err)
+			continue
+		}
+		if !pointerValue[bool](t, tab, expr) {
+			t.Errorf("after Click(%s): not checked", line)
+		}
+	}
+	_, err = tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#covered"})
+	var ce *CoveredError
+	if !errors.As(err, &ce) || !strings.HasPrefix(ce.By, "span#cookie") {
+		t.Errorf("Click(#covered) = %v, want covered by span#cookie", err)
 	}
 }

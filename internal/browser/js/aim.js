@@ -30,7 +30,16 @@ function(enabled) {
   const first = box();
   if (!first) return null;
   const up = p => p.parentNode || (p.nodeType === 11 ? p.host : null);
-  const holds = n => { for (let p = n; p; p = up(p)) if (p === e) return true; return false; };
+  const within = (a, n) => { for (let p = n; p; p = up(p)) if (p === a) return true; return false; };
+  // A hit on e, its shadow host or its shadow tree, or a label passing
+  // clicks to e is a hit on e (as hit_test.js).
+  const root = e.getRootNode();
+  const holds = n => {
+    if (within(e, n)) return true;
+    if (root.nodeType === 11 && root.host && (n === root.host || within(root, n))) return true;
+    for (let p = n; p; p = up(p)) if (p.localName === 'label' && (p.control === e || within(p, e))) return true;
+    return false;
+  };
   return new Promise(resolve => {
     let done = false;
     const look = () => {

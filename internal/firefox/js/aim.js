@@ -7,10 +7,27 @@ function() {
 	if (!el || !el.isConnected) return {gone: true};
 	el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
 	if (el.matches(':disabled')) return {disabled: true};
-	const rects = Array.from(el.getClientRects()).filter(r => r.width > 0 && r.height > 0);
+	const boxes = n => Array.from(n.getClientRects()).filter(r => r.width > 0 && r.height > 0);
+	let rects = boxes(el);
+	// A control without a box of its own (a zero-size checkbox drawn by
+	// its label) is clicked through its label, where a person clicks.
+	for (const l of Array.from(el.labels || [])) {
+		if (rects.length) break;
+		rects = boxes(l);
+	}
 	if (!rects.length) return {hidden: true};
 	const up = p => p.parentNode || (p.nodeType === 11 ? p.host : null);
-	const holds = (a, b) => { for (let p = b; p; p = up(p)) if (p === a) return true; return false; };
+	const within = (a, b) => { for (let p = b; p; p = up(p)) if (p === a) return true; return false; };
+	// A hit on el, its shadow host or its shadow tree, or a label passing
+	// clicks to el is a hit on el: parts of one widget (a styled track over
+	// the real input) do not cover it.
+	const root = el.getRootNode();
+	const holds = (a, b) => {
+		if (within(a, b)) return true;
+		if (root.nodeType === 11 && root.host && (b === root.host || within(root, b))) return true;
+		for (let p = b; p; p = up(p)) if (p.localName === 'label' && (p.control === a || within(p, a))) return true;
+		return false;
+	};
 	let covered = '';
 	for (const r of rects) {
 		const x0 = Math.max(r.left, 0), x1 = Math.min(r.right, innerWidth);
