@@ -161,6 +161,14 @@ func (a *actionWatch) state() (started, done bool, fetches int) {
 	return a.w.started, a.w.done(), len(a.w.fetches)
 }
 
+// uncommitted reports whether the navigation a saw stopped without a new
+// document: it was aborted, or it became a download.
+func (a *actionWatch) uncommitted() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.w.started && a.w.stopped && a.w.loader == ""
+}
+
 // events reports how many events a has observed.
 func (a *actionWatch) events() int {
 	a.mu.Lock()
@@ -211,6 +219,7 @@ func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWat
 		return nil
 	}
 	if done {
+		t.noteUncommitted(a)
 		return nil
 	}
 	wait := actionNavWait
@@ -221,6 +230,7 @@ func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWat
 	defer timer.Stop()
 	for {
 		if _, done, _ := a.state(); done {
+			t.noteUncommitted(a)
 			return nil
 		}
 		select {

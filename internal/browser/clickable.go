@@ -40,14 +40,14 @@ var nativeActionable = map[string]bool{
 // clickableBackends returns the backend node ids of frame's clickable
 // elements (in session s), or nil when it cannot tell: the snapshot then
 // shows what the accessibility tree alone shows. It runs under ctx.
-func clickableBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]bool {
+func clickableBackends(ctx context.Context, s cdpapi.Session, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]domMark {
 	return clickableByFrame(ctx, s)[frame]
 }
 
 // clickableByFrame returns the clickable elements of every document
 // session s renders (its frame and same-process iframes), by frame: one
 // DOMSnapshot serves them all. It is nil when it cannot tell.
-func clickableByFrame(ctx context.Context, s cdpapi.Session) map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool {
+func clickableByFrame(ctx context.Context, s cdpapi.Session) map[cdpapi.FrameID]map[cdpapi.BackendNodeID]domMark {
 	out, _ := clickableRead(ctx, s)
 	return out
 }
@@ -55,13 +55,13 @@ func clickableByFrame(ctx context.Context, s cdpapi.Session) map[cdpapi.FrameID]
 // clickableRead is clickableByFrame that also reports whether the session
 // renders one document without shadow roots of a page's own (open or
 // closed): one a snapshot may be reused for (snapshot_reuse.go).
-func clickableRead(ctx context.Context, s cdpapi.Session) (map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool, bool) {
+func clickableRead(ctx context.Context, s cdpapi.Session) (map[cdpapi.FrameID]map[cdpapi.BackendNodeID]domMark, bool) {
 	res, err := cdpapi.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}})
 	if err != nil {
 		return nil, false
 	}
 	plain := len(res.Documents) == 1
-	out := make(map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool, len(res.Documents))
+	out := make(map[cdpapi.FrameID]map[cdpapi.BackendNodeID]domMark, len(res.Documents))
 	for _, d := range res.Documents {
 		if d != nil && d.Nodes != nil && int(d.FrameID) >= 0 && int(d.FrameID) < len(res.Strings) {
 			out[cdpapi.FrameID(res.Strings[d.FrameID])] = findClickable(flatten(d, res.Strings))
@@ -86,6 +86,15 @@ func pageShadow(n *domsnapshot.NodeTreeSnapshot, str []string) bool {
 	return false
 }
 
+// domMark is what the DOMSnapshot says of an element.
+type domMark uint8
+
+const (
+	markClick domMark = 1 << iota // clickable although its role says nothing of it
+	markToast                     // an open popover: its text is a message
+	markToastText                 // a node inside an open popover
+)
+
 // clickCaptures are one snapshot call's DOMSnapshots, one per session,
 // each started once in the background as the session's first frame is
 // read (concurrently with its accessibility tree) and shared by its
@@ -98,7 +107,7 @@ type clickCaptures struct {
 // clickCapture is one session's DOMSnapshot, read in the background.
 type clickCapture struct {
 	done    chan struct{} // closed when byFrame and plain are set
-	byFrame map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool
+	byFrame map[cdpapi.FrameID]map[cdpapi.BackendNodeID]domMark
 	plain   bool // see clickableRead
 }
 
@@ -136,7 +145,7 @@ func (c *clickCaptures) wait() {
 
 // frame waits for the capture and returns frame's clickable elements, or
 // nil when it cannot tell (or ctx ends first).
-func (cc *clickCapture) frame(ctx context.Context, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]bool {
+func (cc *clickCapture) frame(ctx context.Context, frame cdpapi.FrameID) map[cdpapi.BackendNodeID]domMark {
 	select {
 	case <-cc.done:
 		return cc.byFrame[frame]
@@ -152,7 +161,7 @@ type flatNode struct {
 	element   bool
 	tag       string
 	backend   cdpapi.BackendNodeID
-	attrs     map[string]string // only onclick, tabindex, contenteditable, role, href, draggable, for
+	attrs     map[string]string // only onclick, tabindex, contenteditable, role, href, draggable, for, popover
 	listener  bool              // Chromium: responds to mouse clicks
 	rendered  bool              // has a layout box
 	cursor    string
@@ -187,7 +196,7 @@ func flatten(d *domsnapshot.DocumentSnapshot, str []string) []flatNode {
 				switch k := strings.ToLower(s(domsnapshot.StringIndex(a[j]))); k {
 				case "id":
 					f.id = s(domsnapshot.StringIndex(a[j+1]))
-				case "onclick", "tabindex", "contenteditable", "role", "href", "draggable", "for":
+				case "onclick", "tabindex", "contenteditable", "role", "href", "draggable", "for", "popover":
 					if f.attrs == nil {
 						f.attrs = map[string]string{}
 					}
@@ -224,7 +233,7 @@ func flatten(d *domsnapshot.DocumentSnapshot, str []string) []flatNode {
 // and that holds at most maxClickableInside actionable descendants.
 // Descendants that only inherit the pointer (the icon and the text of a
 // card) are not clickable themselves.
-func findClickable(nodes []flatNode) map[cdpapi.BackendNodeID]bool {
+func findClickable(nodes []flatNode) map[cdpapi.BackendNodeID]domMark {
 	candidate := make([]bool, len(nodes))
 	actionable := make([]bool, len(nodes))
 	for i := range nodes {
@@ -274,10 +283,25 @@ func findClickable(nodes []flatNode) map[cdpapi.BackendNodeID]bool {
 			inside[p]++
 		}
 	}
-	out := make(map[cdpapi.BackendNodeID]bool)
+	out := make(map[cdpapi.BackendNodeID]domMark)
 	for i, c := range candidate {
 		if c && inside[i] <= maxClickableInside && nodes[i].backend != 0 {
-			out[nodes[i].backend] = true
+			out[nodes[i].backend] |= markClick
+		}
+	}
+	// An open popover is in the top layer: a toast, a menu, a tip. Its
+	// text is a message like a live region's.
+	for i := range nodes {
+		if _, ok := nodes[i].attrs["popover"]; !ok || !nodes[i].element || !nodes[i].rendered || nodes[i].backend == 0 {
+			continue
+		}
+		out[nodes[i].backend] |= markToast
+		// Its text, which the accessibility tree may hold without the
+		// popover's own box (a plain <div> is left out).
+		for j := i + 1; j < len(nodes) && within(nodes, j, i); j++ {
+			if nodes[j].backend != 0 {
+				out[nodes[j].backend] |= markToastText
+			}
 		}
 	}
 	return out
@@ -292,7 +316,7 @@ func labelsHidden(nodes []flatNode, i int, ids map[string]int) bool {
 		return ok && formControl[nodes[j].tag] && !nodes[j].rendered
 	}
 	for j := i + 1; j < len(nodes); j++ {
-		if !inside(nodes, j, i) {
+		if !within(nodes, j, i) {
 			break // a document's nodes are in tree order: the subtree ended
 		}
 		if nodes[j].element && formControl[nodes[j].tag] {
@@ -302,8 +326,8 @@ func labelsHidden(nodes []flatNode, i int, ids map[string]int) bool {
 	return false
 }
 
-// inside reports whether node j is a descendant of node i.
-func inside(nodes []flatNode, j, i int) bool {
+// within reports whether node j is a descendant of node i.
+func within(nodes []flatNode, j, i int) bool {
 	for p := nodes[j].parent; p >= 0 && p < len(nodes); p = nodes[p].parent {
 		if p == i {
 			return true

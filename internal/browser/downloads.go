@@ -234,11 +234,15 @@ func (b *Browser) DownloadMark() int {
 
 // DownloadsSince returns the downloads the main frame of tab tabID began after mark,
 // once they have finished or ctx is done (then as they are).
+//
+// When the tab's last action looked like it set off a download that has
+// not begun yet, it first waits for it to begin (downloads_begin.go).
 func (b *Browser) DownloadsSince(ctx context.Context, mark int, tabID string) []Download {
 	d := b.downloads
 	if d == nil {
 		return nil
 	}
+	b.awaitDownloadBegin(ctx, mark, tabID)
 	for {
 		d.mu.Lock()
 		var out []Download

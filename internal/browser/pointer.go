@@ -92,7 +92,25 @@ type ClickResult struct {
 	// Dialog is set when the click opened a JavaScript dialog that waits
 	// for an answer: the page is blocked until [Tab.HandleDialog].
 	Dialog bool
+	// NotSubmitted is set when the click was on a submit button whose
+	// form the browser refused to submit: a control is invalid, and the
+	// browser showed its validation message.
+	NotSubmitted *Invalid
 }
+
+// Invalid is a form control that blocked a submit, as the browser
+// reports it to the user.
+type Invalid struct {
+	Field   string // the control's label (or name)
+	Message string // the browser's validation message
+}
+
+// afterClickJS reports what a click did that no tree or event tells:
+// a submit the browser refused, a download link.
+var afterClickJS = loadScript("after_click")
+
+// afterClickWait bounds the look at the element after a click.
+const afterClickWait = time.Second
 
 // Click clicks an element like a user: it scrolls it into view, waits (at
 // most stableWait) for its box to stop moving, finds a point of it that no
@@ -159,6 +177,23 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !res.Dialog && button == "left" {
+		// A submit the browser refused shows only its bubble, and a
+		// download link starts no navigation: ask the element. A
+		// navigation has taken it away, and the call fails harmlessly.
+		actx, cancel := context.WithTimeout(ctx, afterClickWait)
+		var after *struct {
+			NotSubmitted *Invalid
+			Download     bool
+		}
+		if callJS(actx, el.Session, jsCall{this: el.Object}, afterClickJS, &after) == nil && after != nil {
+			res.NotSubmitted = after.NotSubmitted
+			if after.Download {
+				t.downloading.Store(true)
+			}
+		}
+		cancel()
 	}
 	return res, nil
 }

@@ -284,7 +284,7 @@ type treeBuilder struct {
 	hidden map[cdpapi.BackendNodeID]bool // elements a user cannot see, left out with their subtrees (hidden.go)
 	// clickable are elements a user can click whose role does not say so
 	// (clickable.go).
-	clickable map[cdpapi.BackendNodeID]bool
+	clickable map[cdpapi.BackendNodeID]domMark
 }
 
 // build links nodes; the root is the node of rootBackend, or the first
@@ -315,19 +315,33 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 		return nil, nil
 	}
 	seen := make(map[accessibility.NodeID]bool)
-	var link func(n *accessibility.Node) *snapshot.Node
-	link = func(n *accessibility.Node) *snapshot.Node {
+	// live is set while linking the inside of a message region.
+	var link func(n *accessibility.Node, live bool) *snapshot.Node
+	link = func(n *accessibility.Node, live bool) *snapshot.Node {
 		seen[n.NodeID] = true
 		out := convert(n)
 		if n.BackendDOMNodeID != 0 {
 			out.Key = refEntry{session: b.s, frame: b.frame, loader: b.loader, backend: n.BackendDOMNodeID}
-			if b.clickable[n.BackendDOMNodeID] {
+			m := b.clickable[n.BackendDOMNodeID]
+			if m&markClick != 0 {
 				out.Clickable, out.Ignored = true, false
 			}
+			if m&markToast != 0 {
+				out.Live, out.Ignored = true, false
+			}
+			if m&markToastText != 0 && !live && out.Role == "StaticText" {
+				// A popover's text without the popover's node: the
+				// text stands for the region.
+				text := out
+				out = &snapshot.Node{Role: "generic", Live: true, Key: text.Key, Children: []*snapshot.Node{text}}
+				text.Key = nil
+				return out
+			}
 		}
+		live = live || out.Live || out.Role == "alert" || out.Role == "status" || out.Role == "log"
 		for _, id := range n.ChildIDs {
 			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] {
-				out.Children = append(out.Children, link(c))
+				out.Children = append(out.Children, link(c, live))
 			}
 		}
 		if out.Role == "Iframe" || out.Role == "IframePresentational" {
@@ -340,7 +354,7 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 		}
 		return out
 	}
-	top := link(root)
+	top := link(root, false)
 	snapshot.NameClickables(top)
 	return top, nil
 }
@@ -409,6 +423,9 @@ func convert(n *accessibility.Node) *snapshot.Node {
 			out.Level = int(axNumber(p.Value))
 		case "url":
 			out.URL = axString(p.Value)
+		case "live":
+			v := axString(p.Value)
+			out.Live = v == "polite" || v == "assertive"
 		}
 	}
 	return out

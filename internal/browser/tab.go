@@ -51,6 +51,9 @@ type Tab struct {
 	loopStopped atomic.Bool  // cdpkit is stopping the renderer of a dialog loop (dialog.go)
 	blockSeen   atomic.Int64 // unix ns of the last guard refusal reported for the tab (blocknote.go)
 	settled     atomic.Bool  // the last action waited for what its input set off; the next Settle need not (act.go)
+	// downloading says the last action set off a download whose
+	// downloadWillBegin may not have come yet (downloads_begin.go).
+	downloading atomic.Bool
 
 	fmu    sync.Mutex                      // guards frames
 	frames map[cdpapi.FrameID]*cdp.Session // out-of-process iframes by frame id

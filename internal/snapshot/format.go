@@ -133,6 +133,19 @@ func (f *formatter) walkIn(n *Node, depth int, ctx, parentRole string) []line {
 		return nil
 	}
 	if f.o.Interactive {
+		if role, ok := n.message(); ok && !n.interactive() {
+			// A message region with text: what a person reads after an
+			// action. Empty, it costs nothing.
+			if t := textOf(n, 4*maxText); t != "" {
+				head := f.describe(n, depth)
+				head.segs[0].text = role
+				if name := normalize(n.Name); name != "" && name != t {
+					head.segs[0].text += " " + quote(name)
+				}
+				head.segs[0].text += " " + quote(t)
+				return append([]line{head}, f.children(n, depth+1, t)...)
+			}
+		}
 		if !n.interactive() {
 			return f.children(n, depth, ctx)
 		}
@@ -227,7 +240,7 @@ func dropText(lines []line) []line {
 // <code> or <strong>, whose descendants are all text, so it joins the
 // surrounding run instead of splitting a sentence into lines.
 func inlineText(n *Node) (string, bool) {
-	if n.Clickable || !collapsedRoles[n.Role] || blockRoles[n.Role] || (normalize(n.Name) != "" && !n.Ignored && (n.Role == "group" || n.Role == "region")) {
+	if n.Clickable || n.Live || !collapsedRoles[n.Role] || blockRoles[n.Role] || (normalize(n.Name) != "" && !n.Ignored && (n.Role == "group" || n.Role == "region")) {
 		return "", false
 	}
 	var b strings.Builder
@@ -237,7 +250,7 @@ func inlineText(n *Node) (string, bool) {
 			switch {
 			case c.isText():
 				b.WriteString(c.Name)
-			case collapsedRoles[c.Role] && !blockRoles[c.Role] && !c.Clickable:
+			case collapsedRoles[c.Role] && !blockRoles[c.Role] && !c.Clickable && !c.Live:
 				if !walk(c) {
 					return false
 				}
@@ -363,6 +376,21 @@ func formatOptions(opts []string) string {
 		s += fmt.Sprintf(",…+%d", len(opts)-maxOptions)
 	}
 	return s + "]"
+}
+
+// Message returns a changes or snapshot line (with or without its ref)
+// without the ref when it is a message region's (see messageRoles), as
+// interactive snapshots print them: `status "Saved"`.
+func Message(line string) (string, bool) {
+	l := strings.TrimSpace(line)
+	if r := refOf(l); r != "" && strings.HasPrefix(l, r+" ") {
+		l = l[len(r)+1:]
+	}
+	role, _, _ := strings.Cut(l, " ")
+	if !messageRoles[role] || !strings.Contains(l, `"`) {
+		return "", false
+	}
+	return l, true
 }
 
 // redundant reports whether text only repeats the enclosing element's name.

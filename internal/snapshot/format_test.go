@@ -140,3 +140,30 @@ func TestFormatEmpty(t *testing.T) {
 		t.Errorf("Format(nil) = %+v, want empty", r)
 	}
 }
+
+func TestFormatInteractiveMessages(t *testing.T) {
+	alert := el("alert", "", text("Please choose a size"))
+	empty := el("status", "")
+	live := el("generic", "", text("Saved"))
+	live.Live = true
+	root := &Node{Role: "RootWebArea", Children: []*Node{
+		el("button", "Add to cart", text("Add to cart")), alert, empty, live,
+	}}
+	n := 0
+	ref := func(*Node) string { n++; return fmt.Sprintf("e%d", n) }
+	got := Format(root, ref, Options{Interactive: true}).Text
+	want := "e1 button \"Add to cart\"\ne2 alert \"Please choose a size\"\ne3 status \"Saved\"\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for line, want := range map[string]string{
+		`e2 alert "Please choose a size"`: `alert "Please choose a size"`,
+		`status "Saved"`:                  `status "Saved"`,
+		`e1 button "Add to cart"`:         "",
+		`e4 status`:                       "",
+	} {
+		if got, _ := Message(line); got != want {
+			t.Errorf("Message(%s) = %q, want %q", line, got, want)
+		}
+	}
+}

@@ -26,6 +26,9 @@ type Node struct {
 	Level    int    // heading level
 	URL      string // link target, printed only with Options.URLs
 	Password bool   // a password field: its value is never printed
+	// Live marks an aria-live region (polite or assertive): what appears
+	// in it is a message to the user.
+	Live bool
 
 	// Clickable marks an element a user can click although its role does
 	// not say so (a click listener, cursor:pointer, tabindex, contenteditable):
@@ -59,6 +62,23 @@ var interactiveRoles = set("button", "link", "textbox", "searchbox", "checkbox",
 	"listbox", "option", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider",
 	"spinbutton", "treeitem", "DisclosureTriangle", "ColorWell", "date", "dateTime", "InputTime",
 	"PopUpButton", "ToggleButton")
+
+// messageRoles are regions whose text is a message to the user (an
+// <output> is a status). Interactive snapshots print them with their
+// text, so that an action's changes show the message it brought.
+var messageRoles = set("alert", "status", "log")
+
+// message reports whether n is a region whose text is a message to the
+// user, and the role to print it with.
+func (n *Node) message() (string, bool) {
+	switch {
+	case messageRoles[n.Role]:
+		return n.Role, true
+	case n.Live && !n.interactive():
+		return "status", true
+	}
+	return "", false
+}
 
 // pointRoles keep their role when they are also clickable (a draggable
 // list item prints as listitem, not clickable): the role says more.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -76,6 +77,14 @@ type Changes struct {
 	// changed (~) since the agent's last snapshot of this tab, cut at
 	// maxChangesChars with a count of the rest.
 	Elements string `json:"elements,omitempty"`
+	// Messages are what the page told the user in response: new or
+	// changed text of alert, status and log regions, aria-live regions
+	// and <output> (`alert "Please choose a size"`), cut at
+	// maxMessagesChars.
+	Messages []string `json:"messages,omitempty"`
+	// OnlyMessage says the action's one visible effect was a message:
+	// nothing else changed but focus.
+	OnlyMessage bool `json:"onlyMessage,omitempty"`
 	// Dialog is a JavaScript dialog: one that waits for handle_dialog
 	// (handled "open"), or the last one answered without the agent (an
 	// alert, beforeunload, or by the --dialogs policy).
@@ -180,10 +189,16 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if err != nil {
 		return nil, err
 	}
+	newDoc := c.Navigated && diff.Kept == 0 && len(diff.Removed) > 0
+	if !newDoc {
+		c.Messages, diff = messagesOf(diff)
+		c.OnlyMessage = len(c.Messages) > 0 && !c.Navigated && len(c.TabsOpened)+len(c.TabsClosed)+len(c.Downloads) == 0 &&
+			onlyFocus(diff)
+	}
 	switch {
 	case full:
 		c.Elements = res.Text
-	case c.Navigated && diff.Kept == 0 && len(diff.Removed) > 0:
+	case newDoc:
 		// A new document: its elements are news, the old page's are not.
 		diff.Removed = nil
 		c.Elements = newDocumentSummary(diff)
@@ -191,6 +206,48 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 		c.Elements = diff.Text(maxChangesChars)
 	}
 	return c, nil
+}
+
+// maxMessagesChars bounds the messages of one action's changes.
+const maxMessagesChars = 600
+
+// messagesOf takes the message regions' lines out of diff's added and
+// changed lines (see snapshot.Message), without refs, at most
+// maxMessagesChars of them.
+func messagesOf(diff snapshot.Changes) ([]string, snapshot.Changes) {
+	var msgs []string
+	size := 0
+	take := func(lines []string) []string {
+		var keep []string
+		for _, l := range lines {
+			m, ok := snapshot.Message(l)
+			if !ok {
+				keep = append(keep, l)
+				continue
+			}
+			if size += len(m); size <= maxMessagesChars {
+				msgs = append(msgs, m)
+			}
+		}
+		return keep
+	}
+	diff.Changed = take(diff.Changed)
+	diff.Added = take(diff.Added)
+	return msgs, diff
+}
+
+// onlyFocus reports whether diff holds nothing but elements whose focus
+// changed.
+func onlyFocus(diff snapshot.Changes) bool {
+	if len(diff.Added)+len(diff.Removed) > 0 {
+		return false
+	}
+	for _, l := range diff.Changed {
+		if !strings.HasSuffix(l, " focused") {
+			return false
+		}
+	}
+	return true
 }
 
 // noteLocation sets c's URL, title and navigation from the tab's location

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 
@@ -97,8 +98,12 @@ type pointerData struct {
 	Forced  bool  `json:"forced,omitempty"`
 	Hovered *bool `json:"hovered,omitempty"`
 	// HTML5Drag says the drop went as HTML5 drag events.
-	HTML5Drag bool     `json:"html5Drag,omitempty"`
-	Changes   *Changes `json:"changes"`
+	HTML5Drag bool `json:"html5Drag,omitempty"`
+	// NotSubmitted names the control that kept the browser from
+	// submitting the form the click submitted, and the message the
+	// browser showed for it: "Email": Please fill out this field.
+	NotSubmitted string   `json:"notSubmitted,omitempty"`
+	Changes      *Changes `json:"changes"`
 }
 
 // oneElement refuses uid and selector together.
@@ -134,7 +139,11 @@ func click(ctx context.Context, _ *Env, d *door, in clickArgs) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: &pointerData{Forced: res.Forced}}, nil
+	data := &pointerData{Forced: res.Forced}
+	if inv := res.NotSubmitted; inv != nil {
+		data.NotSubmitted = fmt.Sprintf("%q: %s", inv.Field, inv.Message)
+	}
+	return &Result{Data: data}, nil
 }
 
 func (in *hoverArgs) check(context.Context, *Env) error { return in.checkTarget() }
