@@ -90,9 +90,9 @@ func pageShadow(n *domsnapshot.NodeTreeSnapshot, str []string) bool {
 type domMark uint8
 
 const (
-	markClick domMark = 1 << iota // clickable although its role says nothing of it
-	markToast                     // an open popover: its text is a message
-	markToastText                 // a node inside an open popover
+	markClick     domMark = 1 << iota // clickable although its role says nothing of it
+	markToast                         // an open popover: its text is a message
+	markToastText                     // a node inside an open popover
 )
 
 // clickCaptures are one snapshot call's DOMSnapshots, one per session,
