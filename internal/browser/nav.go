@@ -31,6 +31,10 @@ type NavResult struct {
 	URL    string `json:"url"` // after redirects
 	Title  string `json:"title"`
 	Status int    `json:"status,omitempty"` // the main document's HTTP status; 0 when none (about:, same-document, back/forward cache)
+	// Download says the URL answered with a file, which the browser
+	// downloaded (see [Browser.DownloadsSince]): the tab stayed on the
+	// page URL and Title name.
+	Download bool `json:"download,omitempty"`
 }
 
 // DefaultNavigationTimeout bounds a navigation whose context has no
@@ -142,9 +146,23 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *NavOptions) (*Nav
 			}
 			sameDoc = fragmentOnly(cur.URL, url)
 		}
-		return navigateTo(ctx, s, url, want, sameDoc)
+		res, err := navigateTo(ctx, s, url, want, sameDoc)
+		if !errors.Is(err, errNavDownload) {
+			return res, err
+		}
+		// The file is being saved; the tab stays where it was.
+		t.downloading.Store(true)
+		loc, err := location(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return &NavResult{URL: loc.URL, Title: loc.Title, Download: true}, nil
 	})
 }
+
+// errNavDownload is navigateTo's answer for a URL that the browser
+// downloads instead of showing.
+var errNavDownload = errors.New("browser: the URL is a download")
 
 // runNavigation runs nav on the tab's session with the lifecycle events o
 // asks for, under the navigation deadline.
@@ -267,6 +285,9 @@ func navigateTo(ctx context.Context, s eventSession, url string, want []string, 
 	res, err := cdpapi.Call(ctx, s, page.Navigate, page.NavigateParams{URL: url})
 	if err != nil {
 		return nil, fmt.Errorf("browser: navigating: %w", err)
+	}
+	if res.IsDownload {
+		return nil, errNavDownload
 	}
 	if res.ErrorText != "" {
 		if res.LoaderID != "" && !res.IsDownload && res.ErrorText != "net::ERR_ABORTED" {

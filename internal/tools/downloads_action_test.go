@@ -79,7 +79,8 @@ func TestNavigateToDownload(t *testing.T) {
 	env, site := downloadEnv(t)
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":"%s/?n=x"}`, site))
 	d := mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":"%s/file/direct.csv"}`, site))
-	if !strings.Contains(fmt.Sprint(d), "direct.csv") {
-		t.Errorf("navigate_page to a download = %v, want the download reported", d)
+	dls, _ := jsonPath(d, "changes.downloads").([]any)
+	if d["download"] != true || len(dls) != 1 || dls[0].(map[string]any)["name"] != "direct.csv" {
+		t.Errorf("navigate_page to a download = %v, want download: true and the file in changes.downloads", d)
 	}
 }
