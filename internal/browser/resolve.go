@@ -21,6 +21,9 @@ type Page struct {
 	Active bool   `json:"active"`
 	// Crashed says the tab's renderer crashed; navigating it recovers it.
 	Crashed bool `json:"crashed,omitempty"`
+	// Loading says a tab an action opened has not loaded its first
+	// document yet (its URL and title are not known).
+	Loading bool `json:"loading,omitempty"`
 }
 
 // Pages lists the open tabs in the order cdpkit first saw them; that order

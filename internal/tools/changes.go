@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -157,21 +156,13 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 			c.TabsOpened = append(c.TabsOpened, p)
 		}
 	}
-	if len(c.TabsOpened) > 0 {
-		// Ask for the new tabs' titles, which the live list may lack.
-		if fresh, err := o.b.PagesIn(ctx, o.scope); err == nil {
-			for i, p := range c.TabsOpened {
-				if j := slices.IndexFunc(fresh, func(f browser.Page) bool { return f.ID == p.ID }); j >= 0 {
-					c.TabsOpened[i] = fresh[j]
-				}
-			}
-		}
-	}
 	for id := range o.pages {
 		if !now[id] {
 			c.TabsClosed = append(c.TabsClosed, id)
 		}
 	}
+	// The new tabs' URLs and titles, once they have them.
+	o.settleOpened(ctx, c)
 	if !now[string(o.tab.ID())] {
 		return c, noted() // the tab itself closed
 	}

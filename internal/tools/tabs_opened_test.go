@@ -1,0 +1,59 @@
+package tools
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cdpkit/cdpkit/internal/browsertest"
+)
+
+// TestTabOpenedSettled clicks a link that opens a new tab, ten times: each
+// click's result reports the tab with the URL and title it loaded, and
+// selecting it by title right after works. Before, the tab was reported
+// with an empty URL and title in most runs. A popup the page closes
+// again is reported closed.
+func TestTabOpenedSettled(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		n := r.URL.Query().Get("n")
+		fmt.Fprintf(w, `<title>Opener</title><a id=new target=_blank href="/second?n=%s">open</a>
+<button id=pop onclick="window.open('/second?n=pop', 'pop', 'popup')">popup</button>
+<button id=shut onclick="window.open('', 'pop').close()">close popup</button>`, n)
+	})
+	mux.HandleFunc("/second", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<title>Second %s</title><h1>Second</h1>`, r.URL.Query().Get("n"))
+	})
+	site := browsertest.ServerHandler(t, mux).URL
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "new_page", fmt.Sprintf(`{"url":"%s/"}`, site))
+	for i := range 10 {
+		h.mustCall(t, "select_page", `{"target":"title:Opener"}`)
+		h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":"%s/?n=%d"}`, site, i))
+		c := h.mustCall(t, "click", `{"selector":"#new"}`)["changes"].(map[string]any)
+		opened, _ := c["tabsOpened"].([]any)
+		title := fmt.Sprintf("Second %d", i)
+		if len(opened) != 1 {
+			t.Fatalf("run %d: changes = %v, want one tab opened", i, c)
+		}
+		tab := opened[0].(map[string]any)
+		if !strings.HasSuffix(fmt.Sprint(tab["url"]), fmt.Sprintf("/second?n=%d", i)) || tab["title"] != title {
+			t.Errorf("run %d: tab opened = %v, want its URL and title %q", i, tab, title)
+		}
+		h.mustCall(t, "select_page", fmt.Sprintf(`{"target":"title:%s"}`, title))
+		h.mustCall(t, "close_page", fmt.Sprintf(`{"target":"title:%s"}`, title))
+	}
+	h.mustCall(t, "select_page", `{"target":"title:Opener"}`)
+	c := h.mustCall(t, "click", `{"selector":"#pop"}`)["changes"].(map[string]any)
+	opened, _ := c["tabsOpened"].([]any)
+	if len(opened) != 1 || opened[0].(map[string]any)["title"] != "Second pop" {
+		t.Fatalf("changes = %v, want the popup opened with its title", c)
+	}
+	id := opened[0].(map[string]any)["id"]
+	c = h.mustCall(t, "click", `{"selector":"#shut"}`)["changes"].(map[string]any)
+	if closed, _ := c["tabsClosed"].([]any); len(closed) != 1 || closed[0] != id {
+		t.Errorf("changes = %v, want the popup %v reported closed", c, id)
+	}
+}
