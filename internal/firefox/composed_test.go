@@ -46,3 +46,22 @@ func TestClickComposedWidgets(t *testing.T) {
 		t.Errorf("Click(#covered) = %v, want covered by span#cookie", err)
 	}
 }
+
+// TestClickRefusedSubmit clicks a submit button whose form has an empty
+// required field: the result names the field and the browser's message.
+func TestClickRefusedSubmit(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.Server(t, fixturepages.Pages())
+	tab := newTab(t)
+	ctx := t.Context()
+	if _, err := tab.Navigate(ctx, srv.URL+"/shop.html"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tab.Click(ctx, browser.ClickOptions{Selector: "#subscribe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NotSubmitted == nil || res.NotSubmitted.Field != "Email" || res.NotSubmitted.Message == "" {
+		t.Errorf("NotSubmitted = %+v, want the Email field and its message", res.NotSubmitted)
+	}
+}

@@ -3,6 +3,7 @@ package firefox
 import (
 	"context"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -88,7 +89,7 @@ func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.Click
 	if o.Force {
 		return nil, unsupported("force")
 	}
-	x, y, frame, err := t.aimAt(ctx, o.Ref, o.Selector)
+	x, y, frame, el, err := t.aimElement(ctx, o.Ref, o.Selector)
 	if err != nil {
 		return nil, err
 	}
@@ -126,37 +127,58 @@ func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.Click
 		return nil, elementErr(o.Ref, o.Selector, err)
 	}
 	tx, ty := t.inTab(ctx, frame, x, y)
-	return &browser.ClickResult{X: tx, Y: ty, Dialog: dialog}, nil
+	res := &browser.ClickResult{X: tx, Y: ty, Dialog: dialog}
+	if !dialog && button == 0 {
+		// A submit the browser refused shows only its bubble: ask the
+		// element, as Chromium's Click does. A navigation has taken it
+		// away, and the call fails harmlessly.
+		actx, cancel := context.WithTimeout(ctx, time.Second)
+		var after *struct{ NotSubmitted *browser.Invalid }
+		if t.callJSON(actx, afterClickJS, el, &after) == nil && after != nil {
+			res.NotSubmitted = after.NotSubmitted
+		}
+		cancel()
+	}
+	return res, nil
 }
+
+// afterClickJS is Chromium's js/after_click.js.
+var afterClickJS = sharedScript("after_click")
 
 // aimAt scrolls the element into view and returns where to click it: a
 // point in the viewport of the browsing context holding it (the tab's, or
 // a frame's), which it returns too. Pointer actions are performed in that
 // context: Firefox routes those of the tab into out-of-process frames.
 func (t *Tab) aimAt(ctx context.Context, ref, selector string) (x, y int, frame string, err error) {
-	el, err := t.element(ctx, ref, selector)
+	x, y, frame, _, err = t.aimElement(ctx, ref, selector)
+	return x, y, frame, err
+}
+
+// aimElement is aimAt that also returns the element.
+func (t *Tab) aimElement(ctx context.Context, ref, selector string) (x, y int, frame string, el *sharedRef, err error) {
+	el, err = t.element(ctx, ref, selector)
 	if err != nil {
-		return 0, 0, "", err
+		return 0, 0, "", nil, err
 	}
 	browser.Step(ctx, "finding where to click")
 	var a aim
 	if err := t.callJSON(ctx, aimJS, el, &a); err != nil {
-		return 0, 0, "", elementErr(ref, selector, t.wrap(err))
+		return 0, 0, "", nil, elementErr(ref, selector, t.wrap(err))
 	}
 	fail := func(err error) error { return &browser.ElementError{Ref: ref, Selector: selector, Err: err} }
 	switch {
 	case a.Gone:
-		return 0, 0, "", fail(browser.ErrRefStale)
+		return 0, 0, "", nil, fail(browser.ErrRefStale)
 	case a.Disabled:
-		return 0, 0, "", fail(browser.ErrElementDisabled)
+		return 0, 0, "", nil, fail(browser.ErrElementDisabled)
 	case a.Hidden:
-		return 0, 0, "", fail(browser.ErrElementNotVisible)
+		return 0, 0, "", nil, fail(browser.ErrElementNotVisible)
 	case a.Offscreen:
-		return 0, 0, "", fail(browser.ErrElementOffscreen)
+		return 0, 0, "", nil, fail(browser.ErrElementOffscreen)
 	case a.Covered != "":
-		return 0, 0, "", fail(&browser.CoveredError{By: a.Covered})
+		return 0, 0, "", nil, fail(&browser.CoveredError{By: a.Covered})
 	}
-	return a.X, a.Y, el.Context, nil
+	return a.X, a.Y, el.Context, el, nil
 }
 
 // inTab turns a point in frame's viewport into the tab's, for results;
