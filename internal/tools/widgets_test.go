@@ -230,7 +230,7 @@ func uid(ref string, kv ...string) string {
 // check evaluates expr in the active tab and returns its value as text.
 func (a *widgetAgent) check(expr string) string {
 	a.t.Helper()
-	data, err := a.h.call(a.t, "evaluate_script", fmt.Sprintf(`{"function":%q}`, expr))
+	data, err := a.h.call(a.t, "evaluate_script", fmt.Sprintf(`{"function":%q}`, "() => "+expr))
 	if err != nil {
 		a.t.Fatalf("checking %s: %v", expr, err)
 	}
