@@ -39,7 +39,8 @@ var widgetTasks = []widgetTask{
 		a.do("click", uid(a.find(typed, "option", "Germany")))
 		a.wantState(`document.getElementById('country').value`, "DE")
 	}},
-	{name: "web component dialog", library: "shoelace", page: "shoelace.html", run: func(a *widgetAgent) {
+	{name: "web component dialog", library: "shoelace", page: "shoelace.html",
+		firefoxGap: "its click does not wait for an element to stop moving: the Save button of the dialog, still animating in, is missed in about 1 run of 3", run: func(a *widgetAgent) {
 		dialog := a.do("click", uid(a.find(a.snapshot(), "button", "Rename account")))
 		a.do("fill", uid(a.find(dialog, "textbox", "Account name"), "value", `"Acme Ltd"`))
 		a.do("click", uid(a.find(dialog, "button", "Save name")))
