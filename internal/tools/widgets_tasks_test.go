@@ -41,11 +41,11 @@ var widgetTasks = []widgetTask{
 	}},
 	{name: "web component dialog", library: "shoelace", page: "shoelace.html",
 		firefoxGap: "its click does not wait for an element to stop moving: the Save button of the dialog, still animating in, is missed in about 1 run of 3", run: func(a *widgetAgent) {
-		dialog := a.do("click", uid(a.find(a.snapshot(), "button", "Rename account")))
-		a.do("fill", uid(a.find(dialog, "textbox", "Account name"), "value", `"Acme Ltd"`))
-		a.do("click", uid(a.find(dialog, "button", "Save name")))
-		a.wantState(`window.result`, "saved:Acme Ltd")
-	}},
+			dialog := a.do("click", uid(a.find(a.snapshot(), "button", "Rename account")))
+			a.do("fill", uid(a.find(dialog, "textbox", "Account name"), "value", `"Acme Ltd"`))
+			a.do("click", uid(a.find(dialog, "button", "Save name")))
+			a.wantState(`window.result`, "saved:Acme Ltd")
+		}},
 	{name: "web component select", library: "shoelace", page: "shoelace.html",
 		firefoxGap: `its snapshot names sl-select by its placeholder ("Choose a plan"), not by its label in the shadow root ("Plan")`, run: func(a *widgetAgent) {
 			open := a.do("click", uid(a.find(a.snapshot(), "combobox", "Plan")))
