@@ -181,9 +181,12 @@ var widgetTasks = []widgetTask{
 		run: func(a *widgetAgent) {
 			got := a.do("click", uid(a.find(a.snapshot(), "link", "Download invoice")))
 			a.wantSaid(got, "invoice.csv")
-			list, err := a.h.result(a.t, "list_downloads", `{}`)
-			if err != nil || !strings.Contains(list.Text+fmt.Sprint(list.Data), "invoice.csv") {
-				a.t.Errorf("list_downloads = %v, %v; want invoice.csv", list, err)
+			res, err := a.h.result(a.t, "list_downloads", `{}`)
+			if err != nil {
+				a.t.Fatalf("list_downloads: %v", err)
+			}
+			if list, _ := res.Render(); !strings.Contains(list, "invoice.csv") {
+				a.t.Errorf("list_downloads = %q, want invoice.csv", list)
 			}
 		}},
 }
@@ -235,10 +238,9 @@ func TestWidgets(t *testing.T) {
 					t.Skipf("Firefox backend: %s", task.firefoxGap)
 				}
 				var h *harness
-				switch {
-				case task.ownBrowser != nil:
+				if task.ownBrowser != nil {
 					h = newHarness(t, &harnessOptions{Browser: task.ownBrowser(t)})
-				default:
+				} else {
 					h = backendHarness(t, backend)
 				}
 				a := &widgetAgent{t: t, h: h}
