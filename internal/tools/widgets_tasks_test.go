@@ -15,8 +15,9 @@ import (
 // built on, and the scripted policy that does it and checks the result.
 type widgetTask struct {
 	name, library, page string
-	// ownBrowser runs the task in a browser of its own started with
-	// these options (downloads need a download dir).
+	// ownBrowser runs the task in a Chromium of its own started with
+	// these options (downloads need a download dir); such a task needs a
+	// firefoxGap too.
 	ownBrowser func(t *testing.T) *browser.Options
 	// firefoxGap, if set, says what the Firefox backend lacks for this
 	// task (a tool it does not implement, or what its snapshot or click
