@@ -146,7 +146,7 @@ var widgetTasks = []widgetTask{
 	{name: "infinite scroll", library: "none (IntersectionObserver)", page: "feed.html", firefoxGap: "the scroll tool is not implemented", run: func(a *widgetAgent) {
 		text := a.snapshot()
 		for range 30 {
-			if findRef(text, "button", "Save story 57") != "" {
+			if a.findRef(text, "button", "Save story 57") != "" {
 				break
 			}
 			text = a.do("scroll", `{"direction":"down"}`)
@@ -193,15 +193,18 @@ var widgetTasks = []widgetTask{
 }
 
 // editorRef returns the ref of the rich-text editor's editable region:
-// a textbox if the snapshot names one, else the first clickable region
-// after the placeholder.
+// a textbox if the snapshot names one, else the first ref after the
+// placeholder (a clickable region; with Playwright MCP, the paragraph).
 func (a *widgetAgent) editorRef(snap string) string {
 	a.t.Helper()
-	if m := regexp.MustCompile(`(?m)^\s*(e\d+) textbox\b`).FindStringSubmatch(snap); m != nil {
+	first := regexp.MustCompile(`(?m)^\s*(e\d+) clickable$`)
+	if a.peer != nil {
+		first = regexp.MustCompile(`\[ref=([a-z0-9]+)\]`)
+	} else if m := regexp.MustCompile(`(?m)^\s*(e\d+) textbox\b`).FindStringSubmatch(snap); m != nil {
 		return m[1]
 	}
-	_, after, ok := strings.Cut(snap, `"Write your post…"`)
-	if m := regexp.MustCompile(`(?m)^\s*(e\d+) clickable$`).FindStringSubmatch(after); ok && m != nil {
+	_, after, ok := strings.Cut(snap, "Write your post…")
+	if m := first.FindStringSubmatch(after); ok && m != nil {
 		return m[1]
 	}
 	a.t.Fatalf("no editable region in:\n%s", snap)

@@ -135,11 +135,20 @@ type widgetAgent struct {
 	h     *harness
 	calls int
 	chars int
+	// peer, if set, runs the calls through Playwright MCP instead, for
+	// comparison (widgets_peer_test.go); focused is the ref it last
+	// clicked or typed into.
+	peer    *playwrightPeer
+	focused string
 }
 
 // try calls a tool and returns its result's text.
 func (a *widgetAgent) try(tool, args string) (string, error) {
 	a.t.Helper()
+	if a.peer != nil {
+		a.calls++
+		return a.peer.call(a, tool, args)
+	}
 	res, err := a.h.result(a.t, tool, args)
 	a.calls++
 	if err != nil {
@@ -177,7 +186,7 @@ func (a *widgetAgent) snapshot() string {
 // the task if there is none.
 func (a *widgetAgent) ref(text, role, name string) string {
 	a.t.Helper()
-	if r := findRef(text, role, name); r != "" {
+	if r := a.findRef(text, role, name); r != "" {
 		return r
 	}
 	a.t.Fatalf("no ref for %s %q in:\n%s", role, name, text)
@@ -185,14 +194,20 @@ func (a *widgetAgent) ref(text, role, name string) string {
 }
 
 // find is ref where a person would look again: when text (an action's
-// result) does not show role "name", take a snapshot; when that does not
-// either, wait for the name's text to appear and take another.
+// result) does not show role "name", take a snapshot and look for it, then
+// for anything else showing the name (a label); when there is none, wait
+// for the name's text to appear and take another.
 func (a *widgetAgent) find(text, role, name string) string {
 	a.t.Helper()
-	if r := findRef(text, role, name); r != "" {
+	if r := a.findRef(text, role, name); r != "" {
 		return r
 	}
-	if r := findRef(a.snapshot(), role, name); r != "" {
+	snap := a.snapshot()
+	if r := a.findRef(snap, role, name); r != "" {
+		return r
+	}
+	// What shows the name without the role, such as a control's label.
+	if r := a.findRef(snap, "", name); r != "" && role != "" {
 		return r
 	}
 	if _, err := a.try("wait_for", fmt.Sprintf(`{"text":[%q]}`, name)); err != nil {
@@ -202,7 +217,16 @@ func (a *widgetAgent) find(text, role, name string) string {
 }
 
 // findRef returns the ref of the first line of text naming role "name",
-// or "".
+// or "", in the snapshot format of the tools the agent uses.
+func (a *widgetAgent) findRef(text, role, name string) string {
+	if a.peer != nil {
+		return pwRef(text, role, name)
+	}
+	return findRef(text, role, name)
+}
+
+// findRef returns the ref of the first line of cdpkit's text naming role
+// "name", or "".
 func findRef(text, role, name string) string {
 	r := `\S+`
 	if role != "" {
@@ -230,6 +254,9 @@ func uid(ref string, kv ...string) string {
 // check evaluates expr in the active tab and returns its value as text.
 func (a *widgetAgent) check(expr string) string {
 	a.t.Helper()
+	if a.peer != nil {
+		return a.peer.check(a, expr)
+	}
 	data, err := a.h.call(a.t, "evaluate_script", fmt.Sprintf(`{"function":%q}`, "() => "+expr))
 	if err != nil {
 		a.t.Fatalf("checking %s: %v", expr, err)
