@@ -257,18 +257,28 @@ func (a *widgetAgent) check(expr string) string {
 	if a.peer != nil {
 		return a.peer.check(a, expr)
 	}
-	data, err := a.h.call(a.t, "evaluate_script", fmt.Sprintf(`{"function":%q}`, "() => "+expr))
+	data, err := a.h.callCtx(a.t.Context(), "evaluate_script", fmt.Sprintf(`{"function":%q}`, "() => "+expr))
 	if err != nil {
 		a.t.Fatalf("checking %s: %v", expr, err)
 	}
 	return fmt.Sprint(data["value"])
 }
 
-// wantState fails the task unless expr evaluates to want.
+// wantState fails the task unless expr comes to evaluate to want: the
+// page may still be finishing what the last action began (a toast fading
+// out), as a person would wait to see.
 func (a *widgetAgent) wantState(expr, want string) {
 	a.t.Helper()
-	if got := a.check(expr); got != want {
-		a.t.Errorf("%s = %q, want %q", expr, got, want)
+	got := ""
+	err := browsertest.Poll(30*time.Second, func() error {
+		if got = a.check(expr); got != want {
+			return fmt.Errorf("%s = %q, want %q", expr, got, want)
+		}
+		return nil
+	})
+	a.t.Logf("check %s = %q", expr, got)
+	if err != nil {
+		a.t.Error(err)
 	}
 }
 
