@@ -212,8 +212,9 @@ func (a *widgetAgent) editorRef(snap string) string {
 }
 
 // TestWidgets runs the widget suite on each backend, a scope per task,
-// and logs the table of calls and characters per task. Firefox runs the
-// tasks whose tools it implements.
+// and logs the table of calls and characters per task (go test -v -run
+// TestWidgets ./internal/tools). Firefox skips, naming the reason, the
+// tasks it cannot do (firefoxGap).
 func TestWidgets(t *testing.T) {
 	t.Parallel()
 	base := widgetSite(t)
