@@ -269,4 +269,21 @@ func TestGrid(t *testing.T) {
 		g.wantOwners(t)
 	})
 
+	t.Run("kill -9, then another state folder", func(t *testing.T) {
+		killed, _ := startRemoteMCP(t, g.authURL(), t.TempDir(), nil)
+		if res := killed.call(t, "list_pages", nil); res.IsError {
+			t.Fatalf("list_pages: %s", text(t, res))
+		}
+		killed.cmd.Process.Kill()
+		waitExited(t, killed)
+		g.wantOwners(t, killed.cmd.Process.Pid)
+		next, _ := startRemoteMCP(t, g.authURL(), t.TempDir(), nil)
+		if res := next.call(t, "list_pages", nil); res.IsError {
+			t.Fatalf("list_pages after the kill: %s", text(t, res))
+		}
+		g.wantOwners(t, next.cmd.Process.Pid)
+		next.session.Close()
+		waitExited(t, next)
+		g.wantOwners(t)
+	})
 }
