@@ -73,6 +73,12 @@ type Options struct {
 	// AutoConnect.
 	WebDriverURL          string
 	WebDriverCapabilities map[string]json.RawMessage
+	// WebDriverWait, if positive, bounds the wait for a WebDriver session
+	// while a Grid queues the request (every slot busy), below the call's
+	// own deadline. cdpkit then withdraws the request: the call fails
+	// with BROWSER_BUSY, and a session the Grid creates for it later is
+	// deleted as it arrives (Close waits a few seconds for that).
+	WebDriverWait time.Duration
 	// AutoConnect, if set, attaches to the Chrome that uses this
 	// user-data-dir, through the DevToolsActivePort file it writes.
 	AutoConnect string
@@ -264,7 +270,7 @@ func launchOptions(o *Options, bo *browser.Options) error {
 	if o.WebDriverURL != "" && (o.Endpoint != "" || o.AutoConnect != "") {
 		return &Error{Code: string(tools.InvalidArgs), Message: "WebDriverURL with Endpoint or AutoConnect", Hint: "give one way to the browser"}
 	}
-	bo.WebDriverURL, bo.WebDriverCaps = o.WebDriverURL, o.WebDriverCapabilities
+	bo.WebDriverURL, bo.WebDriverCaps, bo.WebDriverWait = o.WebDriverURL, o.WebDriverCapabilities, o.WebDriverWait
 	switch {
 	case strings.HasPrefix(o.Endpoint, "ws://"), strings.HasPrefix(o.Endpoint, "wss://"):
 		bo.WSEndpoint = o.Endpoint

@@ -17,6 +17,7 @@ deps=(
 	"ffmpeg:ffmpeg"
 	"chromedriver:chromium-driver"
 	"nginx:nginx"
+	"java:default-jre-headless"
 )
 
 missing=()

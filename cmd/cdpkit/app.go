@@ -49,6 +49,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,
 		ShowSecrets: cfg.showSecrets, StorageState: cfg.storageState, DownloadMax: bo.DownloadMax,
 		Browser: cfg.backend, WebDriverURL: bo.WebDriverURL, WebDriverCapabilities: bo.WebDriverCaps,
+		WebDriverWait: bo.WebDriverWait,
 	}
 	if bo.WSEndpoint != "" {
 		o.Endpoint = bo.WSEndpoint

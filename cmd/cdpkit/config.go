@@ -118,6 +118,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		c.browser.WebDriverCaps[strings.TrimSpace(key)] = json.RawMessage(value)
 		return nil
 	})
+	fs.DurationVar(&c.browser.WebDriverWait, "webdriver-wait", 0, "how long to wait for a --webdriver-url session while a Selenium Grid queues the request (its slots all busy), below the call's own limit; cdpkit then withdraws the request, answers BROWSER_BUSY, and deletes a session the Grid creates for it later (default: the call's limit)")
 	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
 	fs.StringVar(&c.backend, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
 	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop, tabs, uploads, the console), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
@@ -241,6 +242,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if c.browser.WebDriverCaps != nil && c.browser.WebDriverURL == "" {
 		return nil, errors.New("--webdriver-capability needs --webdriver-url")
+	}
+	if c.browser.WebDriverWait != 0 && (c.browser.WebDriverURL == "" || c.browser.WebDriverWait < 0) {
+		return nil, errors.New("--webdriver-wait needs --webdriver-url and a positive duration, such as 20s")
 	}
 	if len(headers) > 0 {
 		if c.browser.WSEndpoint == "" {

@@ -29,57 +29,21 @@ const loadedToolTimeout = "90s"
 // pinned so that a new release cannot change the test under us.
 const tsSDKVersion = "1.32.2"
 
-// tsSDK returns a directory holding the TypeScript MCP SDK, installing it
-// with npm on first use into the user cache dir (outside the repo), and
-// node's path. It skips the test when node is absent, unless
-// CDPKIT_REQUIRE_BROWSER=1 (CI), where that is a failure.
+// tsSDK returns a directory holding the TypeScript MCP SDK (installed by
+// npmPackage), and node's path. It skips the test when node is absent,
+// unless CDPKIT_REQUIRE_BROWSER=1 (CI), where that is a failure.
 func tsSDK(t *testing.T) (dir, node string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = exec.LookPath("npm")
-	}
 	if err != nil {
 		if os.Getenv("CDPKIT_REQUIRE_BROWSER") == "1" {
-			t.Fatalf("node and npm are required (CDPKIT_REQUIRE_BROWSER=1): %v", err)
+			t.Fatalf("node is required (CDPKIT_REQUIRE_BROWSER=1): %v", err)
 		}
-		t.Skipf("node or npm not found: %v", err)
+		t.Skipf("node not found: %v", err)
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent := filepath.Join(cache, "cdpkit-test")
-	dir = filepath.Join(parent, "npm-"+tsSDKVersion)
-	marker := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
-	if _, err := os.Stat(marker); err == nil {
-		t.Logf("TypeScript SDK %s: cached in %s", tsSDKVersion, dir)
-		return dir, node
-	}
-	t.Logf("TypeScript SDK %s: installing into %s (once; later runs reuse it)", tsSDKVersion, dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Install beside it and rename into place, so that a concurrent or
-	// interrupted install never leaves a half-filled dir behind.
-	tmp, err := os.MkdirTemp(parent, "npm-install-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", tmp,
-		"@modelcontextprotocol/sdk@"+tsSDKVersion)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install @modelcontextprotocol/sdk@%s: %v\n%s", tsSDKVersion, err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Stat(marker); statErr != nil {
-			t.Fatalf("installing the SDK into %s: %v", dir, err)
-		}
-	}
-	return dir, node
+	pkg := npmPackage(t, "@modelcontextprotocol/sdk@"+tsSDKVersion)
+	// The prefix npm installed into: node resolves the SDK from there.
+	return filepath.Dir(filepath.Dir(filepath.Dir(pkg))), node
 }
 
 // tsPage serves a page whose button "Go" adds a link when clicked.

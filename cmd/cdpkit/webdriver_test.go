@@ -122,15 +122,22 @@ func (d *chromedriver) wantSessions(t *testing.T, n int) {
 // state dir (the session ledger) and env added. The browser's binary is
 // passed as a capability, as a user would for a chromedriver that does not
 // find it.
-func startWebDriverMCP(t *testing.T, d *chromedriver, state string, env ...string) (*child, *bytes.Buffer) {
+func startWebDriverMCP(t *testing.T, d *chromedriver, state string, env ...string) (*child, *syncBuffer) {
+	t.Helper()
+	return startRemoteMCP(t, d.url, state, nil, env...)
+}
+
+// startRemoteMCP starts `cdpkit mcp --webdriver-url remote` with args
+// added, as startWebDriverMCP does.
+func startRemoteMCP(t *testing.T, remote, state string, args []string, env ...string) (*child, *syncBuffer) {
 	t.Helper()
 	binaryCap, _ := json.Marshal(map[string]string{"binary": browsertest.ExecPath(t)})
 	tmp := t.TempDir()
-	cmd := exec.Command(binary, "mcp", "--tools", "full", "--webdriver-url", d.url,
-		"--webdriver-capability", "goog:chromeOptions="+string(binaryCap))
+	cmd := exec.Command(binary, append([]string{"mcp", "--tools", "full", "--webdriver-url", remote,
+		"--webdriver-capability", "goog:chromeOptions=" + string(binaryCap)}, args...)...)
 	cmd.Env = append(append(os.Environ(), "TMPDIR="+tmp, "CDPKIT_STATE_DIR="+state,
 		"CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts")), env...)
-	stderr := &bytes.Buffer{}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
 	session, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 90 * time.Second}, nil)

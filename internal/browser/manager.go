@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 
 	"github.com/cdpkit/cdpkit/internal/idle"
+	"github.com/cdpkit/cdpkit/internal/webdriver"
 )
 
 // wdReap bounds deleting the WebDriver sessions of killed cdpkits at start.
@@ -195,6 +196,9 @@ func (m *Manager) attachLocked(ctx context.Context) (*Browser, error) {
 		}
 		var be *BusyError
 		switch {
+		case errors.As(err, &be) && be.Status == 0:
+			// A Grid queued the request for all the wait allowed.
+			return nil, err
 		case errors.As(err, &be):
 			m.opts.logger().Info("the browser service is busy", "status", be.Status, "retryAfter", be.RetryAfter)
 			if !waitBusy(ctx, be, busyWait) {
@@ -423,6 +427,13 @@ func (m *Manager) Close() error {
 	if m.b != nil {
 		err = m.b.Close()
 		m.b = nil
+	}
+	if m.opts.WebDriverURL != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), wdDelete)
+		if left := webdriver.Drain(ctx); left > 0 {
+			m.opts.logger().Warn("exiting with WebDriver session requests still queued; a session the grid creates from one is deleted by the next cdpkit on this host, or freed by the grid's session timeout", "requests", left)
+		}
+		cancel()
 	}
 	return errors.Join(err, m.removeProfileLocked())
 }

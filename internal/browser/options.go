@@ -35,6 +35,11 @@ type Options struct {
 	// is created anew, as a crashed browser is relaunched.
 	WebDriverURL  string
 	WebDriverCaps map[string]json.RawMessage
+	// WebDriverWait, if positive, bounds the wait for a WebDriver session
+	// (a Grid queues the request while its slots are busy) below the
+	// call's own deadline; the request is then withdrawn, and a session
+	// that arrives later is deleted.
+	WebDriverWait time.Duration
 	// WebDriverLedger is the directory where held sessions are recorded,
 	// so that the next start deletes those of a cdpkit that was killed
 	// (webdriver.Ledger); empty means webdriver.DefaultLedgerDir.

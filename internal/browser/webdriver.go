@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/policy"
@@ -21,8 +22,17 @@ type wdHold struct {
 	stop    func() // stops the keep-alive; nil until it runs
 }
 
-// wdDelete bounds deleting a session on close.
+// wdDelete bounds deleting a session on close, and the wait at exit for
+// session requests cdpkit withdrew (webdriver.Drain).
 const wdDelete = 10 * time.Second
+
+// wdOrphans bounds looking for, and deleting, the sessions of killed
+// cdpkits before a session is requested; wdCapacity bounds asking a Grid
+// how busy it is after a withdrawn request.
+const (
+	wdOrphans  = 5 * time.Second
+	wdCapacity = 3 * time.Second
+)
 
 // release stops the keep-alive, deletes the session and forgets it. The
 // delete has its own deadline, so a Close after the caller's context
@@ -118,9 +128,20 @@ func startWebDriver(ctx context.Context, o *Options) (*wdHold, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := c.NewSession(ctx, caps)
+	c.Logger = o.logger()
+	// A session whose cdpkit was killed holds a slot we may need.
+	rctx, cancel := context.WithTimeout(ctx, wdOrphans)
+	c.ReapOrphans(rctx, o.logger())
+	cancel()
+	wctx := ctx
+	if o.WebDriverWait > 0 {
+		wctx, cancel = context.WithTimeout(ctx, o.WebDriverWait)
+		defer cancel()
+	}
+	start := time.Now()
+	s, err := c.NewSession(wctx, caps)
 	if err != nil {
-		return nil, "", webdriverError(ctx, safe, err)
+		return nil, "", webdriverError(c, safe, o.WebDriverURL, time.Since(start), err)
 	}
 	h := &wdHold{session: s, ledger: o.ledger()}
 	if err := h.ledger.Add(s); err != nil {
@@ -137,20 +158,34 @@ func startWebDriver(ctx context.Context, o *Options) (*wdHold, string, error) {
 	return h, endpoint, nil
 }
 
-// webdriverError maps a failed session creation: a busy remote end is
-// BusyError; "session not created", a grid's timeout or any other answer
-// is NoBrowserError with the remote end's message.
-func webdriverError(ctx context.Context, safe string, err error) error {
+// webdriverError maps a failed session creation after waited: a busy
+// remote end, or a request queued until cdpkit withdrew it or the Grid
+// timed it out, is BusyError (with the Grid's capacity, asked of c); a
+// refused login, no node for the capabilities and any other answer are
+// NoBrowserError with a hint of their own.
+func webdriverError(c *webdriver.Client, safe, raw string, waited time.Duration, err error) error {
 	var we *webdriver.Error
 	switch {
+	case errors.Is(err, webdriver.ErrWithdrawn) || errors.As(err, &we) && we.QueueTimeout():
+		be := &BusyError{Endpoint: safe, Waited: waited}
+		ctx, cancel := context.WithTimeout(context.Background(), wdCapacity)
+		defer cancel()
+		be.InUse, be.Slots, _ = c.Capacity(ctx)
+		return be
 	case errors.As(err, &we) && we.Busy():
 		return &BusyError{Endpoint: safe, Status: we.Status, RetryAfter: parseRetryAfter(we.RetryAfter, time.Now())}
+	case errors.As(err, &we) && (we.Status == http.StatusUnauthorized || we.Status == http.StatusForbidden):
+		hint := "the WebDriver remote end wants a login: give it in the URL, as --webdriver-url http://USER:PASSWORD@host:4444 (or CDPKIT_WEBDRIVER_URL, which keeps it out of the process list)"
+		if u, perr := url.Parse(raw); perr == nil && u.User != nil {
+			hint = "the WebDriver remote end refused the user name and password in --webdriver-url: check them"
+		}
+		return &NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s refused the request: %d %s", safe, we.Status, http.StatusText(we.Status)), Hint: hint}
+	case errors.As(err, &we) && we.NoMatch():
+		return &NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s did not create a session: %v", safe, we),
+			Hint: "the Grid has no node for a headless Chromium with these capabilities: check its nodes, and --webdriver-capability"}
 	case errors.As(err, &we):
 		return &NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s did not create a session: %v", safe, we),
 			Hint: "check the grid's capacity and the capabilities (--webdriver-capability)"}
-	case ctx.Err() != nil:
-		return &NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s did not create a session before the deadline", safe),
-			Hint: "the grid may be queueing requests; retry, or raise the call's timeout"}
 	}
 	return &NoBrowserError{Reason: fmt.Sprintf("no WebDriver answers at %s: %v", safe, err),
 		Hint: "start chromedriver or the grid, or check --webdriver-url"}

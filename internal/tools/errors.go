@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"reflect"
 	"syscall"
+	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/input"
@@ -301,6 +302,14 @@ func init() {
 		return &Error{Code: ProfileInUse, Message: msg, Recoverable: true, Hint: hint}
 	})
 	typed(func(_ error, be *browser.BusyError) *Error {
+		if be.Status == 0 {
+			msg := fmt.Sprintf("the Grid at %s had no browser free after cdpkit waited %s", be.Endpoint, be.Waited.Round(100*time.Millisecond))
+			if be.Slots > 0 {
+				msg += fmt.Sprintf(" (%d of its %d slots busy)", be.InUse, be.Slots)
+			}
+			return &Error{Code: BrowserBusy, Message: msg, Recoverable: true,
+				Hint: "the Grid is at capacity; the request was withdrawn, and a session the Grid creates for it later is deleted. Retry when a slot frees, wait longer with the call's timeout_ms or --webdriver-wait, or give the Grid more slots (--max-sessions, --override-max-sessions)"}
+		}
 		hint := "the remote browser service is at capacity; retry later, or give the call a longer timeout_ms so cdpkit waits and retries"
 		if be.RetryAfter > 0 {
 			hint = fmt.Sprintf("the remote browser service is at capacity and asks to retry after %s (Retry-After); retry then, or give the call a longer timeout_ms so cdpkit waits for it", be.RetryAfter)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -62,6 +63,18 @@ func (e *Error) Busy() bool {
 	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable
 }
 
+// QueueTimeout reports whether a Selenium Grid dropped the request from
+// its queue after its --session-request-timeout: every slot stayed busy.
+func (e *Error) QueueTimeout() bool {
+	return e.Code == "session not created" && strings.Contains(e.Message, "request timed out")
+}
+
+// NoMatch reports whether a Selenium Grid refused the request because no
+// node offers the capabilities (with --reject-unsupported-caps).
+func (e *Error) NoMatch() bool {
+	return e.Code == "session not created" && strings.Contains(e.Message, "No nodes support the capabilities")
+}
+
 // Per-request bounds, under the caller's context. Creating a session
 // starts a browser, which a grid may queue; the others are bookkeeping.
 const (
@@ -71,6 +84,10 @@ const (
 
 // Client talks to one WebDriver remote end. It is safe for concurrent use.
 type Client struct {
+	// Logger reports what happens to withdrawn session requests; nil
+	// means slog.Default(). Set it before the first request.
+	Logger *slog.Logger
+
 	base string // the remote end's URL, without a trailing slash
 	http *http.Client
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // Session is a WebDriver session: a browser that the remote end started
@@ -23,10 +25,38 @@ type Session struct {
 }
 
 // NewSession asks the remote end for a browser with these capabilities
-// (W3C alwaysMatch) and returns the session. ctx bounds the request, and
-// CreateTimeout at most. The session has a way in for CDP, or NewSession
+// (W3C alwaysMatch, with [OwnerCapability] added) and returns the session.
+// ctx bounds the wait; the request itself runs for CreateTimeout at most.
+// When ctx ends first, NewSession returns a [WithdrawnError] and the
+// request goes on in the background: a session it brings is deleted at
+// once (see [Drain]). The session has a way in for CDP, or NewSession
 // deletes it and fails.
 func (c *Client) NewSession(ctx context.Context, caps map[string]json.RawMessage) (*Session, error) {
+	caps = maps.Clone(caps)
+	if caps == nil {
+		caps = map[string]json.RawMessage{}
+	}
+	if _, ok := caps[OwnerCapability]; !ok {
+		caps[OwnerCapability] = ownerCap()
+	}
+	start := time.Now()
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CreateTimeout)
+	answers := make(chan answer, 1)
+	go func() {
+		s, err := c.newSession(rctx, caps)
+		answers <- answer{s, err}
+	}()
+	select {
+	case a := <-answers:
+		cancel()
+		return a.s, a.err
+	case <-ctx.Done():
+		c.withdraw(answers, cancel)
+		return nil, &WithdrawnError{Waited: time.Since(start)}
+	}
+}
+
+func (c *Client) newSession(ctx context.Context, caps map[string]json.RawMessage) (*Session, error) {
 	body := map[string]any{"capabilities": map[string]any{"alwaysMatch": caps, "firstMatch": []any{map[string]any{}}}}
 	var v struct {
 		SessionID    string `json:"sessionId"`
