@@ -5,6 +5,7 @@ import (
 	"go/build"
 	"go/parser"
 	"go/token"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -197,4 +198,27 @@ func receiverName(e ast.Expr) string {
 		return receiverName(x.X)
 	}
 	return ""
+}
+
+// TestLibraryIsLight fails when a package the library (the module root)
+// depends on, directly or not, pulls in the OpenTelemetry SDK, an
+// exporter, protobuf or gRPC: those are the binary's (package
+// internal/telemetry/export), so that a Go program importing cdpkit does
+// not pay for them (issue #38).
+func TestLibraryIsLight(t *testing.T) {
+	t.Parallel()
+	heavy := []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/protobuf", "google.golang.org/grpc"}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, p := range deps {
+		for _, h := range heavy {
+			if strings.HasPrefix(p, h) {
+				t.Errorf("the library depends on %s", p)
+			}
+		}
+	}
+	t.Logf("go list -deps . lists %d packages", len(deps))
 }

@@ -11,16 +11,15 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/telemetry"
+	"github.com/cdpkit/cdpkit/internal/telemetry/export"
 )
 
 // startTelemetry sets up the app's telemetry: OTLP export when the
 // OTEL_EXPORTER_OTLP_* variables say so, metrics kept for /metrics with
 // --metrics-listen, and the per-call records on the app's logger always.
 func (a *app) startTelemetry(cfg *config) error {
-	t, err := telemetry.New(context.Background(), &telemetry.Options{
-		Log:     a.log,
-		Metrics: cfg.metricsListen != "",
-		Version: buildVersion(),
+	t, err := export.New(context.Background(), &telemetry.Options{
+		Log: a.log,
 		Gauges: func() telemetry.Gauges {
 			var g telemetry.Gauges
 			if b := a.env.Browsers.Peek(); b != nil {
@@ -31,7 +30,7 @@ func (a *app) startTelemetry(cfg *config) error {
 			}
 			return g
 		},
-	})
+	}, &export.Options{KeepMetrics: cfg.metricsListen != "", Version: buildVersion()})
 	if err != nil {
 		return err
 	}

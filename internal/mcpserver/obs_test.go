@@ -16,6 +16,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/telemetry"
+	"github.com/cdpkit/cdpkit/internal/telemetry/export"
 	"github.com/cdpkit/cdpkit/internal/telemetry/otlptest"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -33,7 +34,7 @@ func obsEnv(t *testing.T, tel *telemetry.Telemetry) *tools.Env {
 func TestTraceparentInMetaIsTheParent(t *testing.T) {
 	t.Parallel()
 	recv := otlptest.New(t)
-	tel, err := telemetry.New(t.Context(), &telemetry.Options{Getenv: recv.Env(nil)})
+	tel, err := export.New(t.Context(), &telemetry.Options{}, &export.Options{Getenv: recv.Env(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestTraceparentInMetaIsTheParent(t *testing.T) {
 // of them failing), closes the sessions and reads the Prometheus text.
 func TestMetricsAfterTwentyCalls(t *testing.T) {
 	t.Parallel()
-	tel, err := telemetry.New(t.Context(), &telemetry.Options{Metrics: true, Getenv: func(string) string { return "" }})
+	tel, err := export.New(t.Context(), &telemetry.Options{}, &export.Options{Getenv: func(string) string { return "" }, KeepMetrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}

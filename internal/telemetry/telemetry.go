@@ -1,8 +1,9 @@
 // Package telemetry is what cdpkit tells its operator about itself: one
 // slog record per tool call and per session event, OpenTelemetry spans
-// (browser/<tool>, with a child span per step) and metrics, exported over
-// OTLP/HTTP when the standard OTEL_EXPORTER_OTLP_* variables are set, and
-// a Prometheus text endpoint for the metrics.
+// (browser/<tool>, with a child span per step) and metrics, handed to the
+// exporters the caller gives (package otlp builds them from the standard
+// OTEL_EXPORTER_OTLP_* variables; the library itself links none), and a
+// Prometheus text endpoint for the metrics.
 //
 // It knows neither MCP nor CDP: the tool registry starts and ends calls,
 // the servers report sessions, and the caller supplies the process gauges.
@@ -15,19 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -41,32 +37,37 @@ type Gauges struct {
 	Tabs     int // tabs open across them
 }
 
-// Options configure [New]. Nil means defaults.
+// Options configure [New]. Nil means defaults. The providers come from
+// package export (OTLP, Prometheus), which only the binary links: the
+// library needs nothing but the OpenTelemetry API.
 type Options struct {
 	// Log receives the records; nil discards them.
 	Log *slog.Logger
-	// Getenv reads the OTEL_* variables; nil means os.Getenv.
-	Getenv func(string) string
-	// Metrics keeps the metrics in memory for [Telemetry.MetricsHandler]
-	// (cdpkit serve --metrics-listen), export or not.
-	Metrics bool
+	// Tracer, if set, records the spans; nil makes spans that carry ids
+	// (a trace id for every record) but are never recorded.
+	Tracer trace.TracerProvider
+	// Meter, if set, records the metrics; nil records none.
+	Meter metric.MeterProvider
+	// Flush flushes and stops the providers; [Telemetry.Shutdown] calls
+	// it with a context bounded by FlushTimeout.
+	Flush func(context.Context) error
+	// Metrics, if set, serves the metrics for [Telemetry.MetricsHandler].
+	Metrics http.Handler
 	// Gauges, if set, is sampled when metrics are collected.
 	Gauges func() Gauges
-	// Version is the service.version resource attribute.
-	Version string
 }
 
 // Telemetry records tool calls and sessions. Its methods are safe for
 // concurrent use, and a nil *Telemetry records only the slog records of a
 // default logger: see [Off].
 type Telemetry struct {
-	log    *slog.Logger
-	tracer trace.Tracer
-	tp     *sdktrace.TracerProvider // nil when spans are not exported
-	mp     *sdkmetric.MeterProvider // nil when metrics are off
-	reader *sdkmetric.ManualReader  // nil without Options.Metrics
-	inst   instruments
-	gauges func() Gauges
+	log       *slog.Logger
+	tracer    trace.Tracer
+	exporting bool                        // spans go to a collector
+	flush     func(context.Context) error // nil when there is nothing to flush
+	metrics   http.Handler                // nil without Options.Metrics
+	inst      instruments
+	gauges    func() Gauges
 
 	mu       sync.Mutex
 	sessions map[string]*session   // guarded by mu; open sessions by id
@@ -79,143 +80,65 @@ type session struct {
 	commands int
 }
 
-// neverSampled makes spans that carry ids (a trace id for every record)
-// but are never recorded or exported: the cost of tracing when it is off.
-var neverSampled = sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
-
 // Off returns a Telemetry that only writes the slog records to log: no
 // spans are exported and no metrics kept.
 func Off(log *slog.Logger) *Telemetry {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t := &Telemetry{log: log, tracer: neverSampled.Tracer(scope), sessions: map[string]*session{}, lastSnap: map[snapKey]time.Time{}}
+	t := &Telemetry{log: log, tracer: idTracer{}, sessions: map[string]*session{}, lastSnap: map[snapKey]time.Time{}}
 	t.inst = newInstruments(metricnoop.NewMeterProvider().Meter(scope))
 	return t
 }
 
-const scope = "github.com/cdpkit/cdpkit"
+// Scope is the instrumentation scope of cdpkit's spans and metrics.
+const Scope = "github.com/cdpkit/cdpkit"
 
-// ErrProtocol is an OTEL_EXPORTER_OTLP_PROTOCOL cdpkit does not speak.
-var ErrProtocol = errors.New("telemetry: only OTLP over HTTP (http/protobuf) is supported")
+const scope = Scope
 
-// New returns a Telemetry that exports spans and metrics over OTLP/HTTP
-// when OTEL_EXPORTER_OTLP_ENDPOINT (or its _TRACES_ / _METRICS_ form) is
-// set, and keeps metrics for a Prometheus endpoint with o.Metrics. With
-// neither it is [Off]. ctx bounds only the setup; the exporters live until
-// [Telemetry.Shutdown].
-func New(ctx context.Context, o *Options) (*Telemetry, error) {
+// New returns a Telemetry that records spans and metrics with o's
+// providers. With neither it is [Off].
+func New(o *Options) (*Telemetry, error) {
 	if o == nil {
 		o = &Options{}
 	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	t := Off(o.Log)
-	t.gauges = o.Gauges
-	tracesURL := signalURL(getenv, "TRACES", "/v1/traces")
-	metricsURL := signalURL(getenv, "METRICS", "/v1/metrics")
-	traces, metrics := tracesURL != "", metricsURL != ""
-	if !traces && !metrics && !o.Metrics {
-		return t, nil
+	t.gauges, t.flush, t.metrics = o.Gauges, o.Flush, o.Metrics
+	if o.Tracer != nil {
+		t.tracer, t.exporting = o.Tracer.Tracer(scope), true
 	}
-	for _, v := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"} {
-		if p := getenv(v); p != "" && p != "http/protobuf" {
-			return nil, fmt.Errorf("%w: %s=%s", ErrProtocol, v, p)
-		}
-	}
-	res, err := resource.New(ctx,
-		resource.WithAttributes(attribute.String("service.name", "cdpkit"), attribute.String("service.version", o.Version)),
-		resource.WithFromEnv(), resource.WithTelemetrySDK())
-	if err != nil && res == nil {
-		return nil, fmt.Errorf("telemetry: resource: %w", err)
-	}
-	if traces {
-		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(tracesURL))
-		if err != nil {
-			return nil, fmt.Errorf("telemetry: OTLP trace exporter: %w", err)
-		}
-		// The batcher drops spans rather than wait when its queue is
-		// full: a dead collector never slows a call.
-		t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res),
-			sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample())))
-		t.tracer = t.tp.Tracer(scope)
-	}
-	var readers []sdkmetric.Option
-	if metrics {
-		exp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(metricsURL))
-		if err != nil {
-			t.shutdownTraces(ctx)
-			return nil, fmt.Errorf("telemetry: OTLP metric exporter: %w", err)
-		}
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
-	}
-	if o.Metrics {
-		t.reader = sdkmetric.NewManualReader()
-		readers = append(readers, sdkmetric.WithReader(t.reader))
-	}
-	if len(readers) > 0 {
-		t.mp = sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
-		meter := t.mp.Meter(scope)
+	if o.Meter != nil {
+		meter := o.Meter.Meter(scope)
 		t.inst = newInstruments(meter)
 		if err := t.observeProcess(meter); err != nil {
-			t.Shutdown(ctx)
 			return nil, err
 		}
 	}
 	return t, nil
 }
 
-// signalURL is where a signal's OTLP/HTTP export goes: its own
-// OTEL_EXPORTER_OTLP_<SIGNAL>_ENDPOINT as given, else the common
-// OTEL_EXPORTER_OTLP_ENDPOINT with the signal's path; "" when neither is
-// set. The exporters read the other OTEL_EXPORTER_OTLP_* variables
-// (headers, timeout, compression, certificates) themselves.
-func signalURL(getenv func(string) string, signal, path string) string {
-	if u := getenv("OTEL_EXPORTER_OTLP_" + signal + "_ENDPOINT"); u != "" {
-		return u
+// Exporting reports whether spans go to a collector.
+func (t *Telemetry) Exporting() bool { return t != nil && t.exporting }
+
+// MetricsHandler serves the metrics (Options.Metrics); nil when there is
+// none.
+func (t *Telemetry) MetricsHandler() http.Handler {
+	if t == nil {
+		return nil
 	}
-	if u := getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); u != "" {
-		return strings.TrimSuffix(u, "/") + path
-	}
-	return ""
+	return t.metrics
 }
 
-// Exporting reports whether spans go to a collector.
-func (t *Telemetry) Exporting() bool { return t != nil && t.tp != nil }
-
 // Shutdown flushes and stops the exporters, bounded by ctx and by
-// FlushTimeout, whichever ends first. It is safe to call more than once.
+// FlushTimeout, whichever ends first. It is safe to call more than once
+// when Options.Flush is.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
-	if t == nil {
+	if t == nil || t.flush == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, FlushTimeout)
 	defer cancel()
-	var errs []error
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	add := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
-	if t.tp != nil {
-		wg.Go(func() { add(t.shutdownTraces(ctx)) })
-	}
-	if t.mp != nil {
-		wg.Go(func() { add(t.mp.Shutdown(ctx)) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func (t *Telemetry) shutdownTraces(ctx context.Context) error {
-	if t.tp == nil {
-		return nil
-	}
-	return t.tp.Shutdown(ctx)
+	return t.flush(ctx)
 }
 
 // instruments are the metrics cdpkit records.

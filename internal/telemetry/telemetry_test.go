@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cdpkit/cdpkit/internal/telemetry"
+	"github.com/cdpkit/cdpkit/internal/telemetry/export"
 	"github.com/cdpkit/cdpkit/internal/telemetry/otlptest"
 )
 
@@ -67,16 +68,15 @@ func TestOffLogsEveryCall(t *testing.T) {
 func TestProtocolOtherThanHTTPIsRefused(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
-	_, err := telemetry.New(t.Context(), &telemetry.Options{Getenv: func(k string) string { return env[k] }})
-	if !errors.Is(err, telemetry.ErrProtocol) {
+	_, err := export.New(t.Context(), &telemetry.Options{}, &export.Options{Getenv: func(k string) string { return env[k] }})
+	if !errors.Is(err, export.ErrProtocol) {
 		t.Fatalf("err = %v, want ErrProtocol", err)
 	}
 }
 
 func TestPrometheusText(t *testing.T) {
 	t.Parallel()
-	tel, err := telemetry.New(t.Context(), &telemetry.Options{Metrics: true, Getenv: func(string) string { return "" },
-		Gauges: func() telemetry.Gauges { return telemetry.Gauges{Browsers: 1, Tabs: 3} }})
+	tel, err := export.New(t.Context(), &telemetry.Options{Gauges: func() telemetry.Gauges { return telemetry.Gauges{Browsers: 1, Tabs: 3} }}, &export.Options{Getenv: func(string) string { return "" }, KeepMetrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestPrometheusText(t *testing.T) {
 func TestTraceParentAndSteps(t *testing.T) {
 	t.Parallel()
 	r := otlptest.New(t)
-	tel, err := telemetry.New(t.Context(), &telemetry.Options{Getenv: r.Env(nil)})
+	tel, err := export.New(t.Context(), &telemetry.Options{}, &export.Options{Getenv: r.Env(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestDeadCollectorDoesNotHoldShutdown(t *testing.T) {
 	dead := ln.URL
 	ln.Close()
 	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": dead}
-	tel, err := telemetry.New(t.Context(), &telemetry.Options{Getenv: func(k string) string { return env[k] }})
+	tel, err := export.New(t.Context(), &telemetry.Options{}, &export.Options{Getenv: func(k string) string { return env[k] }})
 	if err != nil {
 		t.Fatal(err)
 	}

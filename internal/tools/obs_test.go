@@ -17,6 +17,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/telemetry"
+	"github.com/cdpkit/cdpkit/internal/telemetry/export"
 	"github.com/cdpkit/cdpkit/internal/telemetry/otlptest"
 )
 
@@ -41,7 +42,7 @@ func TestObsCallRecords(t *testing.T) {
 	base := browsertest.ServerHandler(t, mux).URL
 	recv := otlptest.New(t)
 	logs := &logBuffer{}
-	tel, err := telemetry.New(t.Context(), &telemetry.Options{Log: slog.New(slog.NewJSONHandler(logs, nil)), Getenv: recv.Env(nil), Metrics: true})
+	tel, err := export.New(t.Context(), &telemetry.Options{Log: slog.New(slog.NewJSONHandler(logs, nil))}, &export.Options{Getenv: recv.Env(nil), KeepMetrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package telemetry
+package export
 
 import (
 	"bufio"
@@ -13,21 +13,18 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
 // collectTimeout bounds reading the metrics for one scrape.
 const collectTimeout = 5 * time.Second
 
-// MetricsHandler serves the metrics in the Prometheus text format (0.0.4)
-// at any path it is mounted on; nil when the Telemetry was made without
-// Options.Metrics. Names are the OpenTelemetry ones with dots as
-// underscores, a unit suffix (_milliseconds, _bytes) and _total on
-// counters.
-func (t *Telemetry) MetricsHandler() http.Handler {
-	if t == nil || t.reader == nil {
-		return nil
-	}
+// promHandler serves the metrics reader collects in the Prometheus text
+// format (0.0.4) at any path it is mounted on. Names are the OpenTelemetry
+// ones with dots as underscores, a unit suffix (_milliseconds, _bytes)
+// and _total on counters.
+func promHandler(reader *sdkmetric.ManualReader) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -37,7 +34,7 @@ func (t *Telemetry) MetricsHandler() http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), collectTimeout)
 		defer cancel()
 		var rm metricdata.ResourceMetrics
-		if err := t.reader.Collect(ctx, &rm); err != nil {
+		if err := reader.Collect(ctx, &rm); err != nil {
 			http.Error(w, "collecting metrics: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
