@@ -366,22 +366,20 @@ func drag(ctx context.Context, ps *cdp.Session, src, dst point) (html5 bool, err
 	if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMousePressed, src, left, 1, 1, 0); err != nil {
 		return false, err
 	}
-	entered := false
+	// The mouse moves in steps until the page starts an HTML5 drag; from
+	// there the drag goes straight to dst (dragenter, dragover, drop), as a person's quick drag (and
+	// Playwright's) does. Drag events at every step would each land
+	// before the page is ready for the next: SortableJS ignores dragover
+	// for 30 ms after each reorder, so the list settled one place past
+	// the source and the drop on dst was ignored.
 	for i := 1; i <= dragSteps; i++ {
+		if started(); data != nil {
+			break
+		}
 		f := float64(i) / dragSteps
 		p := point{math.Round(src.X + (dst.X-src.X)*f), math.Round(src.Y + (dst.Y-src.Y)*f)}
-		if started(); data == nil {
-			if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseMoved, p, left, 1, 0, 0); err != nil {
-				return false, err
-			}
-			continue
-		}
-		typ := cdpinput.DispatchDragEventTypeDragOver
-		if !entered {
-			typ, entered = cdpinput.DispatchDragEventTypeDragEnter, true
-		}
-		if err := dragEvent(typ, p); err != nil {
-			return true, err
+		if err := mouse(ctx, ps, cdpinput.DispatchMouseEventTypeMouseMoved, p, left, 1, 0, 0); err != nil {
+			return false, err
 		}
 	}
 	if data == nil {
@@ -394,10 +392,8 @@ func drag(ctx context.Context, ps *cdp.Session, src, dst point) (html5 bool, err
 		started()
 	}
 	if data != nil {
-		if !entered {
-			if err := dragEvent(cdpinput.DispatchDragEventTypeDragEnter, dst); err != nil {
-				return true, err
-			}
+		if err := dragEvent(cdpinput.DispatchDragEventTypeDragEnter, dst); err != nil {
+			return true, err
 		}
 		if err := dragEvent(cdpinput.DispatchDragEventTypeDragOver, dst); err != nil {
 			return true, err
