@@ -26,7 +26,8 @@ func pageOrigins(t *testing.T, h *harness) map[string][2]string {
 // TestOriginSaysWhatOpenedTheTab: list_pages says who opened a tab that
 // no agent opened with new_page: cdpkit itself (a scope's first tab, a
 // launched browser's first tab) or a page (a link with target=_blank,
-// naming the tab it came from); issue 39: both were "unknown".
+// naming the tab it came from), on every backend; issue 39: both were
+// "unknown".
 func TestOriginSaysWhatOpenedTheTab(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
@@ -36,9 +37,8 @@ func TestOriginSaysWhatOpenedTheTab(t *testing.T) {
 	mux.HandleFunc("/popup", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `<title>popup</title><p>hi`) })
 	url := browsertest.ServerHandler(t, mux).URL
 
-	t.Run("scoped", func(t *testing.T) {
-		t.Parallel()
-		h, _ := leased(t, newHarness(t, nil))
+	eachBackend(t, func(t *testing.T, backend string) {
+		h, _ := leased(t, backendHarness(t, backend))
 		h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, url+"/"))
 		pages := pageOrigins(t, h)
 		if len(pages) != 1 {
