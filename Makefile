@@ -5,13 +5,20 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build deps lint cross test demo bench bench-peers soak clean load
+.PHONY: build browser deps lint cross test demo bench bench-peers soak clean load
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
 
-# deps installs Chromium and the programs tests use (scripts/install-deps.sh)
-# when missing; it is a no-op otherwise.
+# browser installs Chromium when none is found (scripts/install-browser.sh),
+# all that make demo needs; it is a no-op otherwise.
+browser:
+	bash scripts/install-browser.sh
+
+# deps installs Chromium and the programs tests use (scripts/install-deps.sh:
+# Firefox, poppler-utils, Node.js and npm, ffmpeg, chromedriver, nginx) when
+# missing; it is a no-op otherwise. Only the test and measurement targets
+# need them.
 deps:
 	bash scripts/install-deps.sh
 
@@ -77,7 +84,9 @@ test: deps
 	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ] || [ $$lint_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
 	cd examples && $(GO) vet ./... && $(GO) run ./clickref
 
-demo: deps build
+# demo needs only a browser: no test tool is installed and no service is
+# left running (a test checks this rule).
+demo: browser build
 	$(GO) run ./cmd/demo -cdpkit $(BIN)
 
 # Both bench targets write bench/results/ and regenerate docs/performance.md

@@ -130,14 +130,14 @@ type Options struct {
 	StorageState []byte
 	// DownloadMax caps one download's bytes; downloads land in the
 	// artifact dir's downloads/. Zero means the default (see
-	// CDPKIT_DOWNLOAD_MAX in the README).
+	// CDPKIT_DOWNLOAD_MAX in docs/flags.md).
 	DownloadMax int64
 	// ShowSecrets shows credential headers in the network tools' results
 	// instead of <redacted>.
 	ShowSecrets bool
 
-	// The launch options, as cdpkit's flags of the same names (README
-	// "Launch options"). Headful (--headed) needs a display on Linux
+	// The launch options, as cdpkit's flags of the same names
+	// (docs/flags.md). Headful (--headed) needs a display on Linux
 	// (DISPLAY or WAYLAND_DISPLAY), else New fails with NO_DISPLAY.
 	// UserDataDir, UserAgent, ProxyServer, Lang and IgnoreHTTPSErrors are
 	// browser switches, refused (INVALID_ARGS) with Endpoint or AutoConnect.
@@ -174,7 +174,7 @@ type Options struct {
 
 	// Browser is the browser to drive: "chromium" (the default when
 	// empty) or "firefox", over WebDriver BiDi (firefox-esr or firefox on
-	// PATH, or ExecPath). Firefox offers fewer tools (see the README's
+	// PATH, or ExecPath). Firefox offers fewer tools (see docs/tools.md's
 	// tool table); Endpoint must then be its ws:// BiDi address, and
 	// AutoConnect, StorageState and the URL policy's in-browser guard do
 	// not apply.
@@ -302,7 +302,7 @@ func launchOptions(o *Options, bo *browser.Options) error {
 		e := asError(err).(*Error)
 		if e.Code == string(tools.InvalidArgs) {
 			e.Message = strings.TrimPrefix(e.Message, browser.ErrInvalidArgument.Error()+": ")
-			e.Hint = "see the launch options in cdpkit's README"
+			e.Hint = "see the launch options in cdpkit's docs/flags.md"
 		}
 		return e
 	}

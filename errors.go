@@ -7,7 +7,7 @@ import (
 )
 
 // Error is a failed call, as MCP and the CLI report it: a stable Code
-// (such as "REF_STALE" or "TIMEOUT"; README "Errors" lists them all), a
+// (such as "REF_STALE" or "TIMEOUT"; docs/errors.md lists them all), a
 // one-line Message safe to show a model, whether retrying can help
 // (Recoverable), and a Hint saying what to do. Every method of this
 // package returns its errors as *Error; use errors.As to read one.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# install-deps.sh installs what `make test` and `make demo` need besides Go:
-# a Chromium (scripts/install-browser.sh) and the Debian packages below, each
-# only when its command is missing. Safe to run repeatedly: a second run
-# prints one line per dependency and changes nothing.
+# install-deps.sh installs what `make test` (and bench, soak) needs besides
+# Go: a Chromium (scripts/install-browser.sh) and the Debian packages below,
+# each only when its command is missing. Safe to run repeatedly: a second run
+# prints one line per dependency and changes nothing. `make demo` runs only
+# install-browser.sh: none of these is needed to use cdpkit.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 bash ./install-browser.sh

@@ -59,6 +59,9 @@ type config struct {
 
 	launch launchFlags // --headed, --user-data-dir, --viewport … (launchflags.go)
 
+	// doctor only
+	verbose bool // -v: also print where the browser was looked for
+
 	// daemon only
 	session     string
 	idleTimeout time.Duration
@@ -206,8 +209,15 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		return nil
 	})
 	c.launch.register(fs)
+	if name == "doctor" {
+		fs.BoolVar(&c.verbose, "v", false, "also print where the browser was looked for (printed anyway when none is found)")
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: cdpkit %s [flags]\n\nFlags:\n", name)
+		if name == "doctor" {
+			printDoctorDefaults(fs, stderr)
+			return
+		}
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, envHelp)
 	}
@@ -216,6 +226,11 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if name == "doctor" {
+		if err := checkDoctorFlags(fs); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.launch.check(); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -37,16 +38,20 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 
 	if cfg.browser.BrowserURL == "" && cfg.browser.WSEndpoint == "" && cfg.browser.AutoConnect == "" && cfg.browser.WebDriverURL == "" {
-		if cfg.browser.ExecPath != "" {
-			fmt.Fprintf(stdout, "      looked at          %s (--executable-path or CHROMIUM_PATH)\n", cfg.browser.ExecPath)
-		} else {
-			fmt.Fprintf(stdout, "      looked for, in order:\n")
-			for _, c := range browser.SearchList(runtime.GOOS, os.Getenv) {
-				fmt.Fprintf(stdout, "        %s\n", c)
+		exe, err := browser.FindExecutable(cfg.browser.ExecPath)
+		ok := d.check("browser executable", exe, err)
+		if !ok || cfg.verbose {
+			// Where it looked matters when nothing was found (or asked).
+			if cfg.browser.ExecPath != "" {
+				fmt.Fprintf(stdout, "      looked at          %s (--executable-path or CHROMIUM_PATH)\n", cfg.browser.ExecPath)
+			} else {
+				fmt.Fprintf(stdout, "      looked for, in order:\n")
+				for _, c := range browser.SearchList(runtime.GOOS, os.Getenv) {
+					fmt.Fprintf(stdout, "        %s\n", c)
+				}
 			}
 		}
-		exe, err := browser.FindExecutable(cfg.browser.ExecPath)
-		if !d.check("browser executable", exe, err) {
+		if !ok {
 			return 1
 		}
 		dir, err := os.MkdirTemp("", "cdpkit-doctor-")
@@ -76,7 +81,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	d.check("browser version", v.Product+", protocol "+v.Protocol+", V8 "+v.JS, err)
 
 	// Drive a page served on loopback: open, navigate, screenshot.
-	srv, url, err := servePage()
+	srv, url, served, err := servePage()
 	if !d.check("loopback page server", url, err) {
 		return 1
 	}
@@ -84,7 +89,11 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	tab, err := b.NewTab(ctx)
 	if d.check("open a tab", "", err) {
 		nav, err := tab.Navigate(ctx, url)
-		if d.check("navigate", describeNav(nav), err) {
+		detail := ""
+		if err == nil {
+			detail, err = checkNav(nav, int(served.Load()))
+		}
+		if d.check("navigate", detail, err) {
 			shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{})
 			if err == nil {
 				d.check("screenshot", fmt.Sprintf("%dx%d png, %d bytes", shot.Width, shot.Height, len(shot.Data)), nil)
@@ -121,26 +130,96 @@ func (d *doctor) check(what, detail string, err error) bool {
 	return false
 }
 
-func describeNav(n *browser.NavResult) string {
-	if n == nil {
-		return ""
+// pageTitle is the title of the page servePage serves.
+const pageTitle = "cdpkit doctor"
+
+// checkNav judges a navigation to servePage's page: the page's title must
+// be its own and its server must have answered it (served requests). A
+// backend that reports no HTTP status (Firefox over BiDi) is judged by
+// what the server saw; one that reports a status must report 200.
+func checkNav(n *browser.NavResult, served int) (string, error) {
+	switch {
+	case n == nil:
+		return "", errors.New("no navigation result")
+	case n.Status != 0 && n.Status != http.StatusOK:
+		return "", fmt.Errorf("%q status %d, want 200", n.Title, n.Status)
+	case n.Title != pageTitle:
+		return "", fmt.Errorf("loaded %q, not the test page", n.Title)
+	case served == 0:
+		return "", errors.New("the browser never asked the page server for the page")
+	case n.Status == 0:
+		return fmt.Sprintf("%q served with status 200", n.Title), nil
 	}
-	return fmt.Sprintf("%q status %d", n.Title, n.Status)
+	return fmt.Sprintf("%q status %d", n.Title, n.Status), nil
 }
 
-// servePage serves a one-line page on a loopback port.
-func servePage() (*http.Server, string, error) {
+// servePage serves a one-line page on a loopback port; served counts the
+// page's requests answered.
+func servePage() (*http.Server, string, *atomic.Int64, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
+	served := &atomic.Int64{}
 	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/" {
+				http.NotFound(w, r) // favicon.ico
+				return
+			}
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html><title>cdpkit doctor</title><h1>cdpkit doctor</h1>")
+			io.WriteString(w, "<!doctype html><title>"+pageTitle+"</title><h1>"+pageTitle+"</h1>")
+			served.Add(1)
 		}),
 		ReadHeaderTimeout: 5 * time.Second,
 	}
 	go srv.Serve(ln)
-	return srv, "http://" + ln.Addr().String() + "/", nil
+	return srv, "http://" + ln.Addr().String() + "/", served, nil
+}
+
+// doctorFlags are the flags that decide which browser doctor finds and
+// how it starts; the servers' other flags do not apply to it.
+var doctorFlags = map[string]bool{
+	"executable-path": true, "browser": true, "browser-url": true, "ws-endpoint": true, "ws-header": true,
+	"webdriver-url": true, "webdriver-capability": true, "auto-connect": true, "chrome-arg": true,
+	"headed": true, "user-data-dir": true, "viewport": true, "device": true, "user-agent": true,
+	"proxy-server": true, "proxy-bypass": true, "lang": true, "timezone": true, "ignore-https-errors": true,
+	"v": true,
+}
+
+// doctorEnvHelp documents the environment variables doctor reads.
+const doctorEnvHelp = `
+Environment:
+  CHROMIUM_PATH         browser executable (same as --executable-path)
+  FIREFOX_PATH          Firefox executable under --browser firefox (default: firefox-esr, firefox on PATH)
+  CDPKIT_BROWSER, CDPKIT_WS_ENDPOINT, CDPKIT_WEBDRIVER_URL  the same as --browser, --ws-endpoint, --webdriver-url
+  CDPKIT_HEADED=1, CDPKIT_USER_DATA_DIR, CDPKIT_VIEWPORT, CDPKIT_DEVICE, CDPKIT_USER_AGENT,
+  CDPKIT_PROXY_SERVER, CDPKIT_PROXY_BYPASS, CDPKIT_LANG, CDPKIT_TIMEZONE, CDPKIT_IGNORE_HTTPS_ERRORS=1
+                        the launch options, as the flags of the same names
+  CDPKIT_CDP_TIMEOUT    deadline for one CDP command without its own (default 15s)
+`
+
+// printDoctorDefaults prints doctor's flags alone, as flag.PrintDefaults
+// would.
+func printDoctorDefaults(fs *flag.FlagSet, w io.Writer) {
+	only := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	only.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if doctorFlags[f.Name] {
+			only.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	only.PrintDefaults()
+	fmt.Fprint(w, doctorEnvHelp)
+}
+
+// checkDoctorFlags refuses a flag given to doctor that does not apply to it.
+func checkDoctorFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && !doctorFlags[f.Name] {
+			err = fmt.Errorf("--%s does not apply to doctor (run 'cdpkit doctor -h')", f.Name)
+		}
+	})
+	return err
 }

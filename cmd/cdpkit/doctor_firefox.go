@@ -35,7 +35,7 @@ func doctorFirefox(ctx context.Context, cfg *config, stdout io.Writer) int {
 	}
 	defer b.Close()
 	d.check("browser version", b.Version()+", WebDriver BiDi", nil)
-	srv, url, err := servePage()
+	srv, url, served, err := servePage()
 	if !d.check("loopback page server", url, err) {
 		return 1
 	}
@@ -43,7 +43,11 @@ func doctorFirefox(ctx context.Context, cfg *config, stdout io.Writer) int {
 	tab, err := b.NewTab(ctx, nil)
 	if d.check("open a tab", "", err) {
 		nav, err := tab.Navigate(ctx, url)
-		if d.check("navigate", describeNav(nav), err) {
+		detail := ""
+		if err == nil {
+			detail, err = checkNav(nav, int(served.Load()))
+		}
+		if d.check("navigate", detail, err) {
 			shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{})
 			if err == nil {
 				d.check("screenshot", fmt.Sprintf("%dx%d png, %d bytes", shot.Width, shot.Height, len(shot.Data)), nil)

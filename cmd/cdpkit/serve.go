@@ -71,7 +71,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
 		return 2
 	}
-	defer a.close()
+	stopped := func() {} // logs the end of a shutdown, once the browsers stopped
+	defer func() {
+		a.close()
+		stopped()
+	}()
 	if err := a.useLeases(cfg, ""); err != nil {
 		fmt.Fprintf(stderr, "cdpkit serve: %v\n", err)
 		return 2
@@ -126,9 +130,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	go func() { done <- srv.Serve(ln) }()
 	select {
 	case <-ctx.Done():
+		start := time.Now()
+		a.log.Info("cdpkit serve shutting down", "reason", sessionReason(ctx))
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(shutdown)
+		stopped = func() { a.log.Info("cdpkit serve stopped", "duration_ms", time.Since(start).Milliseconds()) }
 		return 0
 	case err := <-done:
 		a.log.Error("http server stopped", "err", err)

@@ -62,8 +62,13 @@ func TestServe(t *testing.T) {
 			url = m[1]
 		}
 	}
+	// The rest of stderr, read to its end (the process's exit).
+	var rest strings.Builder
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		for lines.Scan() {
+			rest.WriteString(lines.Text() + "\n")
 		}
 	}()
 	stuck.Stop()
@@ -104,13 +109,22 @@ func TestServe(t *testing.T) {
 
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		<-scanned // Wait closes the pipe: read it to its end first
+		done <- cmd.Wait()
+	}()
 	select {
 	case <-done:
 	case <-time.After(15 * time.Second):
 		t.Fatal("cdpkit serve did not exit within 15s of SIGTERM")
 	}
 	browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)
+	// Shutting down is logged, with why (issue 39: nothing was).
+	for _, want := range []string{`msg="cdpkit serve shutting down" reason=signal`, `msg="cdpkit serve stopped"`} {
+		if !strings.Contains(rest.String(), want) {
+			t.Errorf("serve's log after SIGTERM lacks %s:\n%s", want, rest.String())
+		}
+	}
 }
 
 func TestServeRefusesRemoteWithoutFlag(t *testing.T) {

@@ -130,6 +130,9 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 		b.Close()
 		return nil, &NoBrowserError{Reason: err.Error()}
 	}
+	if b.Launched() {
+		b.targets.madeAll() // its first tab is cdpkit's, not a person's
+	}
 	if _, err := b.PagesNow(nil); err != nil {
 		b.Close()
 		return nil, &NoBrowserError{Reason: "listing tabs: " + err.Error()}

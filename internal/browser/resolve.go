@@ -24,6 +24,12 @@ type Page struct {
 	// Loading says a tab an action opened has not loaded its first
 	// document yet (its URL and title are not known).
 	Loading bool `json:"loading,omitempty"`
+	// Made says cdpkit opened the tab itself: a tab it created, or the
+	// first tab of a browser it launched.
+	Made bool `json:"-"`
+	// OpenerID is the tab whose page opened this one (a link with
+	// target=_blank, window.open); "" for none.
+	OpenerID string `json:"-"`
 }
 
 // Pages lists the open tabs in the order cdpkit first saw them; that order
@@ -67,7 +73,7 @@ func (b *Browser) PagesNow(s *Scope) ([]Page, error) {
 		if s != nil && b.owner[ti.TargetID] != s {
 			continue
 		}
-		pages = append(pages, Page{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title})
+		pages = append(pages, Page{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Made: tt.made, OpenerID: string(ti.OpenerID)})
 		if t := b.tabs[ti.TargetID]; t != nil && t.crashed.Load() {
 			pages[len(pages)-1].Crashed = true
 		}

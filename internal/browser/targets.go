@@ -29,6 +29,7 @@ type targetTable struct {
 	next  int                           // guarded by mu
 	gone  map[target.ID]bool            // guarded by mu; destroyed targets (ids are never reused)
 	waits map[target.ID][]chan struct{} // guarded by mu; closed when the target is destroyed
+	made  map[target.ID]bool            // guarded by mu; live page targets cdpkit opened itself
 }
 
 func newTargetTable() *targetTable {
@@ -37,6 +38,7 @@ func newTargetTable() *targetTable {
 		order: make(map[target.ID]int),
 		gone:  make(map[target.ID]bool),
 		waits: make(map[target.ID][]chan struct{}),
+		made:  make(map[target.ID]bool),
 	}
 }
 
@@ -128,6 +130,7 @@ func (tt *targetTable) removeLocked(id target.ID) {
 	}
 	tt.gone[id] = true
 	delete(tt.infos, id)
+	delete(tt.made, id)
 	delete(tt.order, id)
 	for _, ch := range tt.waits[id] {
 		close(ch)
@@ -140,8 +143,23 @@ func (tt *targetTable) removeLocked(id target.ID) {
 func (tt *targetTable) opened(id target.ID) {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
+	if !tt.gone[id] {
+		tt.made[id] = true
+	}
 	if _, ok := tt.infos[id]; !ok {
 		tt.putLocked(&target.Info{TargetID: id, Type: "page", URL: "about:blank"})
+	}
+}
+
+// madeAll marks every live page target as opened by cdpkit: those of a
+// browser it just launched.
+func (tt *targetTable) madeAll() {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	for id, ti := range tt.infos {
+		if ti.Type == "page" {
+			tt.made[id] = true
+		}
 	}
 }
 
@@ -149,6 +167,7 @@ func (tt *targetTable) opened(id target.ID) {
 type tabTarget struct {
 	info  target.Info
 	order int
+	made  bool // cdpkit opened it
 }
 
 // pages returns the live page targets (prerendering ones left out), in
@@ -163,7 +182,7 @@ func (tt *targetTable) pages() ([]tabTarget, map[target.ID]bool) {
 		if ti.Type != "page" || ti.Subtype == "prerender" {
 			continue
 		}
-		out = append(out, tabTarget{info: *ti, order: tt.order[id]})
+		out = append(out, tabTarget{info: *ti, order: tt.order[id], made: tt.made[id]})
 	}
 	return out, live
 }

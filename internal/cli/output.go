@@ -331,6 +331,15 @@ func help(stdout, stderr io.Writer, words []string, all []tools.Tool) int {
 		fmt.Fprintln(stdout, "Usage: cdpkit sessions [--json]\n\nList live sessions: name, pid, age and time since the last call.")
 		return 0
 	}
+	if group := groupVerbs(name, all); len(group) > 0 {
+		fmt.Fprintln(stdout, "Usage:")
+		for _, second := range group {
+			v := findVerb(name+" "+second, all)
+			fmt.Fprintf(stdout, "  cdpkit %-24s %s (%s)\n", verbUsage(v), v.summary, v.tool)
+		}
+		fmt.Fprintf(stdout, "\nEach takes its tool's --argName value flags: cdpkit %s %s --help\n", name, group[0])
+		return 0
+	}
 	i := slices.IndexFunc(all, func(t tools.Tool) bool { return t.Name == tool })
 	if i < 0 {
 		fmt.Fprintf(stderr, "[INVALID_ARGS] unknown command %q (hint: run 'cdpkit help')\n", name)

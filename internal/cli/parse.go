@@ -214,6 +214,10 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 		}
 		return nil, usagef("no command")
 	}
+	if c.group != "" && c.help { // record --help
+		c.name, c.words = "help", []string{c.group}
+		return c, nil
+	}
 	if c.group != "" {
 		return nil, usagef("%s needs one of: %s", c.group, strings.Join(groupVerbs(c.group, all), ", "))
 	}

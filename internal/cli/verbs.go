@@ -18,6 +18,9 @@ type verb struct {
 	shownAs    map[string]string // how usage lines name positional arguments
 	fixed      map[string]any    // arguments always sent
 	summary    string
+	// variadic: the last positional argument is a list and takes every
+	// word left (select e4 red blue).
+	variadic bool
 }
 
 // verbs are the short commands the tools declare, in the order help
@@ -45,6 +48,10 @@ func verbs(all []tools.Tool) []verb {
 					r.shownAs[strings.TrimSuffix(name, "?")] = shown
 				}
 				r.positional = append(r.positional, name)
+			}
+			if n := len(r.positional); n > 0 {
+				last := strings.TrimSuffix(r.positional[n-1], "?")
+				r.variadic = schemaType(t.InputSchema.Properties[last]) == "array"
 			}
 			rs = append(rs, r)
 		}
@@ -91,9 +98,10 @@ func (c *command) fillPositional(words []string) error {
 		c.args[k] = v
 	}
 	positional := c.verb.positional
-	if _, bySelector := c.args["selector"]; bySelector {
-		// --selector names the element instead of a ref: the words fill
-		// the arguments after the ref (fill --selector '#name' ada).
+	if c.namesElement() {
+		// --selector, --text or --role/--name name the element instead of
+		// a ref: the words fill the arguments after the ref (fill
+		// --selector '#name' ada).
 		positional = slices.DeleteFunc(slices.Clone(positional), func(p string) bool { return strings.TrimSuffix(p, "?") == "uid" })
 	}
 	for i, p := range positional {
@@ -103,6 +111,16 @@ func (c *command) fillPositional(words []string) error {
 				break
 			}
 			return usagef("usage: cdpkit %s", verbUsage(c.verb))
+		}
+		if c.variadic(name) {
+			// The last argument, a list, takes the words left (select
+			// e4 red blue).
+			items := make([]any, 0, len(words)-i)
+			for _, w := range words[i:] {
+				items = append(items, w)
+			}
+			c.args[name] = items
+			return nil
 		}
 		if c.verb.name == "screenshot" && name == "path" {
 			c.savePath = words[i]
@@ -130,6 +148,30 @@ func (c *command) fillPositional(words []string) error {
 	return nil
 }
 
+// elementFlags are the arguments that name an element instead of a ref.
+var elementFlags = []string{"selector", "text", "role", "name"}
+
+// namesElement reports whether the command line named the element by a
+// flag rather than a ref word. A verb whose own words fill one of these
+// (type <text>) keeps them.
+func (c *command) namesElement() bool {
+	if !slices.ContainsFunc(c.verb.positional, func(p string) bool { return strings.TrimSuffix(p, "?") == "uid" }) {
+		return false
+	}
+	for _, f := range elementFlags {
+		if _, given := c.args[f]; given && c.tool.InputSchema.Properties[f] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// variadic reports whether name is the verb's last argument and a list,
+// which takes every word left.
+func (c *command) variadic(name string) bool {
+	return c.verb.variadic && name == strings.TrimSuffix(c.verb.positional[len(c.verb.positional)-1], "?")
+}
+
 func extOf(p string) string {
 	if i := strings.LastIndexByte(p, '.'); i >= 0 && !strings.ContainsRune(p[i:], '/') {
 		return p[i:]
@@ -150,7 +192,7 @@ func asFunction(js string) string {
 
 func verbUsage(v *verb) string {
 	s := v.name
-	for _, p := range v.positional {
+	for i, p := range v.positional {
 		name, optional := strings.CutSuffix(p, "?")
 		if n, ok := v.shownAs[name]; ok {
 			name = n
@@ -159,6 +201,9 @@ func verbUsage(v *verb) string {
 			s += " [" + name + "]"
 		} else {
 			s += " <" + name + ">"
+		}
+		if v.variadic && i == len(v.positional)-1 {
+			s += "..."
 		}
 	}
 	if v.name == "snapshot" {

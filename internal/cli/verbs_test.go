@@ -81,6 +81,24 @@ func TestParse(t *testing.T) {
 		{args: []string{"click", "--selector", "#go"}, tool: "click", want: map[string]any{"selector": "#go"}},
 		{args: []string{"click", "--json", `{"selector":"#go"}`}, tool: "click", want: map[string]any{"selector": "#go"}},
 		{args: []string{"fill", "--selector", "#name", "ada"}, tool: "fill", want: map[string]any{"selector": "#name", "value": "ada"}},
+		// click --help lists --text, --role and --name: each names the
+		// element instead of the ref (issue 39).
+		{args: []string{"click", "--text", "Sign in"}, tool: "click", want: map[string]any{"text": "Sign in"}},
+		{args: []string{"click", "--role", "button", "--name", "Save"}, tool: "click", want: map[string]any{"role": "button", "name": "Save"}},
+		{args: []string{"hover", "--text", "Menu"}, tool: "hover", want: map[string]any{"text": "Menu"}},
+		// Verbs for get text, wait, select, upload, hover and tabs (issue 39).
+		{args: []string{"get", "text"}, tool: "get_text", want: map[string]any{}},
+		{args: []string{"get", "text", "@e4"}, tool: "get_text", want: map[string]any{"uid": "e4"}},
+		{args: []string{"get", "text", "--selector", "main"}, tool: "get_text", want: map[string]any{"selector": "main"}},
+		{args: []string{"get", "url"}, tool: "get_url", want: map[string]any{}},
+		{args: []string{"wait", "Welcome"}, tool: "wait_for", want: map[string]any{"text": []any{"Welcome"}}},
+		{args: []string{"wait", "Welcome", "Hello"}, tool: "wait_for", want: map[string]any{"text": []any{"Welcome", "Hello"}}},
+		{args: []string{"wait", "--selector", "#done"}, tool: "wait_for", want: map[string]any{"selector": "#done"}},
+		{args: []string{"select", "e4", "red"}, tool: "select_option", want: map[string]any{"uid": "e4", "values": []any{"red"}}},
+		{args: []string{"select", "e4", "red", "blue"}, tool: "select_option", want: map[string]any{"uid": "e4", "values": []any{"red", "blue"}}},
+		{args: []string{"select", "--selector", "#c", "red"}, tool: "select_option", want: map[string]any{"selector": "#c", "values": []any{"red"}}},
+		{args: []string{"upload", "@e2", "a.txt", "/b.txt"}, tool: "upload_file", want: map[string]any{"uid": "e2", "paths": []any{cwdPath("a.txt"), "/b.txt"}}},
+		{args: []string{"hover", "e7"}, tool: "hover", want: map[string]any{"uid": "e7"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -148,6 +166,9 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"close", "now"}, "close takes no arguments"},
 		{[]string{"open", "--session"}, "--session needs a value"},
 		{[]string{"--nosuch", "tabs"}, "unknown flag --nosuch"},
+		{[]string{"get"}, "get needs one of: text, url"},
+		{[]string{"select", "e4"}, "usage: cdpkit select <ref> <value>..."},
+		{[]string{"upload", "e4"}, "usage: cdpkit upload <ref> <path>..."},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -246,5 +267,29 @@ func TestToolHelpCoversEveryArgument(t *testing.T) {
 				t.Errorf("%s help does not mark %s required", tool.Name, req)
 			}
 		}
+	}
+}
+
+// TestGroupHelp: `cdpkit record --help` and `cdpkit help record` print the
+// group's verbs and exit 0 (issue 39: it exited 2).
+func TestGroupHelp(t *testing.T) {
+	for _, args := range [][]string{{"record", "--help"}, {"record", "-h"}, {"help", "record"}, {"get", "--help"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			code := Run(t.Context(), args, &stdout, &stderr, Options{Tools: tools.All(), Executable: "/nonexistent"})
+			if code != 0 {
+				t.Fatalf("exit %d, want 0; stderr %q", code, stderr.String())
+			}
+			group := args[0]
+			if group == "help" {
+				group = args[1]
+			}
+			wants := map[string][]string{"record": {"cdpkit record start", "cdpkit record stop [path]"}, "get": {"cdpkit get text [ref]", "cdpkit get url"}}[group]
+			for _, want := range wants {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("help lacks %q:\n%s", want, stdout.String())
+				}
+			}
+		})
 	}
 }

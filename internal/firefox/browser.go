@@ -90,7 +90,11 @@ func (b *Browser) reconcile(ctx context.Context) error {
 		return err
 	}
 	for _, c := range r.Contexts {
-		b.added(c)
+		if t := b.added(c); t != nil && b.proc != nil {
+			b.mu.Lock()
+			t.made = true // a launched Firefox's first tab is cdpkit's
+			b.mu.Unlock()
+		}
 	}
 	return nil
 }
@@ -115,6 +119,7 @@ func (b *Browser) added(c contextInfo) *Tab {
 	}
 	b.adoptLocked(c.Context, c.OriginalOpener, c.UserContext)
 	t := makeTab(b, c.Context, c.URL)
+	t.opener = c.OriginalOpener
 	b.tabs[c.Context] = t
 	b.order = append(b.order, c.Context)
 	if b.active == "" {
@@ -222,7 +227,8 @@ func (b *Browser) PagesIn(ctx context.Context, s *browser.Scope) ([]browser.Page
 		if err != nil {
 			loc = browser.Location{URL: t.url()}
 		}
-		out = append(out, browser.Page{ID: t.id, Index: i, URL: loc.URL, Title: loc.Title, Active: t.id == active})
+		made, opener := t.origin()
+		out = append(out, browser.Page{ID: t.id, Index: i, URL: loc.URL, Title: loc.Title, Active: t.id == active, Made: made, OpenerID: opener})
 	}
 	return out, nil
 }
@@ -233,7 +239,8 @@ func (b *Browser) PagesNow(s *browser.Scope) ([]browser.Page, error) {
 	active := b.activeOf(s)
 	out := make([]browser.Page, 0, len(tabs))
 	for i, t := range tabs {
-		out = append(out, browser.Page{ID: t.id, Index: i, URL: t.url(), Title: t.title(), Active: t.id == active})
+		made, opener := t.origin()
+		out = append(out, browser.Page{ID: t.id, Index: i, URL: t.url(), Title: t.title(), Active: t.id == active, Made: made, OpenerID: opener})
 	}
 	return out, nil
 }
@@ -334,6 +341,9 @@ func (b *Browser) NewTab(ctx context.Context, o *browser.TabOptions) (browser.Ta
 	if t == nil {
 		return nil, errors.New("firefox: opening a tab: no top-level context")
 	}
+	b.mu.Lock()
+	t.made = true
+	b.mu.Unlock()
 	if err := b.claim(ctx, s, t.id, !bg); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,9 @@ type Tab struct {
 	b  *Browser
 	id string
 
+	made   bool   // guarded by b.mu; cdpkit opened the tab
+	opener string // set once when made; the context whose page opened it
+
 	slot chan struct{} // holds one token while a state-changing call runs
 
 	mu        sync.Mutex
@@ -295,4 +298,12 @@ func buttonNumber(b string) (int, error) {
 		return 2, nil
 	}
 	return 0, fmt.Errorf("%w: button %q: use left, right or middle", browser.ErrInvalidArgument, b)
+}
+
+// origin says whether cdpkit opened the tab, and which tab's page opened
+// it ("" for none).
+func (t *Tab) origin() (made bool, opener string) {
+	t.b.mu.Lock()
+	defer t.b.mu.Unlock()
+	return t.made, t.opener
 }

@@ -3,12 +3,15 @@ package mcpserver
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,5 +136,67 @@ func TestMetricsAfterTwentyCalls(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLogsNameTheMcpSessionID: the records of an HTTP session's calls
+// carry the Mcp-Session-Id its client sees (issue 39: they carried an id
+// of cdpkit's own that no client could match).
+func TestLogsNameTheMcpSessionID(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	tel, err := telemetry.New(&telemetry.Options{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	env := obsEnv(t, tel)
+	env.Log = log
+	cs := connect(t, serveSessions(t, env, &SessionOptions{InstanceID: "node-1"}), nil)
+	ok(t, cs, "list_pages", nil, nil)
+	id := cs.ID()
+	if !strings.HasPrefix(id, "node-1.") {
+		t.Fatalf("session id %q does not start with the instance id", id)
+	}
+	var sawCall, sawCreated bool
+	for line := range strings.Lines(logs.String()) {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil {
+			continue
+		}
+		switch rec["msg"] {
+		case "tool call":
+			sawCall = true
+			if rec["session_id"] != id {
+				t.Errorf("tool call logged session_id %v, want the client's Mcp-Session-Id %q", rec["session_id"], id)
+			}
+		case "session created":
+			sawCreated = true
+			if rec["session_id"] != id {
+				t.Errorf("session created logged session_id %v, want %q", rec["session_id"], id)
+			}
+		}
+	}
+	if !sawCall || !sawCreated {
+		t.Errorf("logs lack a tool call (%v) or session created (%v) record:\n%s", sawCall, sawCreated, logs.String())
 	}
 }

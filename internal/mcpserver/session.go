@@ -57,7 +57,7 @@ func PerSession(pool *Pool, version string, list []tools.Tool, o *SessionOptions
 	return func(*http.Request) *mcp.Server {
 		sl := &slot{pool: pool, isolate: o.Isolate, maxTabs: o.MaxTabs}
 		return newServer(sl.get, version, list, func(ss *mcp.ServerSession) {
-			sl.place()
+			sl.place(ss.ID())
 			closed := sl.env.ObsSession()
 			go func() {
 				ss.Wait()
@@ -84,18 +84,20 @@ type slot struct {
 	done   func()
 }
 
-func (s *slot) place() {
+// place puts the session, whose Mcp-Session-Id is id, on the pool.
+func (s *slot) place(id string) {
 	s.once.Do(func() {
 		var i int
 		i, s.done = s.pool.place()
 		s.member = s.pool.envs[i]
 		s.env, s.close = s.member.Scoped(s.isolate, s.maxTabs)
+		s.env.SessionID = id // logs name it as its client does
 	})
 }
 
 // get is the session's env, placing the session if it was not yet.
 func (s *slot) get() *tools.Env {
-	s.place()
+	s.place("")
 	return s.env
 }
 

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -17,6 +18,38 @@ type Changes struct {
 	// kept means a new document (refs never carry over), where listing
 	// the old page's elements as removed only costs tokens.
 	Kept int `json:"-"`
+	// blurred are the lines of Changed whose only change is losing the
+	// focused flag (see DropBlurred).
+	blurred map[string]bool
+}
+
+// DropBlurred leaves out of Changed the elements whose only change is
+// that they lost focus: after an action, the field it left says nothing
+// the newly focused element does not.
+func (c *Changes) DropBlurred() {
+	if len(c.blurred) == 0 {
+		return
+	}
+	c.Changed = slices.DeleteFunc(c.Changed, func(l string) bool { return c.blurred[l] })
+	c.blurred = nil
+}
+
+// withoutFlag returns line without its state flag (a bare word outside
+// quotes), and whether it had it.
+func withoutFlag(line, flag string) (string, bool) {
+	quoted := false
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '\\' && quoted:
+			i++
+		case line[i] == '"':
+			quoted = !quoted
+		case !quoted && line[i] == ' ' && strings.HasPrefix(line[i+1:], flag) &&
+			(i+1+len(flag) == len(line) || line[i+1+len(flag)] == ' '):
+			return line[:i] + line[i+1+len(flag):], true
+		}
+	}
+	return line, false
 }
 
 // Empty reports whether nothing changed.
@@ -49,6 +82,12 @@ func Diff(prev, cur []string) Changes {
 			case old != l:
 				c.Kept++
 				c.Changed = append(c.Changed, l)
+				if was, ok := withoutFlag(old, "focused"); ok && was == l {
+					if c.blurred == nil {
+						c.blurred = map[string]bool{}
+					}
+					c.blurred[l] = true
+				}
 			default:
 				c.Kept++
 			}

@@ -120,3 +120,33 @@ func TestRefOfFolded(t *testing.T) {
 		}
 	}
 }
+
+// TestDropBlurred: an element whose only change is losing focus (the
+// field an action left) is dropped from an action's changes; one that
+// also changed otherwise, or gained focus, stays (issue 39).
+func TestDropBlurred(t *testing.T) {
+	prev := []string{
+		`e1 textbox "Email" focused value="ada"`,
+		`e2 textbox "Name"`,
+		`e3 button "Is focused" focused`,
+		`e4 textbox "City" focused value="a"`,
+	}
+	cur := []string{
+		`e1 textbox "Email" value="ada"`,
+		`e2 textbox "Name" focused value="bob"`,
+		`e3 button "Is focused"`,
+		`e4 textbox "City" value="b"`,
+	}
+	c := Diff(prev, cur)
+	if len(c.Changed) != 4 {
+		t.Fatalf("Diff changed %q, want all four (a snapshot diff keeps every change)", c.Changed)
+	}
+	c.DropBlurred()
+	want := []string{`e2 textbox "Name" focused value="bob"`, `e4 textbox "City" value="b"`}
+	if !slices.Equal(c.Changed, want) {
+		t.Errorf("after DropBlurred, changed = %q, want %q", c.Changed, want)
+	}
+	if c.Kept != 4 {
+		t.Errorf("Kept = %d, want 4", c.Kept)
+	}
+}

@@ -194,6 +194,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 		diff.Removed = nil
 		c.Elements = newDocumentSummary(diff)
 	default:
+		diff.DropBlurred() // the field the action left (issue 39)
 		c.Elements = diff.Text(maxChangesChars)
 	}
 	return c, nil

@@ -17,7 +17,7 @@ type compatRule struct {
 // meaning, such as uid, value, dblClick, key, text, submitKey, action,
 // promptText, url, type, ignoreCache, timeout, background, bringToFront,
 // includeSnapshot, pageSize, pageIdx, types, msgid, fullPage, format,
-// quality, filePath, need nothing). The README lists both.
+// quality, filePath, need nothing). docs/compare.md lists both.
 var compatTable = map[string]map[string]compatRule{
 	"upload_file": {"filePaths": {rename: "paths"}},
 	"take_snapshot": {"verbose": {same: json.RawMessage("false"),

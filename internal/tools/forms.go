@@ -98,11 +98,13 @@ func formTools() []Tool {
 			Name:        "select_option",
 			Description: "Select options of a <select> by value or label, or pick one of a custom ARIA combobox/listbox by label (opens it, clicks, verifies). Returns the selected values.",
 			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
+			Verbs: []Verb{{Name: "select", Args: []string{"uid:ref", "values:value"}, Summary: "select options of a <select> or combobox by value or label", Rank: 13}},
 		}, selectOption),
 		defineOn(Tool{
 			Name:        "upload_file",
 			Description: "Give local files (inside the upload roots) to a file input.",
 			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Verbs: []Verb{{Name: "upload", Args: []string{"uid:ref", "paths:path"}, Summary: "give files to a file input (paths are the caller's)", Rank: 14}},
 		}, uploadFile),
 	}
 }

@@ -263,7 +263,12 @@ func (env *Env) dropLease(ctx context.Context, b browser.Driver, id string) {
 type pageRow struct {
 	PageID int `json:"pageId"` // see pageid.go
 	browser.Page
-	Origin           string `json:"origin"` // agent or unknown, never human
+	// Origin says who opened the tab, as far as cdpkit knows: agent
+	// (new_page or claim_page, with its label), cdpkit (itself: a
+	// session's first tab, a launched browser's first tab), page (a page
+	// did, from the tab OpenerID) or unknown; never "human".
+	Origin           string `json:"origin"`
+	OpenerID         string `json:"openerId,omitempty"`
 	Label            string `json:"label,omitempty"`
 	CreatedAt        int64  `json:"createdAt,omitempty"`
 	OriginUnreadable string `json:"originUnreadable,omitempty"`
@@ -289,6 +294,12 @@ func (env *Env) withOrigins(ctx context.Context, b browser.Driver, pages []brows
 	}
 	for _, p := range pages {
 		row := pageRow{Page: p, Origin: "unknown"}
+		switch {
+		case p.Made:
+			row.Origin = "cdpkit"
+		case p.OpenerID != "":
+			row.Origin, row.OpenerID = "page", p.OpenerID
+		}
 		if o, ok := origins[p.ID]; ok {
 			if o.Unreadable != "" {
 				row.OriginUnreadable = o.Unreadable

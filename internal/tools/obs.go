@@ -37,7 +37,7 @@ func (env *Env) telemetry() *telemetry.Telemetry {
 // obsStart starts recording a call of t: its span (a child of a client's
 // traceparent in ctx), and a child span per step the browser names.
 func (env *Env) obsStart(ctx context.Context, t *Tool, steps *browser.Steps) (context.Context, *telemetry.Call) {
-	ctx, c := env.telemetry().StartCall(ctx, t.Name, env.Client, obsPhase(t))
+	ctx, c := env.telemetry().StartCall(ctx, t.Name, env.obsSessionID(), obsPhase(t))
 	steps.Watch(c.Step)
 	return ctx, c
 }
@@ -127,12 +127,20 @@ func obsURL(data any) string {
 	return ""
 }
 
-// ObsSession reports the session whose calls env runs (env.Client) to the
-// telemetry as opened now, and closed, with a telemetry.Reason…, by the
-// returned func. The servers call it once a session is real (an MCP
-// server may be made per request before one is).
+// ObsSession reports the session whose calls env runs (env.SessionID,
+// else env.Client) to the telemetry as opened now, and closed, with a
+// telemetry.Reason…, by the returned func. The servers call it once a
+// session is real (an MCP server may be made per request before one is).
 func (env *Env) ObsSession() (closed func(reason string)) {
-	t, id := env.telemetry(), env.Client
+	t, id := env.telemetry(), env.obsSessionID()
 	t.SessionOpened(id)
 	return func(reason string) { t.SessionClosed(id, reason) }
+}
+
+// obsSessionID is the session's name in logs and spans.
+func (env *Env) obsSessionID() string {
+	if env.SessionID != "" {
+		return env.SessionID
+	}
+	return env.Client
 }

@@ -57,6 +57,7 @@ func pointerTools() []Tool {
 			Name:        "hover",
 			Description: "Move the mouse over an element, named and waited for as by click. Returns hovered (whether it matches :hover).",
 			Tab:         true, Changes: ReportChanges,
+			Verbs: []Verb{{Name: "hover", Args: []string{"uid:ref"}, Summary: "move the mouse over an element", Rank: 15}},
 		}, hover),
 		defineOn(Tool{
 			Name:        "drag",

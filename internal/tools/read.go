@@ -67,6 +67,7 @@ func readTools() []Tool {
 			ReadOnly:    true,
 			Idempotent:  true,
 			Tab:         true,
+			Verbs:       []Verb{{Name: "get url", Summary: "print the tab's url, title and readyState", Rank: 17}},
 		}, getURL),
 		defineOn(Tool{
 			Name:        "get_text",
@@ -74,6 +75,7 @@ func readTools() []Tool {
 			ReadOnly:    true,
 			Idempotent:  true,
 			Tab:         true, Core: true,
+			Verbs: []Verb{{Name: "get text", Args: []string{"uid:ref?"}, Summary: "print the visible text of the page, or of an element", Rank: 16}},
 		}, getText),
 	}
 }

@@ -83,6 +83,12 @@ type Env struct {
 	// which with the pid is who owns a lease: "stdio", "cli:SESSION", or
 	// a fresh id per HTTP session (set by Scoped).
 	Client string
+	// SessionID names the session in logs and spans: an HTTP session's
+	// Mcp-Session-Id, which its client sees; "" means Client. It is kept
+	// apart from Client because lease labels, which other sessions see,
+	// carry Client, and a session id with the token would let them speak
+	// for the session.
+	SessionID string
 	// RequireLease is strict mode: a call on a tab nobody holds acquires
 	// an auto lease for its owner, new_page claims the tab it opens, and
 	// list_pages and list_leases reap tabs abandoned by dead owners.
