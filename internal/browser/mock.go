@@ -183,12 +183,34 @@ func (r *MockRule) check() error {
 		return bad("status, headers and body go with action fulfill")
 	}
 	for k, v := range r.Headers {
-		if k == "" || strings.ContainsAny(k, " :\r\n") || strings.ContainsAny(v, "\r\n") {
-			return bad("header %q is malformed", k)
+		if !isToken(k) {
+			return bad("header name %q is not an HTTP token (letters, digits and !#$%%&'*+-.^_`|~)", k)
+		}
+		if i := strings.IndexFunc(v, isCTL); i >= 0 {
+			return bad("header %s's value has a control character (%U) at byte %d", k, v[i], i)
 		}
 	}
 	return nil
 }
+
+// isToken reports whether s is an HTTP token (RFC 9110), as a header name
+// must be.
+func isToken(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isCTL reports a control character, which no header value may hold
+// (a horizontal tab aside): NUL, CR, LF, DEL….
+func isCTL(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
 
 // AddMock adds a rule for t's requests (or, with r.Context, those of every
 // tab in t's browser context), after the rules made before it, and arms
