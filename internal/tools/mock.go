@@ -28,7 +28,7 @@ type mockArgs struct {
 	FailRate     float64           `json:"failRate,omitempty" jsonschema:"continue: fail this share of requests, 0-1"`
 	Seed         uint64            `json:"seed,omitempty" jsonschema:"makes failRate repeatable"`
 	Times        int               `json:"times,omitempty" jsonschema:"expire after this many hits (default never)"`
-	Scope        string            `json:"scope,omitempty" jsonschema:"tab (default) or context: every tab of its browser context"`
+	Scope        string            `json:"scope,omitempty" jsonschema:"tab (default) or context: every tab of its browser context that is yours (refused while other sessions have tabs there)"`
 }
 
 type listMocksArgs struct{}
@@ -146,6 +146,8 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 func mockHint(err error) string {
 	s := err.Error()
 	switch {
+	case errors.Is(err, browser.ErrSharedScope):
+		return "use scope tab (the default) on each of your tabs, or run the server with --isolate-sessions so that each session has a browser context of its own"
 	case strings.Contains(s, "regex"):
 		return "write a Go (RE2) regular expression after re:, such as re:/api/users(/\\d+)?$"
 	case strings.Contains(s, "pattern"):
