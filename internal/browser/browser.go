@@ -112,7 +112,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 		}
 	}
 	if o.DownloadDir != "" {
-		if err := b.startDownloads(ctx, o.DownloadDir, o.DownloadMax); err != nil {
+		if err := b.startDownloads(ctx, o); err != nil {
 			b.Close()
 			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the artifact dir is writable"}
 		}

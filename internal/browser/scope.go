@@ -31,9 +31,10 @@ var ErrScopeClosed = errors.New("browser: the session ended")
 //
 // Scopes are safe for concurrent use.
 type Scope struct {
-	isolate bool
-	maxTabs int // 0: no bound
-	closed  atomic.Bool
+	isolate     bool
+	maxTabs     int    // 0: no bound
+	downloadDir string // with isolate: where its context's downloads go ("": the browser's dir)
+	closed      atomic.Bool
 
 	// Serials of browsers (see Browser.serial): last is the one the scope
 	// last acted in, seen the one TakeReset last reported on (0: none).
@@ -49,6 +50,10 @@ type ScopeOptions struct {
 	// more fails with a [TabLimitError]. Popups its pages open are
 	// adopted and counted but never refused. Zero means no bound.
 	MaxTabs int
+	// DownloadDir, with Isolate, is where the downloads of the scope's
+	// browser context are saved, apart from other scopes'; empty means the
+	// browser's Options.DownloadDir.
+	DownloadDir string
 }
 
 // NewScope returns an empty scope. Its first tab is opened on first use
@@ -57,7 +62,7 @@ func NewScope(o *ScopeOptions) *Scope {
 	if o == nil {
 		return &Scope{}
 	}
-	return &Scope{isolate: o.Isolate, maxTabs: max(o.MaxTabs, 0)}
+	return &Scope{isolate: o.Isolate, maxTabs: max(o.MaxTabs, 0), downloadDir: o.DownloadDir}
 }
 
 // scopeState is what a Browser keeps about one scope. Guarded by the
@@ -145,7 +150,7 @@ func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserC
 	id = st.context
 	b.mu.Unlock()
 	if id == res.BrowserContextID && b.downloads != nil {
-		if err := b.downloads.allow(ctx, id); err != nil {
+		if err := b.downloads.allow(ctx, id, s); err != nil {
 			return "", err
 		}
 	}
@@ -204,6 +209,9 @@ func (b *Browser) CloseScope(ctx context.Context, s *Scope) {
 		delete(b.scopes, s)
 	}
 	b.mu.Unlock()
+	if b.downloads != nil {
+		b.downloads.forget(s)
+	}
 	if bctx != "" {
 		// Closes every page in it, without beforeunload.
 		if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: bctx}); err == nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,8 @@ func ownBrowserEnv(t *testing.T) *tools.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log})
+	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log,
+		DownloadDir: filepath.Join(artifacts.Dir(), "downloads")})
 	t.Cleanup(func() {
 		if err := browsers.Close(); err != nil {
 			t.Errorf("closing the browser: %v", err)
