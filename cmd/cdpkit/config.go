@@ -133,7 +133,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fs.Float64Var(&c.rateLimit, "rate-limit", mcpserver.DefaultRateLimit, "requests per second one token may make on average (bursts of 200); more get HTTP 429 with LIMIT_REACHED (0: no limit)")
 		fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://`host:port`/metrics (loopback unless --allow-remote, which also makes scrapes send the bearer token); off by default")
 		fs.IntVar(&c.browsers, "browsers", 1, "browsers to run (each its own process, or connection to --ws-endpoint/--browser-url); each new MCP session goes to the one with the fewest sessions, and a browser that dies resets only its sessions")
-		fs.IntVar(&c.maxTabs, "max-tabs-per-session", 0, "tabs one MCP session may have open at once; opening one more is refused with LIMIT_REACHED (0: no limit)")
+		fs.IntVar(&c.maxTabs, "max-tabs-per-session", 0, "tabs one MCP session may have open at once, those its pages open included; opening one more is refused with LIMIT_REACHED, and a tab a page opens past it is closed and reported (0: no limit)")
 		fs.StringVar(&c.instanceID, "instance-id", os.Getenv("CDPKIT_INSTANCE_ID"), "`id` (letters, digits, '-') that starts every MCP session id as ID.RANDOM, so a reverse proxy in front of several servers routes by the Mcp-Session-Id header (default: CDPKIT_INSTANCE_ID, else random)")
 	}
 	if name == "daemon" {

@@ -47,8 +47,9 @@ type ScopeOptions struct {
 	// and cache apart from every other scope's.
 	Isolate bool
 	// MaxTabs bounds the tabs the scope has open at once: opening one
-	// more fails with a [TabLimitError]. Popups its pages open are
-	// adopted and counted but never refused. Zero means no bound.
+	// more fails with a [TabLimitError], and a tab its pages open past
+	// the bound (a popup, target=_blank) is closed and reported by
+	// [Browser.TakeRefusedTabs]. Zero means no bound.
 	MaxTabs int
 	// DownloadDir, with Isolate, is where the downloads of the scope's
 	// browser context are saved, apart from other scopes'; empty means the
@@ -71,6 +72,7 @@ type scopeState struct {
 	active  target.ID
 	context cdpapi.BrowserContextID // with Isolate, once a tab was opened
 	opening int                     // tabs being opened (OpenTab), counted against MaxTabs
+	refused []RefusedTab            // tabs its pages opened past MaxTabs, closed, not yet reported
 }
 
 // stateLocked returns s's state, creating it. b.mu must be held.
@@ -96,11 +98,11 @@ func (b *Browser) stateLocked(s *Scope) *scopeState {
 // opened it, or of its browser context, so a session's popups are its
 // own. b.mu must be held.
 func (b *Browser) adoptLocked(ti *target.Info) {
-	if b.scopes == nil || b.owner[ti.TargetID] != nil {
+	if b.scopes == nil || b.owner[ti.TargetID] != nil || b.refused[ti.TargetID] {
 		return
 	}
 	if s := b.owner[ti.OpenerID]; ti.OpenerID != "" && s != nil {
-		b.owner[ti.TargetID] = s
+		b.giveLocked(ti, s)
 		return
 	}
 	if ti.BrowserContextID == "" {
@@ -108,10 +110,38 @@ func (b *Browser) adoptLocked(ti *target.Info) {
 	}
 	for s, st := range b.scopes {
 		if st.context == ti.BrowserContextID {
-			b.owner[ti.TargetID] = s
+			b.giveLocked(ti, s)
 			return
 		}
 	}
+}
+
+// giveLocked makes s own a tab its pages opened, unless s has MaxTabs
+// tabs already: then the tab is closed, and kept for TakeRefusedTabs to
+// report. A tab new_page opens in s's own context is adopted here too,
+// but its reservation (reserveTab) kept s under the bound. b.mu must be
+// held.
+func (b *Browser) giveLocked(ti *target.Info, s *Scope) {
+	if s.maxTabs > 0 && ti.Type == "page" {
+		n := 0
+		for _, o := range b.owner {
+			if o == s {
+				n++
+			}
+		}
+		if n >= s.maxTabs {
+			if b.refused == nil {
+				b.refused = make(map[target.ID]bool)
+			}
+			b.refused[ti.TargetID] = true
+			if st := b.scopes[s]; st != nil && len(st.refused) < maxRefusedKept {
+				st.refused = append(st.refused, RefusedTab{ID: string(ti.TargetID), URL: ti.URL, Opener: string(ti.OpenerID)})
+			}
+			go b.closeRefused(ti.TargetID)
+			return
+		}
+	}
+	b.owner[ti.TargetID] = s
 }
 
 // ScopeOf returns the scope that owns t, or nil for a tab of the unscoped
