@@ -62,3 +62,53 @@ func TestArtifactsSub(t *testing.T) {
 		t.Errorf("Sub(../out) = %v, want ErrUnsafePath", err)
 	}
 }
+
+// TestArtifactsNoCrossProcessOverwrite checks that two processes sharing
+// one artifact dir (two Artifacts over it) cannot overwrite each other's
+// files: each may save over its own, the other is refused with a hint and
+// the first's file is intact, as is a file the user put there.
+func TestArtifactsNoCrossProcessOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	first, err := OpenArtifacts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	second, err := OpenArtifacts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+
+	if _, err := first.WriteFile("trace.json", []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.WriteFile("trace.json", []byte("first again")); err != nil {
+		t.Errorf("saving over its own file: %v", err)
+	}
+	for _, try := range []func() error{
+		func() error { _, err := second.WriteFile("trace.json", []byte("second")); return err },
+		func() error { return second.Check("trace.json") },
+		func() error { return second.Check(filepath.Join(dir, "trace.json")) },
+	} {
+		err := try()
+		var pe *PathError
+		if !errors.Is(err, ErrExists) || !errors.Is(err, ErrUnsafePath) || !errors.As(err, &pe) || pe.Hint == "" {
+			t.Errorf("the second process writing the first's trace.json: %v, want ErrExists with a hint", err)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "trace.json")); string(data) != "first again" {
+		t.Errorf("trace.json holds %q, want the first process's", data)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.WriteFile("notes.txt", []byte("x")); !errors.Is(err, ErrExists) {
+		t.Errorf("overwriting the user's file: %v, want ErrExists", err)
+	}
+	// Removing the file is how one asks to replace it.
+	os.Remove(filepath.Join(dir, "trace.json"))
+	if _, err := second.WriteFile("trace.json", []byte("second")); err != nil {
+		t.Errorf("writing a removed file: %v", err)
+	}
+}
