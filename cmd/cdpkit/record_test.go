@@ -53,13 +53,18 @@ func TestCLIRecord(t *testing.T) {
 		t.Errorf("second record start: exit %d, stderr %q; want 1 and RECORDING_ACTIVE", code, stderr)
 	}
 	e.ok(t, "wait_for", "--time", "1000")
-	out := e.ok(t, "record", "stop", "flow.mp4")
-	want := filepath.Join(e.tmp, "artifacts", "flow.mp4")
+	// A path on the command line is put where it says, as screenshot's
+	// is; the artifact dir keeps no second copy.
+	want := filepath.Join(e.tmp, "out", "flow.mp4")
+	out := e.ok(t, "record", "stop", want)
 	if !strings.Contains(out, want) {
 		t.Errorf("record stop printed %q, want the path %s", out, want)
 	}
 	if fi, err := os.Stat(want); err != nil || fi.Size() == 0 {
 		t.Errorf("no video at %s: %v", want, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(e.tmp, "artifacts", "recordings", "*.mp4")); len(left) > 0 {
+		t.Errorf("the artifact dir keeps a copy: %v", left)
 	}
 	if _, stderr, code := e.run(t, "record", "stop"); code != 1 || !strings.Contains(stderr, "NO_RECORDING") {
 		t.Errorf("second record stop: exit %d, stderr %q; want 1 and NO_RECORDING", code, stderr)

@@ -66,7 +66,10 @@ type Browser struct {
 	// Scoped tabs (scope.go); nil until a scope is used.
 	scopes map[*Scope]*scopeState // guarded by mu
 	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
-	serial uint64                 // guarded by mu; set when a scope first uses the browser (scope_limits.go)
+	// refused are tabs opened past their scope's MaxTabs, being closed;
+	// guarded by mu (scope.go).
+	refused map[target.ID]bool
+	serial  uint64 // guarded by mu; set when a scope first uses the browser (scope_limits.go)
 
 	tracer tracer // the trace recording, if any (trace.go)
 }
@@ -112,7 +115,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 		}
 	}
 	if o.DownloadDir != "" {
-		if err := b.startDownloads(ctx, o.DownloadDir, o.DownloadMax); err != nil {
+		if err := b.startDownloads(ctx, o); err != nil {
 			b.Close()
 			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the artifact dir is writable"}
 		}
@@ -126,6 +129,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	}
 	// Follow the tabs from now on, and learn those that exist now, so
 	// "active" means the first of them.
+	b.watchPopups()
 	if err := b.watchTargets(ctx); err != nil {
 		b.Close()
 		return nil, &NoBrowserError{Reason: err.Error()}

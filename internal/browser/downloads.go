@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -13,18 +14,26 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // Downloads: with Options.DownloadDir set, every browser context saves
-// downloads there (under a temporary guid name), and the browser's
-// download events fill a table. A finished file is renamed to its
-// suggested name (made safe and unique); one over Options.DownloadMax is
-// cancelled and its partial file removed.
+// downloads there (a scope with a DownloadDir of its own, in its own
+// context, saves them there instead), under a temporary guid name, and the
+// browser's download events fill a table. A finished file is renamed to
+// its suggested name (made safe and unique); one over Options.DownloadMax
+// is cancelled and its partial file removed. Each session (scope) may keep
+// DownloadFiles downloads (in progress or saved) of DownloadTotal bytes in
+// all: a page cannot fill the disk with many files under the per-file cap.
 const (
 	// DefaultDownloadMax caps a download when Options.DownloadMax is 0.
 	DefaultDownloadMax = 100 << 20
+	// DefaultDownloadFiles bounds the downloads one session may keep.
+	DefaultDownloadFiles = 100
+	// DefaultDownloadTotal bounds the bytes one session's downloads hold.
+	DefaultDownloadTotal = 1 << 30
 	// downloadsKept bounds the table.
 	downloadsKept = 200
 )
@@ -48,36 +57,48 @@ type Download struct {
 	Error string `json:"error,omitempty"` // why it was refused or canceled
 	Frame string `json:"-"`
 	guid  string
+	owner *Scope // the session whose tab began it; nil for the unscoped view
+}
+
+// downloadUse is what one session's downloads hold.
+type downloadUse struct {
+	files int   // begun and not cancelled: in progress or kept
+	bytes int64 // received by those
 }
 
 // downloads is a browser's download table.
 type downloads struct {
-	dir string
-	max int64
-	log interface {
+	dir        string
+	max        int64
+	maxFiles   int
+	maxTotal   int64
+	ownerOfTab func(target.ID) *Scope // never called with mu held
+	log        interface {
 		Debug(string, ...any)
 	}
 	sess *cdp.Session
 
 	mu      sync.Mutex
-	list    []*Download          // guarded by mu; oldest first
-	byGUID  map[string]*Download // guarded by mu
-	next    int                  // guarded by mu
-	changed chan struct{}        // guarded by mu; closed and replaced on every change
+	list    []*Download            // guarded by mu; oldest first
+	byGUID  map[string]*Download   // guarded by mu
+	next    int                    // guarded by mu
+	changed chan struct{}          // guarded by mu; closed and replaced on every change
+	dirs    map[string]*Scope      // guarded by mu; the scopes' own dirs
+	use     map[*Scope]downloadUse // guarded by mu
 }
 
 // startDownloads makes the default context save downloads into dir and
 // follows the browser's download events. The context bounds the setup.
-func (b *Browser) startDownloads(ctx context.Context, dir string, max int64) error {
-	if max <= 0 {
-		max = DefaultDownloadMax
-	}
+func (b *Browser) startDownloads(ctx context.Context, o *Options) error {
+	dir := o.DownloadDir
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("browser: making the downloads dir: %w", err)
 	}
-	d := &downloads{dir: dir, max: max, log: b.log, sess: b.conn.Browser(), byGUID: map[string]*Download{}, changed: make(chan struct{})}
+	d := &downloads{dir: dir, max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax), maxFiles: cmp.Or(max(o.DownloadFiles, 0), DefaultDownloadFiles),
+		maxTotal: cmp.Or(max(o.DownloadTotal, 0), DefaultDownloadTotal), ownerOfTab: b.ownerOf, log: b.log, sess: b.conn.Browser(),
+		byGUID: map[string]*Download{}, changed: make(chan struct{}), dirs: map[string]*Scope{}, use: map[*Scope]downloadUse{}}
 	events, stop := d.sess.SubscribeEvents("Browser.downloadWillBegin", "Browser.downloadProgress")
-	if err := d.allow(ctx, ""); err != nil {
+	if err := d.allow(ctx, "", nil); err != nil {
 		stop()
 		return err
 	}
@@ -92,34 +113,70 @@ func (b *Browser) startDownloads(ctx context.Context, dir string, max int64) err
 }
 
 // allow sets the download behaviour of a browser context ("" is the
-// default one).
-func (d *downloads) allow(ctx context.Context, bctx cdpapi.BrowserContextID) error {
+// default one): its downloads go to s's own dir, if it has one, else to
+// the browser's.
+func (d *downloads) allow(ctx context.Context, bctx cdpapi.BrowserContextID, s *Scope) error {
+	dir := d.dir
+	if s != nil && s.downloadDir != "" {
+		dir = s.downloadDir
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("browser: making the session's downloads dir: %w", err)
+		}
+		d.mu.Lock()
+		d.dirs[dir] = s
+		d.mu.Unlock()
+	}
 	yes := true
 	if _, err := cdpapi.Call(ctx, d.sess, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: bctx, DownloadPath: d.dir, EventsEnabled: &yes,
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: bctx, DownloadPath: dir, EventsEnabled: &yes,
 	}); err != nil {
 		return fmt.Errorf("browser: allowing downloads: %w", err)
 	}
 	return nil
 }
 
+// forget drops what d keeps for an ended scope.
+func (d *downloads) forget(s *Scope) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.use, s)
+	for dir, o := range d.dirs {
+		if o == s {
+			delete(d.dirs, dir)
+		}
+	}
+}
+
 func (d *downloads) handle(ev cdp.Event) {
+	var begun cdpbrowser.EventDownloadWillBegin
+	var owner *Scope
+	if ev.Method == "Browser.downloadWillBegin" {
+		if jsonv2.Unmarshal(ev.Params, &begun) != nil {
+			return
+		}
+		owner = d.ownerOfTab(target.ID(begun.FrameID))
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch ev.Method {
 	case "Browser.downloadWillBegin":
-		var p cdpbrowser.EventDownloadWillBegin
-		if jsonv2.Unmarshal(ev.Params, &p) != nil {
-			return
-		}
+		p := &begun
 		d.next++
-		dl := &Download{ID: d.next, URL: cut(p.URL, netURLChars), Name: safeName(p.SuggestedFilename), State: DownloadInProgress, Frame: string(p.FrameID), guid: p.GUID}
+		dl := &Download{ID: d.next, URL: cut(p.URL, netURLChars), Name: safeName(p.SuggestedFilename), State: DownloadInProgress, Frame: string(p.FrameID), guid: p.GUID, owner: owner}
 		d.list = append(d.list, dl)
 		d.byGUID[p.GUID] = dl
 		if len(d.list) > downloadsKept {
 			delete(d.byGUID, d.list[0].guid)
 			d.list = d.list[1:]
 		}
+		use := d.use[owner]
+		if use.files >= d.maxFiles {
+			dl.State, dl.Error = DownloadRefused, fmt.Sprintf("the session keeps %d downloads, its limit", d.maxFiles)
+			go d.cancel(p.GUID)
+			break
+		}
+		use.files++
+		d.use[owner] = use
 	case "Browser.downloadProgress":
 		var p cdpbrowser.EventDownloadProgress
 		if jsonv2.Unmarshal(ev.Params, &p) != nil {
@@ -129,22 +186,34 @@ func (d *downloads) handle(ev cdp.Event) {
 		if dl == nil || dl.State != DownloadInProgress {
 			return
 		}
+		use := d.use[dl.owner]
+		use.bytes += int64(p.ReceivedBytes) - dl.Bytes
 		dl.Bytes = int64(p.ReceivedBytes)
+		over := func(state, why string) {
+			dl.State, dl.Error = state, why
+			use.files-- // its file is removed
+			use.bytes -= dl.Bytes
+		}
 		switch {
 		case int64(p.ReceivedBytes) > d.max || int64(p.TotalBytes) > d.max:
-			dl.State, dl.Error = DownloadRefused, fmt.Sprintf("over the %d-byte limit (CDPKIT_DOWNLOAD_MAX)", d.max)
+			over(DownloadRefused, fmt.Sprintf("over the %d-byte limit (CDPKIT_DOWNLOAD_MAX)", d.max))
+			go d.cancel(p.GUID)
+		case use.bytes > d.maxTotal || use.bytes-dl.Bytes+int64(p.TotalBytes) > d.maxTotal:
+			over(DownloadRefused, fmt.Sprintf("the session's downloads would hold over %d bytes, its limit", d.maxTotal))
 			go d.cancel(p.GUID)
 		case p.State == cdpbrowser.DownloadProgressStateCompleted:
 			dl.State = DownloadCompleted
 			if path, err := d.place(p.GUID, dl.Name); err != nil {
-				dl.State, dl.Error = DownloadCanceled, "saving it: "+err.Error()
+				over(DownloadCanceled, "saving it: "+err.Error())
 			} else {
 				dl.Path, dl.Name = path, filepath.Base(path)
 			}
 		case p.State == cdpbrowser.DownloadProgressStateCanceled:
-			dl.State = DownloadCanceled
-			os.Remove(filepath.Join(d.dir, p.GUID))
-		default:
+			over(DownloadCanceled, "")
+			d.removePartial(p.GUID)
+		}
+		d.use[dl.owner] = use
+		if dl.State == DownloadInProgress {
 			return
 		}
 	default:
@@ -154,19 +223,38 @@ func (d *downloads) handle(ev cdp.Event) {
 	d.changed = make(chan struct{})
 }
 
-// cancel stops a download over the limit and removes what it wrote.
+// cancel stops a download over a limit and removes what it wrote.
 func (d *downloads) cancel(guid string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := cdpapi.Call(ctx, d.sess, cdpbrowser.CancelDownload, cdpbrowser.CancelDownloadParams{GUID: guid}); err != nil {
-		d.log.Debug("cancelling an oversize download", "err", err)
+		d.log.Debug("cancelling a download over a limit", "err", err)
 	}
-	os.Remove(filepath.Join(d.dir, guid))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.removePartial(guid)
+}
+
+// dirOf returns the dir a download's guid file is in (a scope's own dir,
+// else the browser's). d.mu is held.
+func (d *downloads) dirOf(guid string) string {
+	for dir := range d.dirs {
+		if _, err := os.Lstat(filepath.Join(dir, guid)); err == nil {
+			return dir
+		}
+	}
+	return d.dir
+}
+
+// removePartial removes a download's guid file. d.mu is held.
+func (d *downloads) removePartial(guid string) {
+	os.Remove(filepath.Join(d.dirOf(guid), guid))
 }
 
 // place renames a finished download from its guid to name, made unique
-// in the dir. d.mu is held.
+// in its dir. d.mu is held.
 func (d *downloads) place(guid, name string) (string, error) {
+	dir := d.dirOf(guid)
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for i := 0; i < 1000; i++ {
@@ -174,11 +262,11 @@ func (d *downloads) place(guid, name string) (string, error) {
 		if i > 0 {
 			n = fmt.Sprintf("%s (%d)%s", stem, i, ext)
 		}
-		p := filepath.Join(d.dir, n)
+		p := filepath.Join(dir, n)
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		return p, os.Rename(filepath.Join(d.dir, guid), p)
+		return p, os.Rename(filepath.Join(dir, guid), p)
 	}
 	return "", fmt.Errorf("too many files named %s", name)
 }
@@ -204,9 +292,10 @@ func safeName(s string) string {
 	return s
 }
 
-// Downloads returns the downloads the browser began, oldest first (the
-// last 200). It is empty when downloads are not enabled.
-func (b *Browser) Downloads() []Download {
+// Downloads returns the downloads the tabs of s began (nil s: every
+// tab), oldest first (of the browser's last 200). It is empty when
+// downloads are not enabled.
+func (b *Browser) Downloads(s *Scope) []Download {
 	d := b.downloads
 	if d == nil {
 		return nil
@@ -215,7 +304,9 @@ func (b *Browser) Downloads() []Download {
 	defer d.mu.Unlock()
 	out := make([]Download, 0, len(d.list))
 	for _, dl := range d.list {
-		out = append(out, *dl)
+		if s == nil || dl.owner == s {
+			out = append(out, *dl)
+		}
 	}
 	return out
 }

@@ -143,6 +143,9 @@ func (c chromium) PagesNow(s *Scope) ([]Page, error) { return c.b.PagesNow(s) }
 
 func (c chromium) DownloadMark() int { return c.b.DownloadMark() }
 
+// TakeRefusedTabs reports the tabs s's pages opened past its MaxTabs.
+func (c chromium) TakeRefusedTabs(s *Scope) []RefusedTab { return c.b.TakeRefusedTabs(s) }
+
 func (c chromium) DownloadsSince(ctx context.Context, mark int, tabID string) []Download {
 	return c.b.DownloadsSince(ctx, mark, tabID)
 }

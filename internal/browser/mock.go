@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -183,12 +184,34 @@ func (r *MockRule) check() error {
 		return bad("status, headers and body go with action fulfill")
 	}
 	for k, v := range r.Headers {
-		if k == "" || strings.ContainsAny(k, " :\r\n") || strings.ContainsAny(v, "\r\n") {
-			return bad("header %q is malformed", k)
+		if !isToken(k) {
+			return bad("header name %q is not an HTTP token (letters, digits and !#$%%&'*+-.^_`|~)", k)
+		}
+		if i := strings.IndexFunc(v, isCTL); i >= 0 {
+			return bad("header %s's value has a control character (%U) at byte %d", k, v[i], i)
 		}
 	}
 	return nil
 }
+
+// isToken reports whether s is an HTTP token (RFC 9110), as a header name
+// must be.
+func isToken(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isCTL reports a control character, which no header value may hold
+// (a horizontal tab aside): NUL, CR, LF, DEL….
+func isCTL(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
 
 // AddMock adds a rule for t's requests (or, with r.Context, those of every
 // tab in t's browser context), after the rules made before it, and arms
@@ -207,6 +230,16 @@ func (t *Tab) AddMock(ctx context.Context, r MockRule) (Mock, error) {
 	if err != nil {
 		return Mock{}, err
 	}
+	owner := b.ownerOf(t.id)
+	if r.Context && owner != nil {
+		n, err := b.othersIn(ctx, bctx, owner)
+		if err != nil {
+			return Mock{}, err
+		}
+		if n > 0 {
+			return Mock{}, &sharedScopeError{others: n}
+		}
+	}
 	m := &b.mocks
 	m.mu.Lock()
 	live := 0
@@ -224,7 +257,7 @@ func (t *Tab) AddMock(ctx context.Context, r MockRule) (Mock, error) {
 		return Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", ErrInvalidArgument, live)
 	}
 	m.next++
-	rule := &mockRule{match: match, context: bctx, owner: b.ScopeOf(t), rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))}
+	rule := &mockRule{match: match, context: bctx, owner: owner, rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))}
 	rule.ID, rule.MockRule, rule.Tab, rule.DelayMs, rule.BodyBytes = m.next, r, string(t.id), r.Delay.Milliseconds(), len(r.Body)
 	rule.Scope = "tab"
 	if r.Context {
@@ -250,12 +283,69 @@ func (b *Browser) contextOf(ctx context.Context, id target.ID) (cdpapi.BrowserCo
 	return res.TargetInfo.BrowserContextID, nil
 }
 
-// applies reports whether rule r applies to tab id in context bctx.
-func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID) bool {
+// ErrSharedScope means a session asked for a rule over a browser context
+// in which other sessions have tabs. It comes wrapped with
+// ErrInvalidArgument.
+var ErrSharedScope = errors.New("browser: the scope is shared with other sessions")
+
+type sharedScopeError struct{ others int }
+
+func (e *sharedScopeError) Error() string {
+	return fmt.Sprintf("%s: scope context would cover %d tab(s) of other sessions in this browser context", ErrInvalidArgument, e.others)
+}
+func (e *sharedScopeError) Unwrap() []error { return []error{ErrInvalidArgument, ErrSharedScope} }
+
+// applies reports whether rule r applies to tab id, in context bctx and
+// owned by owner: a rule made in a scope applies only to the scope's own
+// tabs, whatever its reach, so one session's rules never answer another
+// session's requests in a context they share.
+func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID, owner *Scope) bool {
+	if r.owner != nil && r.owner != owner {
+		return false
+	}
 	if r.Context {
 		return r.context == bctx
 	}
 	return r.Tab == string(id)
+}
+
+// ownerOf returns the scope that owns tab id, adopting it first if it is
+// a popup or a tab of a scope's own context not yet claimed; nil for a tab
+// of the unscoped view.
+func (b *Browser) ownerOf(id target.ID) *Scope {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s := b.owner[id]; s != nil || b.scopes == nil {
+		return s
+	}
+	if ti := b.targets.info(id); ti != nil {
+		b.adoptLocked(ti)
+	}
+	return b.owner[id]
+}
+
+// othersIn counts the tabs in browser context bctx that other scopes own.
+// Tabs of the unscoped view (the browser's first blank tab, the tabs of a
+// browser cdpkit attached to) are not counted: no rule of s applies to
+// them anyway (see applies), and no other session acts in them.
+// The context bounds asking a tab's browser context when the target table
+// does not know it yet.
+func (b *Browser) othersIn(ctx context.Context, bctx cdpapi.BrowserContextID, s *Scope) (int, error) {
+	targets, _ := b.targets.pages()
+	n := 0
+	for _, tt := range targets {
+		c := tt.info.BrowserContextID
+		if c == "" {
+			var err error
+			if c, err = b.contextOf(ctx, tt.info.TargetID); err != nil {
+				continue // gone meanwhile
+			}
+		}
+		if o := b.ownerOf(tt.info.TargetID); c == bctx && o != nil && o != s {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // MockQuery selects rules for [Browser.Mocks] and [Browser.ClearMocks].
@@ -278,10 +368,12 @@ func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock,
 		open[string(p.ID)] = true
 	}
 	var bctx cdpapi.BrowserContextID
+	var owner *Scope
 	if q.Tab != "" {
 		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
 			return nil, nil, err
 		}
+		owner = b.ownerOf(target.ID(q.Tab))
 	}
 	m := &b.mocks
 	m.mu.Lock()
@@ -296,21 +388,21 @@ func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock,
 		return true
 	})
 	for _, r := range m.rules {
-		if q.selects(r, bctx) {
+		if q.selects(r, bctx, owner) {
 			rules = append(rules, r.Mock)
 		}
 	}
 	return rules, pruned, nil
 }
 
-func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID) bool {
+func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID, owner *Scope) bool {
 	if q.Scope != nil && r.owner != q.Scope {
 		return false
 	}
 	if len(q.IDs) > 0 && !slices.Contains(q.IDs, r.ID) {
 		return false
 	}
-	return q.Tab == "" || r.applies(target.ID(q.Tab), bctx)
+	return q.Tab == "" || r.applies(target.ID(q.Tab), bctx, owner)
 }
 
 // ClearMocks removes the rules q selects and returns them; the tabs no
@@ -319,23 +411,25 @@ func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID) bool {
 // and then nothing is removed. The context bounds the disarming.
 func (b *Browser) ClearMocks(ctx context.Context, q MockQuery) ([]Mock, error) {
 	var bctx cdpapi.BrowserContextID
+	var owner *Scope
 	if q.Tab != "" {
 		var err error
 		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
 			return nil, err
 		}
+		owner = b.ownerOf(target.ID(q.Tab))
 	}
 	m := &b.mocks
 	m.mu.Lock()
 	for _, id := range q.IDs {
-		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && q.selects(r, bctx) }) {
+		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && q.selects(r, bctx, owner) }) {
 			m.mu.Unlock()
 			return nil, fmt.Errorf("%w: no mock rule %d here", ErrInvalidArgument, id)
 		}
 	}
 	var gone []Mock
 	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
-		if q.selects(r, bctx) {
+		if q.selects(r, bctx, owner) {
 			gone = append(gone, r.Mock)
 			return true
 		}
@@ -353,9 +447,10 @@ func (b *Browser) ClearMocks(ctx context.Context, q MockQuery) ([]Mock, error) {
 		if err != nil {
 			continue
 		}
+		o := b.ownerOf(id)
 		m.mu.Lock()
 		st := m.armed[s]
-		need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(id, c) })
+		need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(id, c, o) })
 		if !need && st != nil {
 			st.enabled = false
 		}

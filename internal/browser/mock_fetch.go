@@ -67,8 +67,9 @@ func (b *Browser) armSession(ctx context.Context, t *Tab, s *cdp.Session) error 
 	if err != nil {
 		return err
 	}
+	owner := b.ownerOf(t.id)
 	m.mu.Lock()
-	need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(t.id, bctx) })
+	need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(t.id, bctx, owner) })
 	st := m.armed[s]
 	if !need || (st != nil && st.enabled) {
 		m.mu.Unlock()
@@ -124,11 +125,12 @@ func (b *Browser) armSession(ctx context.Context, t *Tab, s *cdp.Session) error 
 func (b *Browser) answerMocked(s *cdp.Session, id target.ID, bctx cdpapi.BrowserContextID, p *fetch.EventRequestPaused) {
 	url := p.Request.URL + p.Request.URLFragment
 	rtype := strings.ToLower(string(p.ResourceType))
+	owner := b.ownerOf(id) // a tab's owner is read before m.mu, never under it
 	m := &b.mocks
 	m.mu.Lock()
 	var rule *mockRule
 	for _, r := range m.rules {
-		if r.Expired || !r.applies(id, bctx) || (r.Method != "" && r.Method != p.Request.Method) ||
+		if r.Expired || !r.applies(id, bctx, owner) || (r.Method != "" && r.Method != p.Request.Method) ||
 			(r.ResourceType != "" && r.ResourceType != rtype) || !r.match(url) {
 			continue
 		}

@@ -56,6 +56,14 @@ func TestMockRuleCheck(t *testing.T) {
 		{MockRule{Action: MockContinue, Times: -1}, "times"},
 		{MockRule{Action: MockFail, Status: 200}, "go with action fulfill"},
 		{MockRule{Action: MockFulfill, Headers: map[string]string{"X-A": "1\r\nSet-Cookie: x"}}, "header"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"X-A": "a\x00b"}}, "control character"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"X-A": "a\x7fb"}}, "control character"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"X-A": "a\x1bb"}}, "control character"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"X-A": "a\rb"}}, "control character"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"X-\x00A": "b"}}, "token"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"X(A)": "b"}}, "token"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"": "b"}}, "token"},
+		{MockRule{Action: MockFulfill, Headers: map[string]string{"X-A": "tab\tand ünïcode"}}, ""},
 	}
 	for _, tt := range tests {
 		err := tt.r.check()

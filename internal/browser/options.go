@@ -69,6 +69,12 @@ type Options struct {
 	// DownloadMax caps one download's bytes; bigger ones are cancelled.
 	// Zero means DefaultDownloadMax.
 	DownloadMax int64
+	// DownloadFiles bounds the downloads one session (scope) keeps (in
+	// progress or saved), and DownloadTotal the bytes they hold; past them
+	// a download is cancelled, its file removed, and reported refused. Zero means DefaultDownloadFiles
+	// and DefaultDownloadTotal.
+	DownloadFiles int
+	DownloadTotal int64
 
 	// StorageState is loaded into every new browser context: its cookies
 	// when the context is made, its localStorage when cdpkit first attaches

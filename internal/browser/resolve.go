@@ -105,6 +105,11 @@ func (b *Browser) forgetGoneLocked(live map[target.ID]bool) {
 			b.forgetLocked(id)
 		}
 	}
+	for id := range b.refused {
+		if !live[id] {
+			delete(b.refused, id)
+		}
+	}
 	if b.active != "" && !live[b.active] {
 		b.active = ""
 	}

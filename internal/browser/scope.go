@@ -31,9 +31,10 @@ var ErrScopeClosed = errors.New("browser: the session ended")
 //
 // Scopes are safe for concurrent use.
 type Scope struct {
-	isolate bool
-	maxTabs int // 0: no bound
-	closed  atomic.Bool
+	isolate     bool
+	maxTabs     int    // 0: no bound
+	downloadDir string // with isolate: where its context's downloads go ("": the browser's dir)
+	closed      atomic.Bool
 
 	// Serials of browsers (see Browser.serial): last is the one the scope
 	// last acted in, seen the one TakeReset last reported on (0: none).
@@ -46,9 +47,14 @@ type ScopeOptions struct {
 	// and cache apart from every other scope's.
 	Isolate bool
 	// MaxTabs bounds the tabs the scope has open at once: opening one
-	// more fails with a [TabLimitError]. Popups its pages open are
-	// adopted and counted but never refused. Zero means no bound.
+	// more fails with a [TabLimitError], and a tab its pages open past
+	// the bound (a popup, target=_blank) is closed and reported by
+	// [Browser.TakeRefusedTabs]. Zero means no bound.
 	MaxTabs int
+	// DownloadDir, with Isolate, is where the downloads of the scope's
+	// browser context are saved, apart from other scopes'; empty means the
+	// browser's Options.DownloadDir.
+	DownloadDir string
 }
 
 // NewScope returns an empty scope. Its first tab is opened on first use
@@ -57,7 +63,7 @@ func NewScope(o *ScopeOptions) *Scope {
 	if o == nil {
 		return &Scope{}
 	}
-	return &Scope{isolate: o.Isolate, maxTabs: max(o.MaxTabs, 0)}
+	return &Scope{isolate: o.Isolate, maxTabs: max(o.MaxTabs, 0), downloadDir: o.DownloadDir}
 }
 
 // scopeState is what a Browser keeps about one scope. Guarded by the
@@ -66,6 +72,7 @@ type scopeState struct {
 	active  target.ID
 	context cdpapi.BrowserContextID // with Isolate, once a tab was opened
 	opening int                     // tabs being opened (OpenTab), counted against MaxTabs
+	refused []RefusedTab            // tabs its pages opened past MaxTabs, closed, not yet reported
 }
 
 // stateLocked returns s's state, creating it. b.mu must be held.
@@ -91,11 +98,11 @@ func (b *Browser) stateLocked(s *Scope) *scopeState {
 // opened it, or of its browser context, so a session's popups are its
 // own. b.mu must be held.
 func (b *Browser) adoptLocked(ti *target.Info) {
-	if b.scopes == nil || b.owner[ti.TargetID] != nil {
+	if b.scopes == nil || b.owner[ti.TargetID] != nil || b.refused[ti.TargetID] {
 		return
 	}
 	if s := b.owner[ti.OpenerID]; ti.OpenerID != "" && s != nil {
-		b.owner[ti.TargetID] = s
+		b.giveLocked(ti, s)
 		return
 	}
 	if ti.BrowserContextID == "" {
@@ -103,10 +110,38 @@ func (b *Browser) adoptLocked(ti *target.Info) {
 	}
 	for s, st := range b.scopes {
 		if st.context == ti.BrowserContextID {
-			b.owner[ti.TargetID] = s
+			b.giveLocked(ti, s)
 			return
 		}
 	}
+}
+
+// giveLocked makes s own a tab its pages opened, unless s has MaxTabs
+// tabs already: then the tab is closed, and kept for TakeRefusedTabs to
+// report. A tab new_page opens in s's own context is adopted here too,
+// but its reservation (reserveTab) kept s under the bound. b.mu must be
+// held.
+func (b *Browser) giveLocked(ti *target.Info, s *Scope) {
+	if s.maxTabs > 0 && ti.Type == "page" {
+		n := 0
+		for _, o := range b.owner {
+			if o == s {
+				n++
+			}
+		}
+		if n >= s.maxTabs {
+			if b.refused == nil {
+				b.refused = make(map[target.ID]bool)
+			}
+			b.refused[ti.TargetID] = true
+			if st := b.scopes[s]; st != nil && len(st.refused) < maxRefusedKept {
+				st.refused = append(st.refused, RefusedTab{ID: string(ti.TargetID), URL: ti.URL, Opener: string(ti.OpenerID)})
+			}
+			go b.closeRefused(ti.TargetID)
+			return
+		}
+	}
+	b.owner[ti.TargetID] = s
 }
 
 // ScopeOf returns the scope that owns t, or nil for a tab of the unscoped
@@ -145,7 +180,7 @@ func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserC
 	id = st.context
 	b.mu.Unlock()
 	if id == res.BrowserContextID && b.downloads != nil {
-		if err := b.downloads.allow(ctx, id); err != nil {
+		if err := b.downloads.allow(ctx, id, s); err != nil {
 			return "", err
 		}
 	}
@@ -204,6 +239,9 @@ func (b *Browser) CloseScope(ctx context.Context, s *Scope) {
 		delete(b.scopes, s)
 	}
 	b.mu.Unlock()
+	if b.downloads != nil {
+		b.downloads.forget(s)
+	}
 	if bctx != "" {
 		// Closes every page in it, without beforeunload.
 		if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: bctx}); err == nil {

@@ -1,9 +1,17 @@
 package browser
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
+
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
 // ErrTabLimit means a scope has as many tabs open as its MaxTabs allows.
@@ -69,4 +77,65 @@ func (s *Scope) TakeReset() bool {
 	}
 	old := s.seen.Swap(last)
 	return old != 0 && old != last
+}
+
+// maxRefusedKept bounds the refused tabs a scope keeps until they are
+// reported.
+const maxRefusedKept = 20
+
+// refusedCloseTimeout bounds closing a tab opened past a scope's limit.
+const refusedCloseTimeout = 10 * time.Second
+
+// watchPopups adopts each page target as it is created, so that a tab a
+// scope's page opens counts against the scope's MaxTabs at once, not only
+// when the tabs are next listed. The watch runs on the connection's
+// reader goroutine, so the adoption (which takes b.mu) runs on its own.
+func (b *Browser) watchPopups() {
+	b.conn.Browser().Watch(func(ev cdp.Event) {
+		var e struct {
+			TargetInfo *target.Info `json:"targetInfo"`
+		}
+		if jsonv2.Unmarshal(ev.Params, &e) != nil || e.TargetInfo == nil || e.TargetInfo.Type != "page" || e.TargetInfo.OpenerID == "" {
+			return
+		}
+		go func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.adoptLocked(e.TargetInfo)
+		}()
+	}, "Target.targetCreated")
+}
+
+// closeRefused closes a tab opened past its scope's MaxTabs.
+func (b *Browser) closeRefused(id target.ID) {
+	ctx, cancel := context.WithTimeout(context.Background(), refusedCloseTimeout)
+	defer cancel()
+	if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
+		b.log.Debug("closing a tab opened past the session's limit", "err", err)
+	}
+}
+
+// RefusedTab is a tab a scope's page opened past its MaxTabs, closed at
+// once.
+type RefusedTab struct {
+	ID     string `json:"id"`
+	URL    string `json:"url,omitempty"`    // what it was opened on, when known
+	Opener string `json:"opener,omitempty"` // the tab whose page opened it
+}
+
+// TakeRefusedTabs returns, once, the tabs s's pages opened past its
+// MaxTabs, which were closed. A nil s has no limit and gets none.
+func (b *Browser) TakeRefusedTabs(s *Scope) []RefusedTab {
+	if s == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.scopes[s]
+	if st == nil {
+		return nil
+	}
+	out := st.refused
+	st.refused = nil
+	return out
 }

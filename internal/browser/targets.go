@@ -187,6 +187,18 @@ func (tt *targetTable) pages() ([]tabTarget, map[target.ID]bool) {
 	return out, live
 }
 
+// info returns a copy of a live target's info, or nil.
+func (tt *targetTable) info(id target.ID) *target.Info {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	ti := tt.infos[id]
+	if ti == nil {
+		return nil
+	}
+	c := *ti
+	return &c
+}
+
 // isLive reports whether the target exists.
 func (tt *targetTable) isLive(id target.ID) bool {
 	tt.mu.Lock()

@@ -162,7 +162,11 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 		return 1
 	}
 	if c.savePath != "" {
-		if err := out.saveScreenshot(c.savePath); err != nil {
+		save := out.saveScreenshot
+		if c.tool.Name != "take_screenshot" {
+			save = out.moveSaved
+		}
+		if err := save(c.savePath); err != nil {
 			printError(stderr, c.json, &tools.Error{Code: tools.IOError, Message: err.Error(), Hint: "give a path in a writable directory on a disk with space"}, st.reset)
 			return 1
 		}

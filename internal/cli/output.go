@@ -295,6 +295,11 @@ Global flags:
   launch options --headed, --user-data-dir, --viewport, --device, --user-agent,
   --proxy-server, --lang, --timezone …) apply when a call starts its session's daemon.
 
+Files: a path given to a command (screenshot shot.png, record stop run.mp4) is relative to the
+current directory and the file is put there; with no path it stays in the artifact dir
+(CDPKIT_ARTIFACT_DIR) and its path is printed. A tool's own --filePath/--savePath name a file in
+the artifact dir, which a process never overwrites unless it wrote that file itself.
+
 Refs from a snapshot may be written e12 or @e12. Exit codes: 0 success;
 1 the tool failed ("[CODE] message (hint: …)" on stderr); 2 a bad command line.
 `)

@@ -122,7 +122,7 @@ func (c *command) fillPositional(words []string) error {
 			c.args[name] = items
 			return nil
 		}
-		if c.verb.name == "screenshot" && name == "path" {
+		if localSave(c.verb.name, name) {
 			c.savePath = words[i]
 			continue
 		}
@@ -135,7 +135,10 @@ func (c *command) fillPositional(words []string) error {
 	if len(words) > len(positional) {
 		return usagef("unexpected argument %q; usage: cdpkit %s", words[len(positional)], verbUsage(c.verb))
 	}
-	if c.savePath != "" {
+	if c.savePath != "" && c.verb.name == "record stop" && !strings.EqualFold(extOf(c.savePath), ".mp4") {
+		return usagef("record stop saves an MP4: give a path ending in .mp4, not %q", c.savePath)
+	}
+	if c.savePath != "" && c.verb.name == "screenshot" {
 		if _, set := c.args["format"]; !set {
 			switch strings.ToLower(strings.TrimPrefix(extOf(c.savePath), ".")) {
 			case "jpg", "jpeg":

@@ -64,6 +64,11 @@ func TestParse(t *testing.T) {
 		{args: []string{"--allow-eval", "--executable-path", "/bin/chromium", "tabs", "--idle-timeout=5s"}, tool: "list_pages", want: map[string]any{},
 			daemon: []string{"--allow-eval", "--executable-path=/bin/chromium", "--idle-timeout=5s"}},
 		{args: []string{"screenshot", "out/shot.jpg"}, tool: "take_screenshot", want: map[string]any{"format": "jpeg"}, savePath: "out/shot.jpg"},
+		// One rule for every verb: a path on the command line is the current
+		// directory's; the daemon saves into the artifact dir and the CLI
+		// moves the file there.
+		{args: []string{"record", "stop", "out/run.mp4"}, tool: "stop_screen_recording", want: map[string]any{}, savePath: "out/run.mp4"},
+		{args: []string{"record", "stop"}, tool: "stop_screen_recording", want: map[string]any{}},
 		{args: []string{"screenshot", "--fullPage"}, tool: "take_screenshot", want: map[string]any{"fullPage": true}},
 		{args: []string{"eval", "document.title"}, tool: "evaluate_script", want: map[string]any{"function": "() => (document.title\n)"}},
 		{args: []string{"eval", "async () => 1"}, tool: "evaluate_script", want: map[string]any{"function": "async () => 1"}},

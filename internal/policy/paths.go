@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -23,10 +24,16 @@ type PathError struct {
 	Path   string
 	Reason string
 	Hint   string // what to do instead, when "a path inside the artifact dir, without .." is not it
+	exists bool   // the file exists and is another process's (ErrExists)
 }
 
 func (e *PathError) Error() string { return fmt.Sprintf("%q: %s", e.Path, e.Reason) }
-func (e *PathError) Unwrap() error { return ErrUnsafePath }
+func (e *PathError) Unwrap() []error {
+	if e.exists {
+		return []error{ErrUnsafePath, ErrExists}
+	}
+	return []error{ErrUnsafePath}
+}
 
 // Artifacts is the one directory cdpkit writes files into (screenshots,
 // snapshot files, …). Every write goes through an os.Root, so "..",
@@ -35,6 +42,7 @@ func (e *PathError) Unwrap() error { return ErrUnsafePath }
 type Artifacts struct {
 	dir  string
 	root *os.Root
+	own  ownFiles // the files it wrote (artifact_owner.go)
 }
 
 // DefaultArtifactDir is where artifacts go when CDPKIT_ARTIFACT_DIR is
@@ -104,6 +112,9 @@ func (a *Artifacts) Write(name string, fill func(io.Writer) error) (string, erro
 	if err := a.checkTarget(name, rel); err != nil {
 		return "", err
 	}
+	if err := a.foreign(name, rel); err != nil {
+		return "", err
+	}
 	f, tmp, err := a.createTemp(rel)
 	if err != nil {
 		return "", a.classify(name, abs, err)
@@ -131,7 +142,7 @@ func (a *Artifacts) Write(name string, fill func(io.Writer) error) (string, erro
 		return "", &IOError{Path: abs, Err: err}
 	}
 	// The target is checked again: something may have been planted since.
-	if err := a.checkTarget(name, rel); err != nil {
+	if err := cmp.Or(a.checkTarget(name, rel), a.foreign(name, rel)); err != nil {
 		a.root.Remove(tmp)
 		ok = true
 		return "", err
@@ -142,6 +153,7 @@ func (a *Artifacts) Write(name string, fill func(io.Writer) error) (string, erro
 		return "", a.classify(name, abs, err)
 	}
 	ok = true
+	a.noteWritten(rel)
 	return abs, nil
 }
 
@@ -217,7 +229,7 @@ func (a *Artifacts) Check(name string) error {
 		_, err := a.root.Stat(p)
 		if err == nil {
 			if p == rel {
-				return a.checkTarget(name, rel)
+				return cmp.Or(a.checkTarget(name, rel), a.foreign(name, rel))
 			}
 			return nil
 		}

@@ -72,6 +72,10 @@ type Changes struct {
 	Navigated  bool           `json:"navigated,omitempty"`
 	TabsOpened []browser.Page `json:"tabsOpened,omitempty"`
 	TabsClosed []string       `json:"tabsClosed,omitempty"`
+	// TabsRefused are tabs the page opened past the session's tab limit
+	// (--max-tabs-per-session), which were closed at once.
+	TabsRefused     []browser.RefusedTab `json:"tabsRefused,omitempty"`
+	TabsRefusedHint string               `json:"tabsRefusedHint,omitempty"`
 	// Elements lists interactive elements added (+), removed (-) or
 	// changed (~) since the agent's last snapshot of this tab, cut at
 	// maxChangesChars with a count of the rest.
@@ -163,6 +167,7 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	}
 	// The new tabs' URLs and titles, once they have them.
 	o.settleOpened(ctx, c)
+	noteRefusedTabs(o, c)
 	if !now[string(o.tab.ID())] {
 		return c, nil // the tab itself closed: there is nowhere to read
 	}

@@ -12,8 +12,8 @@ func downloadTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name: "list_downloads",
-			Description: "Files the browser downloaded into the artifact dir's downloads/ (the last 200): name, path, bytes, state, " +
-				"or why one was refused (over CDPKIT_DOWNLOAD_MAX).",
+			Description: "Files your tabs downloaded into the artifact dir's downloads/ (the last 200): name, path, bytes, state, " +
+				"or why one was refused (over CDPKIT_DOWNLOAD_MAX, or past the session's 100 downloads or 1 GiB).",
 			ReadOnly:   true,
 			Idempotent: true,
 		}, listDownloads),
@@ -25,7 +25,7 @@ func listDownloads(ctx context.Context, env *Env, _ listDownloadsArgs) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	list := b.Downloads()
+	list := b.Downloads(env.Scope)
 	if list == nil {
 		list = []browser.Download{}
 	}

@@ -28,7 +28,7 @@ type mockArgs struct {
 	FailRate     float64           `json:"failRate,omitempty" jsonschema:"continue: fail this share of requests, 0-1"`
 	Seed         uint64            `json:"seed,omitempty" jsonschema:"makes failRate repeatable"`
 	Times        int               `json:"times,omitempty" jsonschema:"expire after this many hits (default never)"`
-	Scope        string            `json:"scope,omitempty" jsonschema:"tab (default) or context: every tab of its browser context"`
+	Scope        string            `json:"scope,omitempty" jsonschema:"tab (default) or context: every tab of its browser context that is yours (refused while other sessions have tabs there)"`
 }
 
 type listMocksArgs struct{}
@@ -45,7 +45,7 @@ func mockTools() []Tool {
 			Name: "mock_request",
 			Description: "Fake backend: answer a tab's matching requests with a canned response (fulfill), a network error (fail), " +
 				"or pass them on with latency/faults (continue). First matching rule wins; rules survive reloads until clear_mocks. " +
-				"The URL policy still applies.",
+				"The URL policy still applies. Without --allow-eval a fulfilled body is data only (JSON, text, images): a document or script is evaluation.",
 			Tab: true,
 		}, mockRequest),
 		define(Tool{
@@ -123,6 +123,9 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 		}
 		r.Body = data
 	}
+	if err := refuseRunnable(env, &r); err != nil {
+		return nil, err
+	}
 	// Everything the browser checks (pattern, regex, failRate, reason…) is
 	// checked before anything is armed.
 	tab := d.tab
@@ -143,12 +146,16 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 func mockHint(err error) string {
 	s := err.Error()
 	switch {
+	case errors.Is(err, browser.ErrSharedScope):
+		return "use scope tab (the default) on each of your tabs, or run the server with --isolate-sessions so that each session has a browser context of its own"
 	case strings.Contains(s, "regex"):
 		return "write a Go (RE2) regular expression after re:, such as re:/api/users(/\\d+)?$"
 	case strings.Contains(s, "pattern"):
 		return "url is a glob over the whole url, such as */api/users*, or re:REGEX"
 	case strings.Contains(s, "reason"):
 		return "reason is one of " + strings.Join(browser.MockErrorReasons, ", ")
+	case strings.Contains(s, "header"):
+		return "header names are HTTP tokens (X-My-Header); values hold no control characters (NUL, CR, LF, ESC…)"
 	case strings.Contains(s, "clear some"):
 		return "call clear_mocks"
 	}

@@ -54,7 +54,7 @@ func recordTools() []Tool {
 			Description: "Stop a tab's recording and encode it to MP4: path, durationMs, frameCount, encodedFrames. Timing follows the real repaints. " +
 				"Also reports a recording that ended by itself (tab closed, cap reached).",
 			NoQueue: true, Dialog: DialogPasses, Tab: true, Recovers: true,
-			Verbs: []Verb{{Name: "record stop", Args: []string{"savePath:path?"}, Summary: "stop recording and save the MP4 (to path in the artifact dir)", Rank: 21}},
+			Verbs: []Verb{{Name: "record stop", Args: []string{"savePath:path?"}, Summary: "stop recording and save the MP4 (to path, else the artifact dir)", Rank: 21}},
 		}, stopRecording),
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -467,15 +468,36 @@ func All() []Tool {
 // from other scopes') when the scope ends. The scope may have maxTabs tabs
 // open at once (0: no bound); one more is LIMIT_REACHED. Close's ctx
 // bounds the closing; it does nothing when no browser runs.
+//
+// With isolate the scope's files live apart too: its artifact dir is
+// sessions/<client id>/ of env's (downloads included), it can read and
+// upload only what is in there (and in the operator's upload roots), and
+// the folder is removed at the end if the session saved nothing.
 func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx context.Context)) {
 	e := *env
-	e.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs})
 	e.Client = newClientID()
+	so := &browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs}
+	var own *policy.Artifacts
+	if isolate && env.Artifacts != nil {
+		var err error
+		if own, err = env.Artifacts.Sub(filepath.Join("sessions", e.Client)); err != nil {
+			// The session still runs; writing a file reports the cause.
+			env.Log.Warn("making the session's artifact dir", "err", err)
+			own = nil
+		} else {
+			e.Artifacts = own
+			so.DownloadDir = filepath.Join(own.Dir(), "downloads")
+		}
+	}
+	e.Scope = browser.NewScope(so)
 	return &e, func(ctx context.Context) {
 		e.forgetPageIDs()
 		if d := env.Browsers.CurrentDriver(); d != nil {
 			d.CloseScope(ctx, e.Scope)
 			e.dropOwnerLeases(ctx, d)
+		}
+		if own != nil {
+			own.CloseAndPrune()
 		}
 	}
 }
