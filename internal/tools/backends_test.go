@@ -172,6 +172,9 @@ func TestBackendsCoreLoop(t *testing.T) {
 // TestBackendsDialogMatrix: alert, confirm and prompt, answered by the
 // agent (accept or dismiss) or by the dialogs policy, on every backend.
 func TestBackendsDialogMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (every dialog on both backends): skipped by -short")
+	}
 	t.Parallel()
 	base := serveFixtures(t)
 	tests := []struct {

@@ -32,6 +32,9 @@ for (let i = 0; i < %d; i++) kept.push(new HeapFixtureWidget(i));
 // that class ranks first, and the saved file is a whole snapshot whose
 // header agrees with its node array and with the result.
 func TestTakeHeapSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (heap snapshots of large pages): skipped by -short")
+	}
 	url := heapPage(t, 200_000)
 	t.Parallel()
 	h := newHarness(t, nil)
@@ -101,6 +104,9 @@ func TestTakeHeapSnapshot(t *testing.T) {
 // progress: each fails (TIMEOUT, CANCELLED) and leaves no file, not even a
 // temporary one, in the artifact dir.
 func TestTakeHeapSnapshotCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (heap snapshots of large pages): skipped by -short")
+	}
 	url := heapPage(t, 50_000)
 	t.Parallel()
 	h := newHarness(t, nil)

@@ -103,6 +103,9 @@ func recordFor(t *testing.T, h *harness, d time.Duration, during func()) (map[st
 // TestRecordAnimation records a CSS animation for 3 s: the video lasts as
 // long as the time between the calls, by ffprobe, and holds the frames.
 func TestRecordAnimation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a long recording): skipped by -short")
+	}
 	needFFmpeg(t)
 	srv := browsertest.Server(t, recordPages)
 	t.Parallel()
@@ -151,6 +154,9 @@ func TestRecordStill(t *testing.T) {
 // TestRecordNavigation navigates to another site while recording: the
 // recording goes on, with the next page's frames.
 func TestRecordNavigation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a long recording): skipped by -short")
+	}
 	needFFmpeg(t)
 	srv := browsertest.Server(t, recordPages)
 	t.Parallel()
@@ -313,6 +319,9 @@ func TestRecordCap(t *testing.T) {
 // the encode running under its own deadline, and the next stop returns
 // the video. The ffmpeg reads at a fifth of real time.
 func TestRecordEncodeOutlivesCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a slowed encode): skipped by -short")
+	}
 	real := needFFmpegPath(t)
 	srv := browsertest.Server(t, recordPages)
 	slow := filepath.Join(t.TempDir(), "slow-ffmpeg")

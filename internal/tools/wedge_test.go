@@ -204,6 +204,9 @@ func hangTab(t *testing.T, h *harness, other string) string {
 // renderer run one after another, since each keeps a core busy; the others
 // run in parallel, each in a browser context of its own.
 func TestWedge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (hangs pages to their deadlines): skipped by -short")
+	}
 	t.Parallel()
 	base, other, slowHits := wedgeServer(t)
 	t.Run("hung", func(t *testing.T) {
