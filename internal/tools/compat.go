@@ -57,6 +57,9 @@ func (t *Tool) compat(raw json.RawMessage) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
+	if raw, err = numberTarget(raw); err != nil {
+		return nil, err
+	}
 	for name, rule := range compatTable[t.Name] {
 		var v json.RawMessage
 		if raw, v, err = takeArg(raw, name); err != nil {
@@ -79,6 +82,17 @@ func (t *Tool) compat(raw json.RawMessage) (json.RawMessage, error) {
 		}
 	}
 	return raw, nil
+}
+
+// numberTarget turns a target given as a JSON number, such as the pageId
+// new_page printed, into the selector "N" (a pageId).
+func numberTarget(raw json.RawMessage) (json.RawMessage, error) {
+	rest, v, err := takeArg(raw, "target")
+	var n float64
+	if err != nil || v == nil || json.Unmarshal(v, &n) != nil || n < 1 || n != float64(int(n)) {
+		return raw, err // no number: decoding checks it
+	}
+	return putArg(rest, "target", "target", json.RawMessage(fmt.Sprint(`"`, int(n), `"`)))
 }
 
 // pageIDTarget turns chrome-devtools-mcp's pageId v into the target of a

@@ -108,6 +108,12 @@ func TestChromeDevtoolsMCPPageID(t *testing.T) {
 	if got := snapshotTitle(`{"pageId":3}`); !strings.Contains(got, "/form.html") {
 		t.Errorf("after the close, take_snapshot pageId 3 read %q, want form", got)
 	}
+	// A bare number as target is the pageId the server printed.
+	for _, args := range []string{`{"target":"3"}`, `{"target":3}`} {
+		if got := snapshotTitle(args); !strings.Contains(got, "/form.html") {
+			t.Errorf("after the close, take_snapshot %s read %q, want form (pageId 3)", args, got)
+		}
+	}
 	if got := snapshotTitle(`{"target":"index:1"}`); !strings.Contains(got, "/form.html") {
 		t.Errorf("after the close, index:1 read %q, want form (index shifts)", got)
 	}
@@ -122,6 +128,8 @@ func TestChromeDevtoolsMCPPageID(t *testing.T) {
 	}
 	_, err := h.call(t, "close_page", `{"pageId":1}`)
 	wantCode(t, err, TargetNotFound, "pageId:1")
+	_, err = h.call(t, "take_snapshot", `{"target":"1"}`)
+	wantCode(t, err, TargetNotFound, "1")
 	for _, c := range []struct{ tool, args, mention string }{
 		{"take_snapshot", `{"pageId":0}`, "pageId"},
 		{"take_snapshot", `{"pageId":"2"}`, "pageId"},

@@ -315,7 +315,7 @@ func init() {
 			Recoverable: true, Hint: "call list_pages to see the open tabs, or new_page to open one"}
 	})
 	sentinel(browser.ErrInvalidSelector, func(err, _ error) *Error {
-		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, index:N, pageId:N, url:SUBSTR, title:SUBSTR or a tab id"}
+		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, a pageId (N or pageId:N), index:N, url:SUBSTR, title:SUBSTR or a tab id"}
 	})
 	typed(func(_ error, he *browser.HistoryEndError) *Error {
 		if he.Forward {

@@ -35,7 +35,7 @@ type closePageArgs struct {
 }
 
 type selectPageArgs struct {
-	Target       string `json:"target" jsonschema:"tab id, pageId:N, index:N, url:X, title:X"`
+	Target       string `json:"target" jsonschema:"tab id, pageId (N), index:N, url:X, title:X"`
 	BringToFront bool   `json:"bringToFront,omitempty"`
 }
 

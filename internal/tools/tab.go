@@ -177,9 +177,13 @@ func closeLeased(ctx context.Context, b browser.Driver, scope *browser.Scope, id
 }
 
 // tabIn resolves a tab selector within env's scope, as the browser does,
-// plus "pageId:N": the tab whose pageId is N.
+// plus "pageId:N" or a bare "N": the tab whose pageId is N (no browser's
+// tab id is a bare number).
 func (env *Env) tabIn(ctx context.Context, b browser.Driver, selector string) (browser.TabDriver, error) {
 	num, ok := strings.CutPrefix(selector, pageIDPrefix)
+	if !ok && selector != "" && strings.Trim(selector, "0123456789") == "" {
+		num, ok = selector, true
+	}
 	if !ok {
 		return b.TabIn(ctx, env.Scope, selector)
 	}
