@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -138,5 +139,22 @@ func TestChromeDevtoolsMCPPageID(t *testing.T) {
 	} {
 		_, err := h.call(t, c.tool, c.args)
 		wantCode(t, err, InvalidArgs, c.mention)
+	}
+}
+
+// TestPlaywrightArgsHint: Playwright MCP names an element by ref (with a
+// description in element); cdpkit's refused unknown argument says to
+// pass the ref as uid (issue #39).
+func TestPlaywrightArgsHint(t *testing.T) {
+	for _, c := range []struct{ tool, args string }{
+		{"click", `{"element":"Save button","ref":"e3"}`},
+		{"hover", `{"ref":"e3"}`},
+		{"fill", `{"element":"Email","value":"a@b.c"}`},
+	} {
+		_, err := toolNamed(t, c.tool).Call(t.Context(), testEnv(), json.RawMessage(c.args))
+		te := wantCode(t, err, InvalidArgs, "")
+		if !strings.Contains(te.Hint, "uid") {
+			t.Errorf("%s %s: hint %q does not name uid", c.tool, c.args, te.Hint)
+		}
 	}
 }

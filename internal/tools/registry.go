@@ -336,12 +336,24 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, c
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, common, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
+		return in, common, errorf(InvalidArgs, false, unknownArgHint(generic, schema), "%v", err)
 	}
 	// The schema checked their types, where the tool has them.
 	common.Target, _ = generic["target"].(string)
 	common.IncludeSnapshot, _ = generic[snapshotArg].(bool) // a tool with it in its schema (evaluate_script)
 	return in, common, nil
+}
+
+// unknownArgHint is the hint for arguments that do not decode. Playwright
+// MCP's element (a description) and ref name an element that cdpkit names
+// by uid alone.
+func unknownArgHint(args map[string]any, schema *jsonschema.Resolved) string {
+	_, ref := args["ref"]
+	_, element := args["element"]
+	if (ref || element) && schema.Schema().Properties["uid"] != nil {
+		return "pass the element's ref from take_snapshot as uid (ref and element are Playwright MCP's names; cdpkit needs no element description)"
+	}
+	return "see the tool's input schema"
 }
 
 // Call runs the tool with JSON arguments under the env's timeout, or the
