@@ -22,6 +22,7 @@ const (
 	InvalidArgs         Code = "INVALID_ARGS"
 	InvalidURL          Code = "INVALID_URL"
 	URLBlocked          Code = "URL_BLOCKED"
+	HostUnresolved      Code = "HOST_UNRESOLVED"
 	NavigationFailed    Code = "NAVIGATION_FAILED"
 	Timeout             Code = "TIMEOUT"
 	Cancelled           Code = "CANCELLED"
@@ -278,11 +279,13 @@ func init() {
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "see the tool's input schema"}
 	})
 	typed(func(err error, ub *policy.URLError) *Error {
-		code := URLBlocked
-		if errors.Is(err, policy.ErrInvalidURL) {
-			code = InvalidURL
+		switch {
+		case errors.Is(err, policy.ErrInvalidURL):
+			return &Error{Code: InvalidURL, Message: ub.Error(), Hint: ub.Hint}
+		case errors.Is(err, policy.ErrHostUnresolved):
+			return &Error{Code: HostUnresolved, Message: ub.Error(), Recoverable: true, Hint: ub.Hint}
 		}
-		return &Error{Code: code, Message: ub.Error(), Hint: ub.Hint}
+		return &Error{Code: URLBlocked, Message: ub.Error(), Hint: ub.Hint}
 	})
 	sentinel(browser.ErrNoDisplay, func(error, error) *Error {
 		return &Error{Code: NoDisplay, Message: "--headed needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
