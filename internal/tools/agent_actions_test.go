@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -168,8 +169,8 @@ func TestAgentSemanticTargets(t *testing.T) {
 	h := newHarness(t, nil)
 	agentOpen(t, h, base+"/targets.html", true)
 	h.mustCall(t, "click", `{"role":"button","name":"Save"}`)
-	h.mustCall(t, "click", `{"text":"Save"}`)
-	h.mustCall(t, "click", `{"text":"cance"}`) // a substring, any case
+	h.mustCall(t, "click", `{"byText":"Save"}`)
+	h.mustCall(t, "click", `{"text":"cance"}`) // a substring, any case; text is byText's old name
 	h.mustCall(t, "fill", `{"role":"textbox","name":"Title","value":"Report"}`)
 	if got := agentHits(t, h); got != "save,save,cancel" {
 		t.Errorf("hits = %q, want save,save,cancel", got)
@@ -200,6 +201,26 @@ func TestAgentSemanticTargets(t *testing.T) {
 	wantCode(t, err, InvalidArgs, "role")
 	_, err = h.call(t, "click", `{"text":"Save","selector":"#save"}`)
 	wantCode(t, err, InvalidArgs, "do not go together")
+	_, err = h.call(t, "click", `{"text":"Save","byText":"Save"}`)
+	wantCode(t, err, InvalidArgs, "text")
+}
+
+// TestFillTextIsNoValue: fill's element locator by text is byText (text
+// still works, as its old name); text given where Playwright MCP's habit
+// puts what to type is refused with a hint naming value, not "value
+// required" (issue #39).
+func TestFillTextIsNoValue(t *testing.T) {
+	fill := toolNamed(t, "fill")
+	if fill.InputSchema.Properties["byText"] == nil || !strings.Contains(fill.Description+toolNamed(t, "click").Description, "byText") {
+		t.Errorf("fill has no byText locator described")
+	}
+	for _, args := range []string{`{"uid":"e3","text":"hello"}`, `{"selector":"#q","text":"hello"}`, `{"text":"hello"}`} {
+		_, err := fill.Call(t.Context(), testEnv(), json.RawMessage(args))
+		te := wantCode(t, err, InvalidArgs, "")
+		if !strings.Contains(te.Hint, "value") || !strings.Contains(te.Hint, "byText") {
+			t.Errorf("fill %s: hint %q, want one naming value and byText", args, te.Hint)
+		}
+	}
 }
 
 // TestAgentEvalExpression: evaluate_script takes a plain expression; a

@@ -47,7 +47,7 @@ func pointerTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name: "click",
-			Description: "Click with real mouse events. Element: uid, selector, role+name or text. " +
+			Description: "Click with real mouse events. Element: uid, selector, role+name or byText (alias: text). " +
 				"Waits waitMs (5000) until visible, stable, enabled, uncovered.",
 			Tab: true, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},

@@ -279,6 +279,7 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 			p.Types, p.Type = nil, p.Types[1]
 		}
 	}
+	dropAlias(schema)
 	if p := schema.Properties["target"]; p != nil && p.Description == "" {
 		p.Description = targetDescription
 	}
@@ -312,6 +313,21 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	return t
 }
 
+// dropAlias removes byText's old name from the schema's properties and
+// those of its items, wherever byText is: decoding still accepts it.
+func dropAlias(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Properties["byText"] != nil {
+		delete(s.Properties, byTextAlias)
+	}
+	for _, p := range s.Properties {
+		dropAlias(p)
+	}
+	dropAlias(s.Items)
+}
+
 // commonArgs are the arguments the registry itself reads.
 type commonArgs struct {
 	Target          string
@@ -331,12 +347,12 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, c
 		return in, common, errorf(InvalidArgs, false, "arguments are a JSON object", "arguments are not a JSON object: %v", err)
 	}
 	if err := schema.Validate(generic); err != nil {
-		return in, common, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
+		return in, common, errorf(InvalidArgs, false, argHint(generic, schema), "%v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, common, errorf(InvalidArgs, false, unknownArgHint(generic, schema), "%v", err)
+		return in, common, errorf(InvalidArgs, false, argHint(generic, schema), "%v", err)
 	}
 	// The schema checked their types, where the tool has them.
 	common.Target, _ = generic["target"].(string)
@@ -344,14 +360,21 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, c
 	return in, common, nil
 }
 
-// unknownArgHint is the hint for arguments that do not decode. Playwright
-// MCP's element (a description) and ref name an element that cdpkit names
-// by uid alone.
-func unknownArgHint(args map[string]any, schema *jsonschema.Resolved) string {
+// argHint is the hint for arguments that do not validate or decode. It
+// answers two habits of Playwright MCP's: element (a description) and ref
+// name an element that cdpkit names by uid alone, and text is what to
+// type where cdpkit's text (byText) finds the element by its text.
+func argHint(args map[string]any, schema *jsonschema.Resolved) string {
+	props := schema.Schema().Properties
 	_, ref := args["ref"]
 	_, element := args["element"]
-	if (ref || element) && schema.Schema().Properties["uid"] != nil {
+	_, text := args[byTextAlias]
+	_, value := args["value"]
+	switch {
+	case (ref || element) && props["uid"] != nil:
 		return "pass the element's ref from take_snapshot as uid (ref and element are Playwright MCP's names; cdpkit needs no element description)"
+	case text && !value && props["value"] != nil && props["byText"] != nil:
+		return "give what to type as value; text (byText's old name) finds the element by its visible text"
 	}
 	return "see the tool's input schema"
 }
