@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -302,4 +303,38 @@ func TestSchemelessURL(t *testing.T) {
 	}
 	_, err := h.call(t, "navigate_page", `{"url":"intranet"}`)
 	wantCode(t, err, InvalidURL, "intranet")
+}
+
+// TestDefaultViewport: a launched browser's pages are 1280×720, as both
+// peers' are (the window alone gave 1280×633: headless Chromium's window
+// counts its toolbar), in a new tab, in a screenshot and after
+// resize_page's reset (issue #39).
+func TestDefaultViewport(t *testing.T) {
+	t.Parallel()
+	base := serveFixtures(t)
+	h := newHarness(t, nil)
+	h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q}`, base+"/form.html"))
+	size := func() string {
+		t.Helper()
+		return fmt.Sprint(h.mustCall(t, "evaluate_script", `{"function":"() => innerWidth + 'x' + innerHeight"}`)["value"])
+	}
+	if got := size(); got != "1280x720" {
+		t.Errorf("a new tab's viewport is %s, want 1280x720", got)
+	}
+	shot, err := h.result(t, "take_screenshot", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.DecodeConfig(bytes.NewReader(shot.Image.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Width != 1280 || img.Height != 720 {
+		t.Errorf("screenshot is %dx%d, want 1280x720", img.Width, img.Height)
+	}
+	h.mustCall(t, "resize_page", `{"width":500,"height":400}`)
+	h.mustCall(t, "resize_page", `{"reset":true}`)
+	if got := size(); got != "1280x720" {
+		t.Errorf("after resize_page reset the viewport is %s, want 1280x720", got)
+	}
 }
