@@ -35,7 +35,7 @@ type closePageArgs struct {
 }
 
 type selectPageArgs struct {
-	Target       string `json:"target" jsonschema:"tab id, pageId (N), index:N, url:X, title:X"`
+	Target       string `json:"target" jsonschema:"tab id, pageId, index:N, url:X, title:X"`
 	BringToFront bool   `json:"bringToFront,omitempty"`
 }
 
@@ -43,7 +43,7 @@ func pageTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name:        "list_pages",
-			Description: "List tabs: pageId, id, index, url, title, active, origin.",
+			Description: "List tabs: pageId, url, title.",
 			ReadOnly:    true,
 			Idempotent:  true,
 			Core:        true,
@@ -51,12 +51,12 @@ func pageTools() []Tool {
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
-			Description: "Open a tab and load url. Returns its pageId, id, url, title, HTTP status.",
+			Description: "Open a tab and load url. Returns its pageId, url, title, HTTP status.",
 			Core:        true,
 		}, newPage),
 		defineOn(Tool{
 			Name:        "navigate_page",
-			Description: "Load url, or go back, forward or reload, and wait for it. Returns url, title, HTTP status, changes.",
+			Description: "Load url, or go back, forward or reload, and wait. Returns url, title, HTTP status, changes.",
 			// A dialog the old page shows does not stop a navigation
 			// away from it; navigating recovers a crashed tab.
 			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
