@@ -208,6 +208,18 @@ func TestNavigationTools(t *testing.T) {
 		if w, _ := got["warning"].(string); !strings.Contains(w, "meta name=viewport") {
 			t.Errorf("resize_page mobile on a page without viewport meta = %v, want a warning naming it", got)
 		}
+		// deviceScaleFactor and mobile override a size or a preset.
+		got = h.mustCall(t, "resize_page", `{"width":800,"height":600,"deviceScaleFactor":2,"mobile":true}`)
+		if m, _ := got["measured"].(map[string]any); m["devicePixelRatio"] != 2.0 || got["asked"].(map[string]any)["mobile"] != true {
+			t.Errorf("resize_page 800x600 at 2x, mobile = %v, want devicePixelRatio 2 and mobile asked", got)
+		}
+		if touch := h.mustCall(t, "evaluate_script", `{"function":"navigator.maxTouchPoints > 0"}`)["value"]; touch != true {
+			t.Errorf("mobile:true gave no touch points")
+		}
+		got = h.mustCall(t, "resize_page", `{"preset":"mobile","deviceScaleFactor":1}`)
+		if m, _ := got["measured"].(map[string]any); m["devicePixelRatio"] != 1.0 {
+			t.Errorf("resize_page mobile at 1x = %v, want devicePixelRatio 1", got)
+		}
 		got = h.mustCall(t, "resize_page", `{"reset":true}`)
 		if m, _ := got["measured"].(map[string]any); got["asked"] != nil || m["devicePixelRatio"] != 1.0 {
 			t.Errorf("resize_page reset = %v, want nothing asked and devicePixelRatio 1", got)
@@ -239,8 +251,9 @@ func TestNavigationTools(t *testing.T) {
 		}
 
 		got = h.mustCall(t, "emulate", `{"geolocation":null,"extraHeaders":{},"colorScheme":"auto","userAgent":""}`)
-		if raw, _ := json.Marshal(got); string(raw) != "{}" {
-			t.Errorf("emulate clearing all = %s, want nothing in effect", raw)
+		// Only the launched browser's default viewport stays in effect.
+		if raw, _ := json.Marshal(got); string(raw) != `{"viewport":{"deviceScaleFactor":1,"height":720,"width":1280}}` {
+			t.Errorf("emulate clearing all = %s, want nothing in effect but the default viewport", raw)
 		}
 		if strings.Contains(h.allLogs(), "t0ps3cret") {
 			t.Errorf("the logs hold the Authorization value")
