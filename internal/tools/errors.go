@@ -78,6 +78,9 @@ type Error struct {
 	Message     string `json:"message"`
 	Recoverable bool   `json:"recoverable"`
 	Hint        string `json:"hint,omitempty"`
+	// Phase says where in the call it failed: args, resolve, queue,
+	// action or settle (see phase.go); "" outside a tool call.
+	Phase string `json:"phase,omitempty"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("[%s] %s", e.Code, e.Message) }

@@ -295,15 +295,16 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	t.call = func(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 		in, common, err := decodeArgs[In](raw, resolved)
 		if err != nil {
-			return nil, err
+			return nil, inPhase(PhaseArgs, err)
 		}
 		if c, ok := any(&in).(checker); ok {
 			if err := c.check(ctx, env); err != nil {
-				return nil, err
+				return nil, inPhase(PhaseArgs, err)
 			}
 		}
 		if n, ok := any(&in).(tabless); !t.Tab || ok && n.noTab() {
-			return h(ctx, env, nil, in)
+			res, err := h(ctx, env, nil, in)
+			return res, inPhase(PhaseAction, err)
 		}
 		if c := callFrom(ctx); c != nil {
 			common.IncludeSnapshot = common.IncludeSnapshot || c.includeSnapshot
@@ -393,23 +394,23 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	timeout = max(timeout, min(t.Timeout, MaxTimeout))
 	args, err = t.compat(args)
 	if err != nil {
-		return nil, err
+		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 	}
 	args, asked, err := takeTimeout(args)
 	if err != nil {
-		return nil, err
+		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 	}
 	if asked > 0 {
 		timeout = asked
 	}
 	var full bool
 	if args, full, err = t.takeSnapshotArg(args); err != nil {
-		return nil, err
+		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 	}
 	var token string
 	if t.Tab && !t.ownLease {
 		if args, token, err = takeLease(args); err != nil {
-			return nil, AsError(err)
+			return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -433,8 +434,8 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 		if isTimeout(err) {
 			err = &stepTimeout{Tool: t.Name, After: time.Since(start), Step: steps.Current(), Err: err}
 		}
-		te := AsError(err)
-		env.Log.Debug("tool failed", "tool", t.Name, "code", te.Code, "ms", time.Since(start).Milliseconds(), "err", err)
+		te := withPhase(AsError(err), err)
+		env.Log.Debug("tool failed", "tool", t.Name, "code", te.Code, "phase", te.Phase, "ms", time.Since(start).Milliseconds(), "err", err)
 		return nil, te
 	}
 	env.Log.Debug("tool done", "tool", t.Name, "ms", time.Since(start).Milliseconds())
