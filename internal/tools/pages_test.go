@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -21,6 +22,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
+	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
 // TestPageToolsRejectArgs checks the argument errors caught before any
@@ -349,5 +351,45 @@ func TestDefaultViewport(t *testing.T) {
 	h.mustCall(t, "resize_page", `{"reset":true}`)
 	if got := size(); got != "1280x720" {
 		t.Errorf("after resize_page reset the viewport is %s, want 1280x720", got)
+	}
+}
+
+// TestListPagesAll: list_pages with all:true lists the page's workers and
+// service workers too, with their type and URL (issue #39); without it,
+// tabs only.
+func TestListPagesAll(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/sw.js", "/worker.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `setInterval(() => {}, 1000);`)
+		default:
+			fmt.Fprint(w, `<!doctype html><title>Workers</title><script>
+window.w = new Worker('/worker.js');
+navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => document.body.append('Ready'));
+</script>`)
+		}
+	}))
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/"))
+	h.mustCall(t, "wait_for", `{"text":"Ready"}`)
+	if data := h.mustCall(t, "list_pages", `{}`); data["workers"] != nil {
+		t.Errorf("list_pages without all lists workers: %v", data["workers"])
+	}
+	found := map[string]bool{}
+	both := func(context.Context) bool {
+		data := h.mustCall(t, "list_pages", `{"all":true}`)
+		rows, _ := data["workers"].([]any)
+		for _, r := range rows {
+			row := r.(map[string]any)
+			u, _ := row["url"].(string)
+			found[fmt.Sprint(row["type"], " ", u[strings.LastIndex(u, "/"):])] = true
+		}
+		return found["service_worker /sw.js"] && found["worker /worker.js"]
+	}
+	// A worker's target may be announced a moment after the page says so.
+	if err := poll.Until(t.Context(), poll.Options{Interval: 50 * time.Millisecond}, both); err != nil {
+		t.Errorf("list_pages all:true found %v, want service_worker /sw.js and worker /worker.js", found)
 	}
 }
