@@ -468,3 +468,17 @@ func backendsUniform(img image.Image) bool {
 	}
 	return true
 }
+
+// TestBackendsDefaultViewport: both backends give a new tab a 1280×720
+// page, as both peers do (issue #39).
+func TestBackendsDefaultViewport(t *testing.T) {
+	base := serveFixtures(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q}`, base+"/form.html"))
+		got := h.mustCall(t, "evaluate_script", `{"function":"() => innerWidth + 'x' + innerHeight"}`)["value"]
+		if got != "1280x720" {
+			t.Errorf("a new tab's viewport is %v, want 1280x720", got)
+		}
+	})
+}
