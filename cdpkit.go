@@ -147,8 +147,9 @@ type Options struct {
 	// Empty means a temporary profile, removed by Close.
 	UserDataDir string
 	// ViewportWidth and ViewportHeight, when set, are every tab's viewport
-	// in CSS pixels until the emulate tools change it. Device names an
-	// emulate preset (mobile, tablet or desktop) instead.
+	// in CSS pixels until the emulate tools change it; unset, a launched
+	// Chromium's tabs are 1280×720. Device names an emulate preset
+	// (mobile, tablet or desktop) instead.
 	ViewportWidth  int
 	ViewportHeight int
 	Device         string

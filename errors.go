@@ -16,6 +16,11 @@ type Error struct {
 	Message     string `json:"message"`
 	Recoverable bool   `json:"recoverable"`
 	Hint        string `json:"hint,omitempty"`
+	// Phase says where in the call it failed: "args" (refused before any
+	// browser work), "resolve" (finding the browser and the tab), "queue"
+	// (waiting for the tab), "action" (the work itself) or "settle"
+	// (reading what the action changed); before "action" nothing was done.
+	Phase string `json:"phase,omitempty"`
 }
 
 // Error returns "[CODE] message", as the CLI prints it.
@@ -31,5 +36,5 @@ func asError(err error) error {
 		return pe
 	}
 	te := tools.AsError(err)
-	return &Error{Code: string(te.Code), Message: te.Message, Recoverable: te.Recoverable, Hint: te.Hint}
+	return &Error{Code: string(te.Code), Message: te.Message, Recoverable: te.Recoverable, Hint: te.Hint, Phase: te.Phase}
 }

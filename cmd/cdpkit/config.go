@@ -81,6 +81,7 @@ Environment:
   CDPKIT_IDLE_TIMEOUT   stop the browser after this long without a call (default 5m; 0 never)
   CDPKIT_ARTIFACT_DIR   the only directory tools write files to (default: the user cache dir's cdpkit/artifacts)
   CDPKIT_ALLOW_EVAL     1 enables evaluate_script (same as --allow-eval)
+                        (switches take 1, true, yes or on, and 0, false, no or off; anything else is an error)
   CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
   CDPKIT_NETWORK_BUFFER requests each tab's network log keeps (default 1000)
@@ -88,7 +89,7 @@ Environment:
   CDPKIT_HEADED=1, CDPKIT_USER_DATA_DIR, CDPKIT_VIEWPORT, CDPKIT_DEVICE, CDPKIT_USER_AGENT,
   CDPKIT_PROXY_SERVER, CDPKIT_PROXY_BYPASS, CDPKIT_LANG, CDPKIT_TIMEZONE, CDPKIT_IGNORE_HTTPS_ERRORS=1
                         the launch options, as the flags of the same names
-  CDPKIT_REQUIRE_LEASE  1 (or true, yes, on) is strict mode (same as --require-lease)
+  CDPKIT_REQUIRE_LEASE  1 is strict mode (same as --require-lease)
   CDPKIT_LEASE_TTL_MS   ms a tab lease lives without a call before another agent may reclaim it (default 900000)
   CDPKIT_BROWSER        chromium (default) or firefox (same as --browser)
   CDPKIT_WS_ENDPOINT, CDPKIT_WEBDRIVER_URL  the same as --ws-endpoint and --webdriver-url
@@ -104,6 +105,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	c := &config{}
 	fs := flag.NewFlagSet("cdpkit "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	var env envBools
 	var headers headerFlag
 	fs.StringVar(&c.browser.ExecPath, "executable-path", os.Getenv("CHROMIUM_PATH"), "browser executable to launch (default: chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)")
 	fs.StringVar(&c.browser.BrowserURL, "browser-url", "", "attach to a running browser at `http://host:port` instead of launching one")
@@ -146,7 +148,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.BoolVar(&c.allowEval, "allow-eval", os.Getenv("CDPKIT_ALLOW_EVAL") == "1", "enable evaluate_script, which runs the agent's JavaScript in pages")
+	fs.BoolVar(&c.allowEval, "allow-eval", env.get("CDPKIT_ALLOW_EVAL"), "enable evaluate_script, which runs the agent's JavaScript in pages")
 	fs.BoolVar(&c.showSecrets, "show-secrets", false, "show credential headers (Authorization, Cookie, Set-Cookie, *token*…) in network tool results instead of <redacted>")
 	fs.Func("storage-state", "load this storage state `file` (cookies + localStorage, Playwright storageState JSON, as save_storage_state writes) into every new browser context", func(path string) error {
 		data, err := os.ReadFile(path)
@@ -200,7 +202,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		urls.FileDirs = append(urls.FileDirs, abs)
 		return nil
 	})
-	fs.BoolVar(&c.requireLease, "require-lease", envTrue("CDPKIT_REQUIRE_LEASE"), "strict mode: a call on a tab nobody leased leases it to the caller (an auto lease), new_page leases its tab, and list_pages/list_leases close tabs whose leaseholder died")
+	fs.BoolVar(&c.requireLease, "require-lease", env.get("CDPKIT_REQUIRE_LEASE"), "strict mode: a call on a tab nobody leased leases it to the caller (an auto lease), new_page leases its tab, and list_pages/list_leases close tabs whose leaseholder died")
 	fs.Func("chrome-arg", "extra `--switch` for a launched browser (repeatable); switches that run other programs, load extensions or open the DevTools endpoint are refused", func(s string) error {
 		if err := policy.CheckChromeArg(s); err != nil {
 			return err
@@ -208,7 +210,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		c.browser.Args = append(c.browser.Args, s)
 		return nil
 	})
-	c.launch.register(fs)
+	c.launch.register(fs, &env)
 	if name == "doctor" {
 		fs.BoolVar(&c.verbose, "v", false, "also print where the browser was looked for (printed anyway when none is found)")
 	}
@@ -222,6 +224,9 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fmt.Fprint(stderr, envHelp)
 	}
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := env.err(); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {

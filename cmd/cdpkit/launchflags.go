@@ -27,8 +27,8 @@ type launchFlags struct {
 	ignoreHTTPSErrors bool
 }
 
-func (l *launchFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&l.headed, "headed", os.Getenv("CDPKIT_HEADED") == "1", "show the browser window instead of running headless (needs a display: on Linux DISPLAY or WAYLAND_DISPLAY, else NO_DISPLAY)")
+func (l *launchFlags) register(fs *flag.FlagSet, env *envBools) {
+	fs.BoolVar(&l.headed, "headed", env.get("CDPKIT_HEADED"), "show the browser window instead of running headless (needs a display: on Linux DISPLAY or WAYLAND_DISPLAY, else NO_DISPLAY)")
 	fs.StringVar(&l.userDataDir, "user-data-dir", os.Getenv("CDPKIT_USER_DATA_DIR"), "keep the browser profile (cookies, storage, logins) in `dir` across runs; cdpkit never deletes it, and refuses it while another browser holds it (PROFILE_IN_USE, naming its pid)")
 	fs.StringVar(&l.viewport, "viewport", os.Getenv("CDPKIT_VIEWPORT"), "every tab's viewport as `WxH` in CSS pixels, such as 1280x720 (emulate's reset returns to it)")
 	fs.StringVar(&l.device, "device", os.Getenv("CDPKIT_DEVICE"), "emulate a device preset in every tab: `name` mobile (390x844, 3x, touch), tablet (820x1180, 2x, touch) or desktop (1280x800)")
@@ -37,7 +37,7 @@ func (l *launchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.proxyBypass, "proxy-bypass", os.Getenv("CDPKIT_PROXY_BYPASS"), "comma-separated `hosts` that skip --proxy-server (host, *.domain, .domain, IP/CIDR, <local>; loopback skips it unless <-loopback> is listed)")
 	fs.StringVar(&l.lang, "lang", os.Getenv("CDPKIT_LANG"), "the browser's `language`, such as de-DE: navigator.language, Accept-Language and Intl's locale")
 	fs.StringVar(&l.timezone, "timezone", os.Getenv("CDPKIT_TIMEZONE"), "the browser's time `zone`, an IANA name such as Europe/Berlin")
-	fs.BoolVar(&l.ignoreHTTPSErrors, "ignore-https-errors", os.Getenv("CDPKIT_IGNORE_HTTPS_ERRORS") == "1", "load HTTPS pages whose certificates do not verify (self-signed, expired, wrong host)")
+	fs.BoolVar(&l.ignoreHTTPSErrors, "ignore-https-errors", env.get("CDPKIT_IGNORE_HTTPS_ERRORS"), "load HTTPS pages whose certificates do not verify (self-signed, expired, wrong host)")
 }
 
 // check catches malformed values while the flags are parsed, so that the

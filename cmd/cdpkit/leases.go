@@ -1,23 +1,11 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/cli"
 	"github.com/cdpkit/cdpkit/internal/lease"
 )
-
-// envTrue reads a switch from the environment: 1, true, yes or on, in any
-// case.
-func envTrue(name string) bool {
-	switch strings.ToLower(strings.TrimSpace(os.Getenv(name))) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
 
 // useLeases opens the tab lease store in the state dir's leases/, shared
 // with every cdpkit of this user, and makes the app's calls hold leases as

@@ -104,6 +104,14 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	} else {
 		b.proc, b.conn, err = launch(ctx, o)
 		b.windowPerTab = !o.Headful
+		if b.defaults.Viewport == nil {
+			// The window is 1280×720, but its page only 1280×633 (the
+			// window counts its toolbar, even headless): emulate what the
+			// window promises, as the peers do. A browser cdpkit attaches
+			// to keeps its own.
+			v := DefaultViewport
+			b.defaults.Viewport = &v
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -90,6 +90,9 @@ func showDialog(t *testing.T, tab *Tab, base, typ, when string) *Dialog {
 }
 
 func TestDialogMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (every dialog kind and answer): skipped by -short")
+	}
 	t.Parallel()
 	srv := snapshotServer(t)
 	tests := []struct {

@@ -27,6 +27,10 @@ type Viewport struct {
 	Touch             bool    `json:"touch,omitempty"`
 }
 
+// DefaultViewport is the viewport of a launched browser's tabs when the
+// launch options give none: what the window size promises.
+var DefaultViewport = Viewport{Width: 1280, Height: 720, DeviceScaleFactor: 1}
+
 // maxViewportSide bounds a viewport side, well inside what Chromium takes.
 const maxViewportSide = 10000
 

@@ -83,8 +83,8 @@ func TestViewportPresets(t *testing.T) {
 	if navEval(t, tab, "navigator.maxTouchPoints > 0", &touch); touch {
 		t.Errorf("after the reset the page still has touch points")
 	}
-	if e := tab.Emulation(); e.Viewport != nil {
-		t.Errorf("Emulation().Viewport after the reset = %+v, want nil", e.Viewport)
+	if e := tab.Emulation(); e.Viewport == nil || *e.Viewport != DefaultViewport {
+		t.Errorf("Emulation().Viewport after the reset = %+v, want the launched browser's default %+v", e.Viewport, DefaultViewport)
 	}
 }
 

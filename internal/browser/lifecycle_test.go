@@ -30,15 +30,15 @@ import (
 // sessions of their own and carry neither, are found by an environment
 // variable set for this cycle only.
 func TestLaunchCloseNoLeaks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (launches and closes browsers in a loop): skipped by -short")
+	}
 	exe := browsertest.ExecPath(t)
 	srv := browsertest.Server(t, os.DirFS("testdata"))
 	cycles, baseline := 5, 2 // baseline: cycles before the first measurement, to warm up
 	soak := os.Getenv(soakEnv) == "1"
 	if soak {
 		cycles, baseline = 50, 5
-	}
-	if testing.Short() {
-		cycles = 3
 	}
 	var rssBase, goBase int
 	start := time.Now()

@@ -159,7 +159,7 @@ func TestScreenshotScrolledViewport(t *testing.T) {
 		for y := 0; y < shot.Height; y += 10 {
 			colors[rgb(img, shot.Width/2, y)] = true
 		}
-		// 633 px from y = 3000 spans stripes 15 to 18.
+		// 720 px from y = 3000 spans stripes 15 to 18.
 		if len(colors) < 4 {
 			t.Errorf("capture has %d distinct colors down the middle, want the 4 stripes in view", len(colors))
 		}

@@ -29,6 +29,9 @@ func hugePage(paragraphs int) string {
 // with a marker that says why and how to read part of it; a scoped
 // snapshot, a call of its own, still reads its part before its deadline.
 func TestSnapshotNodeBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a 200,000-node page): skipped by -short")
+	}
 	t.Parallel()
 	page := hugePage(100_000)
 	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

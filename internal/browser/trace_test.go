@@ -48,6 +48,9 @@ func wantTraceJSON(t *testing.T, data []byte) {
 // TestTrace records traces in the shared browser. It does not run in
 // parallel: Chromium records one trace at a time.
 func TestTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (records traces): skipped by -short")
+	}
 	t.Run("one at a time, stopped by the call", func(t *testing.T) {
 		b, tab := newTab(t)
 		tab2, err := b.NewTab(t.Context())

@@ -306,6 +306,9 @@ func printError(stderr io.Writer, asJSON bool, e *tools.Error, reset bool) {
 		if e.Hint != "" {
 			m["hint"] = e.Hint
 		}
+		if e.Phase != "" {
+			m["phase"] = e.Phase
+		}
 		if reset {
 			m["sessionReset"] = true
 		}

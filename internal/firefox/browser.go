@@ -73,11 +73,33 @@ func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Brows
 	if err == nil {
 		err = b.reconcile(ctx)
 	}
+	if err == nil {
+		err = b.defaultViewport(ctx, "default")
+	}
 	if err != nil {
 		b.Close()
 		return nil, &browser.NoBrowserError{Reason: "setting up the BiDi session: " + err.Error(), Hint: "check that this is Firefox 129 or newer"}
 	}
 	return b, nil
+}
+
+// defaultViewport gives the tabs of a launched Firefox's user context,
+// those open and those to come, browser.DefaultViewport: the headless
+// window is 1366×768 with a page of 1366×682. A Firefox cdpkit attached to
+// keeps its own.
+func (b *Browser) defaultViewport(ctx context.Context, userContext string) error {
+	if b.proc == nil {
+		return nil
+	}
+	v := browser.DefaultViewport
+	err := b.conn.Call(ctx, "browsingContext.setViewport", map[string]any{
+		"userContexts": []string{userContext},
+		"viewport":     map[string]int{"width": v.Width, "height": v.Height},
+	}, nil)
+	if err != nil {
+		return fmt.Errorf("firefox: setting the default viewport: %w", err)
+	}
+	return nil
 }
 
 // reconcile reads the open tabs once, after subscribing: events keep the

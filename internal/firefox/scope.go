@@ -73,6 +73,10 @@ func (b *Browser) userContext(ctx context.Context, s *browser.Scope) (string, er
 	if err := b.conn.Call(ctx, "browser.createUserContext", map[string]any{}, &r); err != nil {
 		return "", fmt.Errorf("firefox: creating a user context: %w", err)
 	}
+	if err := b.defaultViewport(ctx, r.UserContext); err != nil {
+		b.conn.Call(ctx, "browser.removeUserContext", map[string]any{"userContext": r.UserContext}, nil)
+		return "", err
+	}
 	b.mu.Lock()
 	st := b.stateLocked(s)
 	if st.userContext == "" {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // ErrFormat means the input is not a heap snapshot in V8's layout.
@@ -46,6 +47,10 @@ type Class struct {
 	Name     string `json:"name"`
 	Count    int    `json:"count"`
 	SelfSize int64  `json:"selfSize"`
+	// Internal marks the engine's own groups: those DevTools names in
+	// parentheses ((object shape), (array), (compiled code)…), V8's
+	// "system / …" objects and the renderer's C++ objects (blink::…).
+	Internal bool `json:"internal,omitempty"`
 }
 
 // Summary is what one pass over a snapshot found.
@@ -59,8 +64,9 @@ type Summary struct {
 
 // Summarize reads a heap snapshot from r and returns its node and edge
 // counts (checked against its header) and the top classes by total
-// shallow size, largest first, at most top of them (DefaultTop when top
-// is 0). It needs the members in V8's order: snapshot, then nodes, then
+// shallow size, at most top of them (DefaultTop when top is 0): the
+// page's own constructors first, largest first, then the engine's
+// internal groups (Class.Internal), which would otherwise fill the list. It needs the members in V8's order: snapshot, then nodes, then
 // strings. A malformed input is an error that wraps ErrFormat.
 func Summarize(r io.Reader, top int) (*Summary, error) {
 	if top <= 0 {
@@ -125,7 +131,9 @@ func Summarize(r io.Reader, top int) (*Summary, error) {
 			if i != 0 {
 				return fmt.Errorf("%w: the nodes array ends inside a record", ErrFormat)
 			}
-			sum.Top, want = topClasses(byName, byType, layout, top)
+			// More than top: the names, read last, may show the largest
+			// to be the engine's own, which make way for the page's.
+			sum.Top, want = topClasses(byName, byType, layout, max(top*20, 200))
 		case "edges":
 			return s.ints(func(int64) { edgeInt++ })
 		case "strings":
@@ -173,8 +181,30 @@ func Summarize(r io.Reader, top int) (*Summary, error) {
 		if c.Name == "" {
 			sum.Top[i].Name = "(anonymous)"
 		}
+		sum.Top[i].Internal = internalName(sum.Top[i].Name)
 	}
+	// Groups of no size (V8's undefined, null, true and false) say
+	// nothing about memory.
+	sum.Top = slices.DeleteFunc(sum.Top, func(c Class) bool { return c.SelfSize == 0 })
+	// Stable: each part stays ordered by size.
+	slices.SortStableFunc(sum.Top, func(a, b Class) int {
+		switch {
+		case a.Internal == b.Internal:
+			return 0
+		case a.Internal:
+			return 1
+		}
+		return -1
+	})
+	sum.Top = sum.Top[:min(top, len(sum.Top))]
 	return sum, nil
+}
+
+// internalName reports whether a group's name is the engine's rather
+// than a constructor of the page's.
+func internalName(name string) bool {
+	return strings.HasPrefix(name, "(") || strings.HasPrefix(name, "system / ") || strings.Contains(name, "::") ||
+		name == "InternalNode"
 }
 
 type agg struct {

@@ -37,10 +37,10 @@ func TestSummarizeRecorded(t *testing.T) {
 	}
 	want := []Class{
 		{Name: "HeapFixtureWidget", Count: 3000, SelfSize: 72000},
-		{Name: "(array)", Count: 17, SelfSize: 4888},
-		{Name: "system / DoubleStringCache", Count: 1, SelfSize: 1544},
-		{Name: "system / PropertyCell", Count: 22, SelfSize: 440},
-		{Name: "(compiled code)", Count: 384, SelfSize: 88},
+		{Name: "(array)", Count: 17, SelfSize: 4888, Internal: true},
+		{Name: "system / DoubleStringCache", Count: 1, SelfSize: 1544, Internal: true},
+		{Name: "system / PropertyCell", Count: 22, SelfSize: 440, Internal: true},
+		{Name: "(compiled code)", Count: 384, SelfSize: 88, Internal: true},
 	}
 	if diff := cmp.Diff(want, sum.Top[:len(want)]); diff != "" {
 		t.Errorf("top classes (-want +got):\n%s", diff)
@@ -66,12 +66,13 @@ func TestSummarizeTiny(t *testing.T) {
 	want := &Summary{
 		Nodes: 7, Edges: 2, SelfSize: 212,
 		Top: []Class{
+			// The page's constructors first, the engine's groups after.
 			{Name: "Wid\"get\u00e9", Count: 1, SelfSize: 100},
 			{Name: "Point", Count: 2, SelfSize: 80},
-			{Name: "(string)", Count: 1, SelfSize: 16},
-			{Name: "(system)", Count: 1, SelfSize: 10},
-			{Name: "(compiled code)", Count: 1, SelfSize: 5},
 			{Name: "HTMLDivElement", Count: 1, SelfSize: 1},
+			{Name: "(string)", Count: 1, SelfSize: 16, Internal: true},
+			{Name: "(system)", Count: 1, SelfSize: 10, Internal: true},
+			{Name: "(compiled code)", Count: 1, SelfSize: 5, Internal: true},
 		},
 		NodeTypes: []string{"hidden", "array", "string", "object", "code", "closure", "native"},
 	}

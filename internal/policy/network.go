@@ -185,19 +185,19 @@ func (p *Policy) lookup(ctx context.Context, host string) ([]netip.Addr, error) 
 		}
 	}
 	addrs, err := resolve(lctx, host)
-	const hint = "cdpkit refuses a host whose addresses it cannot check; check the name, or retry if DNS is slow"
+	const hint = "check the host name; if it is right, the network or its DNS is down: retry later"
 	switch {
 	case err == nil && len(addrs) == 0:
-		return nil, blocked(host, fmt.Sprintf("host %s could not be resolved: no addresses", host), hint)
+		return nil, unresolved(host, fmt.Sprintf("host %s could not be resolved: no addresses", host), hint)
 	case err != nil && ctx.Err() == nil && lctx.Err() != nil:
-		return nil, blocked(host, fmt.Sprintf("host %s did not resolve within %v", host, timeout), hint)
+		return nil, unresolved(host, fmt.Sprintf("host %s did not resolve within %v", host, timeout), hint)
 	case err != nil:
 		msg := err.Error()
 		var de *net.DNSError
 		if errors.As(err, &de) {
 			msg = de.Err
 		}
-		return nil, blocked(host, fmt.Sprintf("host %s could not be resolved: %s", host, msg), hint)
+		return nil, unresolved(host, fmt.Sprintf("host %s could not be resolved: %s", host, msg), hint)
 	}
 	p.mu.Lock()
 	if p.cache == nil || len(p.cache) >= maxCached {

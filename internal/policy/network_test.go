@@ -102,7 +102,7 @@ func TestPolicyCheck(t *testing.T) {
 		{def, "https://93.184.216.34/", nil, ""},
 		// A name cdpkit cannot resolve, or not in time, is refused (fail
 		// closed): the browser could reach it by a lookup of its own.
-		{def, "http://unresolvable.test/", ErrURLBlocked, "could not be resolved"},
+		{def, "http://unresolvable.test/", ErrHostUnresolved, "could not be resolved"},
 		{def, "file:///etc/passwd", ErrURLBlocked, `scheme "file"`},
 		{def, "FILE:///etc/passwd", ErrURLBlocked, `scheme "file"`},
 		{def, "javascript:alert(1)", ErrURLBlocked, `scheme "javascript"`},
@@ -142,7 +142,7 @@ func TestPolicyCheck(t *testing.T) {
 		{def, "http://[::]/", ErrURLBlocked, "private"},
 		{def, "http://metadata.test/", ErrURLBlocked, "resolves to 169.254.169.254"},
 		{def, "http://router.test/", ErrURLBlocked, "resolves to 192.168.1.1"},
-		{def, "http://slow.test/", ErrURLBlocked, "did not resolve within"},
+		{def, "http://slow.test/", ErrHostUnresolved, "did not resolve within"},
 		// IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0/96) IPv6
 		// forms count as the IPv4 address they embed.
 		{def, "http://[::a9fe:a9fe]/", ErrURLBlocked, "private"},

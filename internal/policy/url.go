@@ -15,6 +15,11 @@ var (
 	ErrInvalidURL = errors.New("policy: invalid URL")
 	// ErrURLBlocked means a URL is well formed but not allowed.
 	ErrURLBlocked = errors.New("policy: URL blocked")
+	// ErrHostUnresolved means a URL's host has no address cdpkit could
+	// look up (no such name, no answer in time): no rule refused it, but
+	// it is refused all the same (an address that cannot be checked is
+	// not loaded), so it matches ErrURLBlocked too.
+	ErrHostUnresolved = fmt.Errorf("%w: host not resolved", ErrURLBlocked)
 )
 
 // URLError says why a URL was refused and how to proceed.
@@ -22,7 +27,7 @@ type URLError struct {
 	URL  string
 	Rule string
 	Hint string
-	err  error // ErrInvalidURL or ErrURLBlocked
+	err  error // ErrInvalidURL, ErrURLBlocked or ErrHostUnresolved
 }
 
 func (e *URLError) Error() string { return fmt.Sprintf("%s: %s", e.URL, e.Rule) }
@@ -30,6 +35,10 @@ func (e *URLError) Unwrap() error { return e.err }
 
 func blocked(raw, rule, hint string) *URLError {
 	return &URLError{URL: raw, Rule: rule, Hint: hint, err: ErrURLBlocked}
+}
+
+func unresolved(raw, rule, hint string) *URLError {
+	return &URLError{URL: raw, Rule: rule, Hint: hint, err: ErrHostUnresolved}
 }
 
 func invalid(raw, rule string) *URLError {

@@ -24,6 +24,12 @@ type Encoded struct {
 	Duration      time.Duration // the planned length
 	Width, Height int           // the video's size (even)
 	Elapsed       time.Duration // how long ffmpeg ran
+	Encoder       Encoder       // what wrote it
+	// Warnings are ffmpeg's warnings about timestamps (non-monotonic
+	// DTS and the like), "" for a clean encode. Its other warnings (a
+	// JPEG's range, a missing end marker) say nothing about the video's
+	// timing and are left out.
+	Warnings string
 }
 
 // EncodeError is a failed encode. The spool is kept; Command re-runs it.
@@ -69,7 +75,7 @@ func Deadline(d time.Duration) time.Duration { return time.Minute + 2*d }
 // ffmpeg's progress reports. On failure the spool and manifest are kept
 // and the error is an *EncodeError naming the command to re-run; the
 // caller removes the spool after a success.
-func (f *FFmpeg) Encode(ctx context.Context, dir string, start, stop time.Time, progress func(Progress)) (*Encoded, error) {
+func (f *FFmpeg) Encode(ctx context.Context, dir string, enc Encoder, start, stop time.Time, progress func(Progress)) (*Encoded, error) {
 	entries, err := ReadLedger(dir)
 	if err != nil {
 		return nil, err
@@ -88,7 +94,7 @@ func (f *FFmpeg) Encode(ctx context.Context, dir string, start, stop time.Time, 
 	}
 	w, h := evenSize(plan.Width, plan.Height)
 	out := filepath.Join(dir, VideoName)
-	args := f.Args(manifest, out, w, h)
+	args := f.Args(manifest, out, w, h, enc)
 	ctx, cancel := context.WithTimeout(ctx, Deadline(plan.Duration))
 	defer cancel()
 	encoded := 0
@@ -119,30 +125,44 @@ func (f *FFmpeg) Encode(ctx context.Context, dir string, start, stop time.Time, 
 	return &Encoded{
 		// ffmpeg's count includes the repeat of the last frame.
 		Path: out, Frames: len(entries), EncodedFrames: min(encoded, plan.Frames), Dropped: len(entries) - min(encoded, plan.Frames),
-		Duration: plan.Duration, Width: w, Height: h, Elapsed: time.Since(began),
+		Duration: plan.Duration, Width: w, Height: h, Elapsed: time.Since(began), Encoder: enc, Warnings: timestampWarnings(stderr),
 	}, nil
 }
 
+// timestampWarnings returns the lines of ffmpeg's stderr that warn about
+// timestamps.
+func timestampWarnings(stderr string) string {
+	var b strings.Builder
+	for l := range strings.Lines(stderr) {
+		ll := strings.ToLower(l)
+		if strings.Contains(ll, "dts") || strings.Contains(ll, "pts") || strings.Contains(ll, "timestamp") || strings.Contains(ll, "monoton") {
+			b.WriteString(l)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
 // Args are the ffmpeg arguments that encode manifest to out at w × h
-// (even): letterboxed to the first frame's size should the viewport
-// change, yuv420p, variable frame rate, faststart, hvc1-tagged for HEVC.
-func (f *FFmpeg) Args(manifest, out string, w, h int) []string {
+// (even) with enc: letterboxed to the first frame's size should the
+// viewport change, yuv420p, variable frame rate, faststart, hvc1-tagged
+// for HEVC. ffmpeg prints warnings too, which a clean encode has none of.
+func (f *FFmpeg) Args(manifest, out string, w, h int, enc Encoder) []string {
 	vf := fmt.Sprintf("scale=%d:%d:force_original_aspect_ratio=decrease,pad=%d:%d:(ow-iw)/2:(oh-ih)/2,format=yuv420p", w, h, w, h)
-	args := []string{"-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-nostats", "-progress", "pipe:1",
+	args := []string{"-hide_banner", "-nostdin", "-y", "-loglevel", "warning", "-nostats", "-progress", "pipe:1",
 		"-f", "concat", "-safe", "0", "-i", manifest, "-vf", vf}
 	if f.fpsMode {
 		args = append(args, "-fps_mode", "vfr")
 	} else {
 		args = append(args, "-vsync", "vfr")
 	}
-	args = append(args, "-c:v", f.Encoder.Name)
-	switch f.Encoder.Name {
+	args = append(args, "-c:v", enc.Name)
+	switch enc.Name {
 	case "libx264":
 		args = append(args, "-preset", "veryfast", "-crf", "23")
 	case "libx265":
 		args = append(args, "-preset", "ultrafast", "-crf", "28", "-x265-params", "log-level=error")
 	}
-	if f.Encoder.Codec == "hevc" {
+	if enc.Codec == CodecHEVC {
 		args = append(args, "-tag:v", "hvc1")
 	}
 	return append(args, "-pix_fmt", "yuv420p", "-movflags", "+faststart", "-an", out)

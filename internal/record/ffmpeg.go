@@ -25,26 +25,36 @@ type Encoder struct {
 	Codec string // "hevc" or "h264" (or "mpeg4" as a last resort)
 }
 
-// ladder is the encoders tried, best first: H.265 before H.264, the
-// hardware ones where they need no device arguments (macOS), then the
-// software ones any build may have.
+// ladder is the encoders cdpkit can use, by codec, best first: the
+// hardware ones where they need no device arguments (macOS, Windows), then
+// the software ones any build may have. H.264 is the default codec, since
+// every browser and player shows it; H.265 is smaller but Chromium and
+// Firefox on Linux do not play it.
 func ladder(goos string) []Encoder {
 	var l []Encoder
 	if goos == "darwin" {
-		l = append(l, Encoder{"hevc_videotoolbox", "hevc"}, Encoder{"h264_videotoolbox", "h264"})
+		l = append(l, Encoder{"h264_videotoolbox", "h264"}, Encoder{"hevc_videotoolbox", "hevc"})
 	}
 	if goos == "windows" {
-		l = append(l, Encoder{"hevc_mf", "hevc"}, Encoder{"h264_mf", "h264"})
+		l = append(l, Encoder{"h264_mf", "h264"}, Encoder{"hevc_mf", "hevc"})
 	}
-	return append(l, Encoder{"libx265", "hevc"}, Encoder{"libx264", "h264"}, Encoder{"libopenh264", "h264"}, Encoder{"mpeg4", "mpeg4"})
+	return append(l, Encoder{"libx264", "h264"}, Encoder{"libopenh264", "h264"}, Encoder{"libx265", "hevc"}, Encoder{"mpeg4", "mpeg4"})
 }
+
+// Codecs a recording may ask for; "" is DefaultCodec.
+const (
+	DefaultCodec = "h264"
+	CodecHEVC    = "hevc"
+)
 
 // FFmpeg is a probed ffmpeg: where it is, its version's abilities, and
 // the encoder chosen from what it lists.
 type FFmpeg struct {
 	Path    string
-	Version string  // as `ffmpeg -version` says, such as "5.1.9-0+deb12u1"
-	Encoder Encoder // chosen once, from `ffmpeg -encoders`
+	Version string // as `ffmpeg -version` says, such as "5.1.9-0+deb12u1"
+	// Encoders are those of the ladder that `ffmpeg -encoders` lists, in
+	// the ladder's order; never empty.
+	Encoders []Encoder
 	// perFileRate: the concat demuxer takes "option framerate" (ffmpeg 5
 	// and later), so frames are timed to the ms rather than 40 ms.
 	perFileRate bool
@@ -69,7 +79,7 @@ func (e *UnavailableError) Unwrap() error { return ErrNoFFmpeg }
 
 var (
 	probeMu sync.Mutex
-	probed  = map[string]*FFmpeg{} // guarded by probeMu; by path, so an encoder is chosen once per binary
+	probed  = map[string]*FFmpeg{} // guarded by probeMu; by path, so each binary is probed once
 )
 
 // Find returns the ffmpeg to use: path if it is not "", else
@@ -115,11 +125,10 @@ func Probe(ctx context.Context, path string) (*FFmpeg, error) {
 	if err != nil {
 		return nil, &UnavailableError{Path: path, Reason: "listing its encoders failed: " + err.Error()}
 	}
-	enc, ok := chooseEncoder(out, runtime.GOOS)
-	if !ok {
-		return nil, &UnavailableError{Path: path, Reason: "it has no H.265, H.264 or MPEG-4 encoder"}
+	f.Encoders = listEncoders(out, runtime.GOOS)
+	if len(f.Encoders) == 0 {
+		return nil, &UnavailableError{Path: path, Reason: "it has no H.264, H.265 or MPEG-4 encoder"}
 	}
-	f.Encoder = enc
 	probed[path] = f
 	return f, nil
 }
@@ -146,10 +155,31 @@ func parseVersion(out []byte) (version string, perFileRate, fpsMode bool) {
 	return version, major >= 5, major > 5 || major == 5 && minor >= 1
 }
 
-// chooseEncoder picks the first encoder of the ladder that `ffmpeg
-// -encoders` lists. Only the name column counts: a description may
-// mention another encoder's name (libx264rgb's mentions libx264).
-func chooseEncoder(list []byte, goos string) (Encoder, bool) {
+// Choose returns the best encoder f has for codec ("" is DefaultCodec).
+// For the default codec it falls back to any encoder f has (the result
+// says which codec it wrote); a codec asked for by name is that codec or
+// nothing.
+func (f *FFmpeg) Choose(codec string) (Encoder, bool) {
+	want := codec
+	if want == "" {
+		want = DefaultCodec
+	}
+	for _, e := range f.Encoders {
+		if e.Codec == want {
+			return e, true
+		}
+	}
+	if codec == "" && len(f.Encoders) > 0 {
+		return f.Encoders[0], true
+	}
+	return Encoder{}, false
+}
+
+// listEncoders returns the encoders of the ladder that `ffmpeg -encoders`
+// lists, in the ladder's order. Only the name column counts: a
+// description may mention another encoder's name (libx264rgb's mentions
+// libx264).
+func listEncoders(list []byte, goos string) []Encoder {
 	names := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(list))
 	for sc.Scan() {
@@ -159,12 +189,13 @@ func chooseEncoder(list []byte, goos string) (Encoder, bool) {
 			names[fields[1]] = true
 		}
 	}
+	var out []Encoder
 	for _, e := range ladder(goos) {
 		if names[e.Name] {
-			return e, true
+			out = append(out, e)
 		}
 	}
-	return Encoder{}, false
+	return out
 }
 
 // run runs ffmpeg as a process tree that ends with ctx (and with this

@@ -93,20 +93,28 @@ func TestChooseEncoder(t *testing.T) {
  V....D mpeg4                MPEG-4 part 2
  A....D aac                  AAC (Advanced Audio Coding)
 `
-	got, ok := chooseEncoder([]byte(list), "linux")
-	if !ok || got.Name != "mpeg4" {
-		t.Errorf("chooseEncoder = %+v, %v; want mpeg4, never libx264rgb", got, ok)
+	choose := func(list, goos, codec string) (Encoder, bool) {
+		return (&FFmpeg{Encoders: listEncoders([]byte(list), goos)}).Choose(codec)
+	}
+	if got, ok := choose(list, "linux", ""); !ok || got.Name != "mpeg4" {
+		t.Errorf("Choose = %+v, %v; want mpeg4, never libx264rgb", got, ok)
+	}
+	if got, ok := choose(list, "linux", "hevc"); ok {
+		t.Errorf("Choose(hevc) = %+v with no H.265 encoder", got)
 	}
 	list += " V....D libx265              libx265 H.265 / HEVC (codec hevc)\n V....D libx264              libx264 H.264\n"
-	if got, _ := chooseEncoder([]byte(list), "linux"); got != (Encoder{"libx265", "hevc"}) {
-		t.Errorf("chooseEncoder = %+v, want libx265", got)
+	if got, _ := choose(list, "linux", ""); got != (Encoder{"libx264", "h264"}) {
+		t.Errorf("Choose = %+v, want libx264 (H.264 by default)", got)
+	}
+	if got, _ := choose(list, "linux", "hevc"); got != (Encoder{"libx265", "hevc"}) {
+		t.Errorf("Choose(hevc) = %+v, want libx265", got)
 	}
 	list += " V....D hevc_videotoolbox    VideoToolbox H.265 Encoder (codec hevc)\n"
-	if got, _ := chooseEncoder([]byte(list), "darwin"); got.Name != "hevc_videotoolbox" {
-		t.Errorf("darwin: chooseEncoder = %+v, want hevc_videotoolbox", got)
+	if got, _ := choose(list, "darwin", "hevc"); got.Name != "hevc_videotoolbox" {
+		t.Errorf("darwin: Choose(hevc) = %+v, want hevc_videotoolbox", got)
 	}
-	if _, ok := chooseEncoder([]byte(" A....D aac  AAC\n"), "linux"); ok {
-		t.Error("an audio-only ffmpeg has a video encoder")
+	if got := listEncoders([]byte(" A....D aac  AAC\n"), "linux"); len(got) != 0 {
+		t.Errorf("an audio-only ffmpeg has video encoders %v", got)
 	}
 }
 

@@ -1,11 +1,14 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -168,8 +171,8 @@ func TestAgentSemanticTargets(t *testing.T) {
 	h := newHarness(t, nil)
 	agentOpen(t, h, base+"/targets.html", true)
 	h.mustCall(t, "click", `{"role":"button","name":"Save"}`)
-	h.mustCall(t, "click", `{"text":"Save"}`)
-	h.mustCall(t, "click", `{"text":"cance"}`) // a substring, any case
+	h.mustCall(t, "click", `{"byText":"Save"}`)
+	h.mustCall(t, "click", `{"text":"cance"}`) // a substring, any case; text is byText's old name
 	h.mustCall(t, "fill", `{"role":"textbox","name":"Title","value":"Report"}`)
 	if got := agentHits(t, h); got != "save,save,cancel" {
 		t.Errorf("hits = %q, want save,save,cancel", got)
@@ -200,6 +203,26 @@ func TestAgentSemanticTargets(t *testing.T) {
 	wantCode(t, err, InvalidArgs, "role")
 	_, err = h.call(t, "click", `{"text":"Save","selector":"#save"}`)
 	wantCode(t, err, InvalidArgs, "do not go together")
+	_, err = h.call(t, "click", `{"text":"Save","byText":"Save"}`)
+	wantCode(t, err, InvalidArgs, "text")
+}
+
+// TestFillTextIsNoValue: fill's element locator by text is byText (text
+// still works, as its old name); text given where Playwright MCP's habit
+// puts what to type is refused with a hint naming value, not "value
+// required" (issue #39).
+func TestFillTextIsNoValue(t *testing.T) {
+	fill := toolNamed(t, "fill")
+	if fill.InputSchema.Properties["byText"] == nil || !strings.Contains(fill.Description+toolNamed(t, "click").Description, "byText") {
+		t.Errorf("fill has no byText locator described")
+	}
+	for _, args := range []string{`{"uid":"e3","text":"hello"}`, `{"selector":"#q","text":"hello"}`, `{"text":"hello"}`} {
+		_, err := fill.Call(t.Context(), testEnv(), json.RawMessage(args))
+		te := wantCode(t, err, InvalidArgs, "")
+		if !strings.Contains(te.Hint, "value") || !strings.Contains(te.Hint, "byText") {
+			t.Errorf("fill %s: hint %q, want one naming value and byText", args, te.Hint)
+		}
+	}
 }
 
 // TestAgentEvalExpression: evaluate_script takes a plain expression; a
@@ -236,4 +259,52 @@ func TestAgentCustomDropdown(t *testing.T) {
 	}
 	_, err := h.call(t, "select_option", `{"selector":"#country","values":["Mars"],"timeout_ms":20000}`)
 	wantCode(t, err, InvalidArgs, `"Japan", "Peru", "Portugal"`)
+}
+
+// TestSeedArgs covers arguments the seed asked for (issue #39): press_key
+// repeat, scroll top and bottom, take_screenshot delay_ms; each bounded.
+func TestSeedArgs(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Seed</title><input id=q>
+<div style="height:5000px"></div><p id=end>end</p>
+<script>setTimeout(() => document.title = "Later", 300)</script>`)
+	}))
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/"))
+	eval := func(js string) any {
+		t.Helper()
+		return h.mustCall(t, "evaluate_script", fmt.Sprintf(`{"function":%q}`, js))["value"]
+	}
+
+	h.mustCall(t, "press_key", `{"key":"a","selector":"#q","repeat":3}`)
+	if got := eval("document.getElementById('q').value"); got != "aaa" {
+		t.Errorf("press_key a repeat 3 typed %q, want aaa", got)
+	}
+
+	bottom := h.mustCall(t, "scroll", `{"direction":"bottom"}`)
+	if y, _ := bottom["scrollY"].(float64); y < 4000 {
+		t.Errorf("scroll bottom: scrollY %v, want the end of the 5000 px page", bottom["scrollY"])
+	}
+	if top := h.mustCall(t, "scroll", `{"direction":"top"}`); top["scrollY"] != 0.0 {
+		t.Errorf("scroll top: scrollY %v, want 0", top["scrollY"])
+	}
+
+	// The title changes 300 ms after the load; a screenshot delayed past
+	// it is taken after the page's own timer ran.
+	h.mustCall(t, "take_screenshot", `{"delay_ms":1000}`)
+	if got := eval("document.title"); got != "Later" {
+		t.Errorf("after a 1000 ms delayed screenshot the title is %v, want Later", got)
+	}
+
+	for _, c := range []struct{ tool, args, mention string }{
+		{"press_key", `{"key":"a","repeat":-1}`, "repeat"},
+		{"press_key", `{"key":"a","repeat":1000}`, "repeat"},
+		{"scroll", `{"direction":"bottom","pixels":10}`, "pixels"},
+		{"take_screenshot", `{"delay_ms":-1}`, "delay_ms"},
+		{"take_screenshot", `{"delay_ms":60000}`, "delay_ms"},
+	} {
+		_, err := h.call(t, c.tool, c.args)
+		wantCode(t, err, InvalidArgs, c.mention)
+	}
 }

@@ -172,6 +172,9 @@ func TestBackendsCoreLoop(t *testing.T) {
 // TestBackendsDialogMatrix: alert, confirm and prompt, answered by the
 // agent (accept or dismiss) or by the dialogs policy, on every backend.
 func TestBackendsDialogMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (every dialog on both backends): skipped by -short")
+	}
 	t.Parallel()
 	base := serveFixtures(t)
 	tests := []struct {
@@ -464,4 +467,18 @@ func backendsUniform(img image.Image) bool {
 		}
 	}
 	return true
+}
+
+// TestBackendsDefaultViewport: both backends give a new tab a 1280×720
+// page, as both peers do (issue #39).
+func TestBackendsDefaultViewport(t *testing.T) {
+	base := serveFixtures(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q}`, base+"/form.html"))
+		got := h.mustCall(t, "evaluate_script", `{"function":"() => innerWidth + 'x' + innerHeight"}`)["value"]
+		if got != "1280x720" {
+			t.Errorf("a new tab's viewport is %v, want 1280x720", got)
+		}
+	})
 }

@@ -1,10 +1,15 @@
 package tools
 
 import (
+	"context"
 	"fmt"
+	"net"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // blockedURL is refused by the default policy (link-local, the cloud
@@ -63,4 +68,21 @@ func TestPageNavigationBlocked(t *testing.T) {
 		}
 		check(t, "meta refresh", data, err)
 	})
+}
+
+// TestHostUnresolved: a host that does not resolve is no policy refusal:
+// navigate_page says HOST_UNRESOLVED with a hint about the name or the
+// network, not URL_BLOCKED (issue #39).
+func TestHostUnresolved(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil).with(func(env *Env) {
+		env.URLPolicy = &policy.Policy{Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+		}}
+	})
+	_, err := h.call(t, "navigate_page", `{"url":"http://nosuch.invalid/"}`)
+	te := wantCode(t, err, HostUnresolved, "nosuch.invalid")
+	if !te.Recoverable || !strings.Contains(te.Hint, "name") {
+		t.Errorf("HOST_UNRESOLVED recoverable %v, hint %q; want recoverable with a hint about the name", te.Recoverable, te.Hint)
+	}
 }

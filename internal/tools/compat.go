@@ -10,6 +10,9 @@ type compatRule struct {
 	rename string          // the cdpkit argument of the same meaning
 	same   json.RawMessage // a value that means cdpkit's default: dropped
 	hint   string          // otherwise: refused with INVALID_ARGS and this hint
+	// list says cdpkit takes a list where the peers take one string: a
+	// string becomes a one-item list.
+	list bool
 }
 
 // compatTable maps tool → chrome-devtools-mcp argument → rule, for the
@@ -19,6 +22,7 @@ type compatRule struct {
 // includeSnapshot, pageSize, pageIdx, types, msgid, fullPage, format,
 // quality, filePath, need nothing). docs/compare.md lists both.
 var compatTable = map[string]map[string]compatRule{
+	"wait_for":    {"text": {list: true}},
 	"upload_file": {"filePaths": {rename: "paths"}},
 	"take_snapshot": {"verbose": {same: json.RawMessage("false"),
 		hint: "cdpkit's snapshot has one level of detail; drop verbose (interactive:true gives less)"}},
@@ -53,6 +57,9 @@ func (t *Tool) compat(raw json.RawMessage) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
+	if raw, err = numberTarget(raw); err != nil {
+		return nil, err
+	}
 	for name, rule := range compatTable[t.Name] {
 		var v json.RawMessage
 		if raw, v, err = takeArg(raw, name); err != nil {
@@ -60,6 +67,11 @@ func (t *Tool) compat(raw json.RawMessage) (json.RawMessage, error) {
 		}
 		switch {
 		case v == nil:
+		case rule.list:
+			raw, err = putArg(raw, name, name, oneItem(v))
+			if err != nil {
+				return nil, err
+			}
 		case rule.same != nil && string(compact(v)) == string(rule.same):
 		case rule.rename != "":
 			if raw, err = putArg(raw, name, rule.rename, v); err != nil {
@@ -70,6 +82,17 @@ func (t *Tool) compat(raw json.RawMessage) (json.RawMessage, error) {
 		}
 	}
 	return raw, nil
+}
+
+// numberTarget turns a target given as a JSON number, such as the pageId
+// new_page printed, into the selector "N" (a pageId).
+func numberTarget(raw json.RawMessage) (json.RawMessage, error) {
+	rest, v, err := takeArg(raw, "target")
+	var n float64
+	if err != nil || v == nil || json.Unmarshal(v, &n) != nil || n < 1 || n != float64(int(n)) {
+		return raw, err // no number: decoding checks it
+	}
+	return putArg(rest, "target", "target", json.RawMessage(fmt.Sprint(`"`, int(n), `"`)))
 }
 
 // pageIDTarget turns chrome-devtools-mcp's pageId v into the target of a
@@ -87,6 +110,19 @@ func (t *Tool) pageIDTarget(raw, v json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	return putArg(raw, "pageId", "target", target)
+}
+
+// oneItem returns v, or [v] when v is a JSON string.
+func oneItem(v json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return v
+	}
+	list, err := json.Marshal([]string{s})
+	if err != nil {
+		return v
+	}
+	return list
 }
 
 // putArg sets raw's argument to v, which the call gave as from; from and

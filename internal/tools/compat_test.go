@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -108,6 +109,12 @@ func TestChromeDevtoolsMCPPageID(t *testing.T) {
 	if got := snapshotTitle(`{"pageId":3}`); !strings.Contains(got, "/form.html") {
 		t.Errorf("after the close, take_snapshot pageId 3 read %q, want form", got)
 	}
+	// A bare number as target is the pageId the server printed.
+	for _, args := range []string{`{"target":"3"}`, `{"target":3}`} {
+		if got := snapshotTitle(args); !strings.Contains(got, "/form.html") {
+			t.Errorf("after the close, take_snapshot %s read %q, want form (pageId 3)", args, got)
+		}
+	}
 	if got := snapshotTitle(`{"target":"index:1"}`); !strings.Contains(got, "/form.html") {
 		t.Errorf("after the close, index:1 read %q, want form (index shifts)", got)
 	}
@@ -122,6 +129,8 @@ func TestChromeDevtoolsMCPPageID(t *testing.T) {
 	}
 	_, err := h.call(t, "close_page", `{"pageId":1}`)
 	wantCode(t, err, TargetNotFound, "pageId:1")
+	_, err = h.call(t, "take_snapshot", `{"target":"1"}`)
+	wantCode(t, err, TargetNotFound, "1")
 	for _, c := range []struct{ tool, args, mention string }{
 		{"take_snapshot", `{"pageId":0}`, "pageId"},
 		{"take_snapshot", `{"pageId":"2"}`, "pageId"},
@@ -130,5 +139,22 @@ func TestChromeDevtoolsMCPPageID(t *testing.T) {
 	} {
 		_, err := h.call(t, c.tool, c.args)
 		wantCode(t, err, InvalidArgs, c.mention)
+	}
+}
+
+// TestPlaywrightArgsHint: Playwright MCP names an element by ref (with a
+// description in element); cdpkit's refused unknown argument says to
+// pass the ref as uid (issue #39).
+func TestPlaywrightArgsHint(t *testing.T) {
+	for _, c := range []struct{ tool, args string }{
+		{"click", `{"element":"Save button","ref":"e3"}`},
+		{"hover", `{"ref":"e3"}`},
+		{"fill", `{"element":"Email","value":"a@b.c"}`},
+	} {
+		_, err := toolNamed(t, c.tool).Call(t.Context(), testEnv(), json.RawMessage(c.args))
+		te := wantCode(t, err, InvalidArgs, "")
+		if !strings.Contains(te.Hint, "uid") {
+			t.Errorf("%s %s: hint %q does not name uid", c.tool, c.args, te.Hint)
+		}
 	}
 }

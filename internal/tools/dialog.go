@@ -18,7 +18,7 @@ func dialogTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name:        "handle_dialog",
-			Description: "Answer the JavaScript dialog blocking the page.",
+			Description: "Answer the dialog blocking the page.",
 			NoQueue:     true,
 			Tab:         true, Dialog: DialogClears, Changes: ReportChanges, Core: true,
 		}, handleDialog),

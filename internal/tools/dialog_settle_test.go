@@ -17,6 +17,9 @@ import (
 // page it navigated to, with refs of that page that work on the next call,
 // never refs of the document being replaced.
 func TestHandleDialogSettles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (waits out dialog settle windows): skipped by -short")
+	}
 	t.Parallel()
 	// The server's 20 ms is the behaviour under test: an answer that takes
 	// a moment.
@@ -69,6 +72,9 @@ func TestHandleDialogSettles(t *testing.T) {
 // (as a loaded machine makes any page) still has its navigation reported
 // by handle_dialog.
 func TestHandleDialogSettlesBusyPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (waits out a busy page): skipped by -short")
+	}
 	t.Parallel()
 	// The busy loop is the behaviour under test: a renderer that does not
 	// answer for 1.5 s after the dialog closes.

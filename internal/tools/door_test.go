@@ -147,3 +147,30 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestErrorPhase: an error says where in the call it happened: args
+// (refused before any browser work), resolve (finding the browser and
+// the tab), queue (waiting for the tab), action (the tool's own work) or
+// settle (reading what the action changed) (issue #39).
+func TestErrorPhase(t *testing.T) {
+	t.Parallel()
+	base := serveFixtures(t)
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/form.html"))
+	for _, c := range []struct {
+		tool, args string
+		code       Code
+		phase      string
+	}{
+		{"click", `{}`, InvalidArgs, "args"},
+		{"click", `{"uid":"e1","bogus":1}`, InvalidArgs, "args"},
+		{"take_snapshot", `{"target":"index:99"}`, TargetNotFound, "resolve"},
+		{"click", `{"selector":"#nope","waitMs":100}`, ElementNotFound, "action"},
+		{"wait_for", `{"text":["never there"],"timeout":100}`, Timeout, "action"},
+	} {
+		_, err := h.call(t, c.tool, c.args)
+		if te := wantCode(t, err, c.code, ""); te != nil && te.Phase != c.phase {
+			t.Errorf("%s %s: phase %q, want %q", c.tool, c.args, te.Phase, c.phase)
+		}
+	}
+}

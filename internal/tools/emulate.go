@@ -16,6 +16,9 @@ type resizeArgs struct {
 	Height int    `json:"height,omitempty" jsonschema:"viewport height in CSS px, with width"`
 	Preset string `json:"preset,omitempty" jsonschema:"mobile (390x844, 3x, touch), tablet (820x1180, 2x, touch) or desktop (1280x800)"`
 	Reset  bool   `json:"reset,omitempty" jsonschema:"remove the override"`
+	// Overrides of a size's or a preset's scale and mobile mode.
+	DeviceScaleFactor float64 `json:"deviceScaleFactor,omitempty" jsonschema:"device pixels per CSS px, 0.5-4 (default 1, or the preset's)"`
+	Mobile            *bool   `json:"mobile,omitempty" jsonschema:"mobile layout and touch (default off, or the preset's)"`
 	actionArgs
 
 	viewport *browser.Viewport // by check; nil to reset
@@ -92,6 +95,14 @@ type resizeResult struct {
 	Changes  *Changes                `json:"changes,omitempty"`
 }
 
+// Bounds of resize_page: a viewport side under minViewportSide leaves no
+// page to see, and a scale outside minScale-maxScale is no screen's.
+const (
+	minViewportSide = 200
+	minScale        = 0.5
+	maxScale        = 4.0
+)
+
 func (in *resizeArgs) check(context.Context, *Env) error {
 	custom := in.Width != 0 || in.Height != 0
 	ways := 0
@@ -104,9 +115,19 @@ func (in *resizeArgs) check(context.Context, *Env) error {
 		return errorf(InvalidArgs, false, "give width and height, or preset, or reset:true", "give exactly one of width/height, preset and reset")
 	}
 	switch {
+	case in.Reset && (in.DeviceScaleFactor != 0 || in.Mobile != nil):
+		return errorf(InvalidArgs, false, "give width and height or a preset with them", "deviceScaleFactor and mobile do not go with reset")
+	case in.DeviceScaleFactor != 0 && (in.DeviceScaleFactor < minScale || in.DeviceScaleFactor > maxScale):
+		return errorf(InvalidArgs, false, fmt.Sprintf("use %g-%g", minScale, maxScale), "deviceScaleFactor %g is out of range", in.DeviceScaleFactor)
+	}
+	switch {
 	case custom:
 		if in.Width <= 0 || in.Height <= 0 {
 			return errorf(InvalidArgs, false, "give both, in CSS px", "width and height go together and are positive: got width %d, height %d", in.Width, in.Height)
+		}
+		if in.Width < minViewportSide || in.Height < minViewportSide {
+			return errorf(InvalidArgs, false, fmt.Sprintf("give at least %dx%d; for a small device use preset mobile", minViewportSide, minViewportSide),
+				"%dx%d is under the %dx%d floor of a viewport", in.Width, in.Height, minViewportSide, minViewportSide)
 		}
 		in.viewport = &browser.Viewport{Width: in.Width, Height: in.Height, DeviceScaleFactor: 1}
 	case in.Preset != "":
@@ -115,6 +136,14 @@ func (in *resizeArgs) check(context.Context, *Env) error {
 			return errorf(InvalidArgs, false, "preset is mobile, tablet or desktop", "unknown preset %q", in.Preset)
 		}
 		in.viewport = &p
+	}
+	if v := in.viewport; v != nil {
+		if in.DeviceScaleFactor != 0 {
+			v.DeviceScaleFactor = in.DeviceScaleFactor
+		}
+		if in.Mobile != nil {
+			v.Mobile, v.Touch = *in.Mobile, *in.Mobile
+		}
 	}
 	return nil
 }

@@ -23,6 +23,11 @@ func TestEmulateToolsRejectArgs(t *testing.T) {
 		{"resize_page", `{"width":390}`, "height"},
 		{"resize_page", `{"width":-1,"height":5}`, "width"},
 		{"resize_page", `{"preset":"watch"}`, "watch"},
+		// A floor of 200×200: smaller leaves nothing to see (issue #39).
+		{"resize_page", `{"width":50,"height":50}`, "200"},
+		{"resize_page", `{"width":1280,"height":199}`, "200"},
+		{"resize_page", `{"width":800,"height":600,"deviceScaleFactor":9}`, "deviceScaleFactor"},
+		{"resize_page", `{"reset":true,"mobile":true}`, "reset"},
 		{"emulate", `{"colorScheme":"sepia"}`, "colorScheme"},
 		{"emulate", `{"reducedMotion":"less"}`, "reducedMotion"},
 		{"emulate", `{"cpuThrottling":50}`, "cpuThrottling"},

@@ -23,6 +23,7 @@ const (
 	InvalidArgs         Code = "INVALID_ARGS"
 	InvalidURL          Code = "INVALID_URL"
 	URLBlocked          Code = "URL_BLOCKED"
+	HostUnresolved      Code = "HOST_UNRESOLVED"
 	NavigationFailed    Code = "NAVIGATION_FAILED"
 	Timeout             Code = "TIMEOUT"
 	Cancelled           Code = "CANCELLED"
@@ -78,6 +79,9 @@ type Error struct {
 	Message     string `json:"message"`
 	Recoverable bool   `json:"recoverable"`
 	Hint        string `json:"hint,omitempty"`
+	// Phase says where in the call it failed: args, resolve, queue,
+	// action or settle (see phase.go); "" outside a tool call.
+	Phase string `json:"phase,omitempty"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("[%s] %s", e.Code, e.Message) }
@@ -279,11 +283,13 @@ func init() {
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "see the tool's input schema"}
 	})
 	typed(func(err error, ub *policy.URLError) *Error {
-		code := URLBlocked
-		if errors.Is(err, policy.ErrInvalidURL) {
-			code = InvalidURL
+		switch {
+		case errors.Is(err, policy.ErrInvalidURL):
+			return &Error{Code: InvalidURL, Message: ub.Error(), Hint: ub.Hint}
+		case errors.Is(err, policy.ErrHostUnresolved):
+			return &Error{Code: HostUnresolved, Message: ub.Error(), Recoverable: true, Hint: ub.Hint}
 		}
-		return &Error{Code: code, Message: ub.Error(), Hint: ub.Hint}
+		return &Error{Code: URLBlocked, Message: ub.Error(), Hint: ub.Hint}
 	})
 	sentinel(browser.ErrNoDisplay, func(error, error) *Error {
 		return &Error{Code: NoDisplay, Message: "--headed needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
@@ -324,7 +330,7 @@ func init() {
 			Recoverable: true, Hint: "call list_pages to see the open tabs, or new_page to open one"}
 	})
 	sentinel(browser.ErrInvalidSelector, func(err, _ error) *Error {
-		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, index:N, pageId:N, url:SUBSTR, title:SUBSTR or a tab id"}
+		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, a pageId (N or pageId:N), index:N, url:SUBSTR, title:SUBSTR or a tab id"}
 	})
 	typed(func(_ error, he *browser.HistoryEndError) *Error {
 		if he.Forward {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -160,4 +161,20 @@ func compactJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// TestSnapshotSaysEval: the snapshot header says whether evaluate_script
+// is enabled, so an agent knows before trying it (issue #39).
+func TestSnapshotSaysEval(t *testing.T) {
+	t.Parallel()
+	base := serveFixtures(t)
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/form.html"))
+	if got := h.mustCall(t, "take_snapshot", `{}`)["eval"]; got != true {
+		t.Errorf("with evaluation on, the header's eval = %v, want true", got)
+	}
+	off := h.with(func(env *Env) { env.AllowEval = false })
+	if got := off.mustCall(t, "take_snapshot", `{}`)["eval"]; got != false {
+		t.Errorf("with evaluation off, the header's eval = %v, want false", got)
+	}
 }

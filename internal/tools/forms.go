@@ -47,8 +47,12 @@ type pressKeyArgs struct {
 	Key      string `json:"key" jsonschema:"Enter, a, Control+Shift+R…"`
 	UID      string `json:"uid,omitempty" jsonschema:"ref to focus first"`
 	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	Repeat   int    `json:"repeat,omitempty"`
 	actionArgs
 }
+
+// maxKeyRepeat bounds press_key's repeat.
+const maxKeyRepeat = 100
 
 type selectOptionArgs struct {
 	UID      string   `json:"uid,omitempty" jsonschema:"element ref of the select (e12)"`
@@ -102,7 +106,7 @@ func formTools() []Tool {
 		}, selectOption),
 		defineOn(Tool{
 			Name:        "upload_file",
-			Description: "Give local files (inside the upload roots) to a file input.",
+			Description: "Give local files (in the upload roots) to a file input.",
 			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "upload", Args: []string{"uid:ref", "paths:path"}, Summary: "give files to a file input (paths are the caller's)", Rank: 14}},
 		}, uploadFile),
@@ -223,14 +227,27 @@ func (in *pressKeyArgs) check(context.Context, *Env) error {
 	if _, err := input.ParseCombo(in.Key); err != nil {
 		return err
 	}
+	if in.Repeat < 0 || in.Repeat > maxKeyRepeat {
+		return errorf(InvalidArgs, false, fmt.Sprintf("use 1-%d (0: once)", maxKeyRepeat), "repeat %d is out of range", in.Repeat)
+	}
 	return oneElement(in.UID, in.Selector)
 }
 
 func pressKey(ctx context.Context, _ *Env, d *door, in pressKeyArgs) (*Result, error) {
-	if err := d.tab.PressKey(ctx, in.UID, in.Selector, in.Key); err != nil {
-		return nil, err
+	n := max(in.Repeat, 1)
+	for i := range n {
+		if err := d.tab.PressKey(ctx, in.UID, in.Selector, in.Key); err != nil {
+			if i > 0 {
+				return nil, fmt.Errorf("press %d of %d: %w", i+1, n, err)
+			}
+			return nil, err
+		}
 	}
-	return &Result{Data: map[string]any{"key": in.Key}}, nil
+	data := map[string]any{"key": in.Key}
+	if n > 1 {
+		data["repeat"] = n
+	}
+	return &Result{Data: data}, nil
 }
 
 func (in *selectOptionArgs) check(context.Context, *Env) error {

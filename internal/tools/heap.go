@@ -24,7 +24,7 @@ func heapTools() []Tool {
 		defineOn(Tool{
 			Name: "take_heapsnapshot",
 			Description: "Snapshot of the page's JavaScript heap, saved as a .heapsnapshot file (opens in DevTools' Memory panel). " +
-				"Returns path, bytes, node count and the 10 constructors with the most shallow (self) size.",
+				"Returns path, bytes, node count and the 10 constructors with the most shallow (self) size, the page's own before the engine's (internal).",
 			ReadOnly: true,
 			Tab:      true,
 		}, takeHeapSnapshot),

@@ -44,6 +44,9 @@ func within(t *testing.T, what string, start time.Time, budget time.Duration) {
 // past its deadline (plus slack); each call ends with its result or a
 // TIMEOUT, before its own deadline.
 func TestPageCannotStretchADeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (hangs pages to their deadlines): skipped by -short")
+	}
 	t.Parallel()
 	base := hostilePages(t, map[string]string{
 		"loop": `<!doctype html><title>loop</title><p>LOOP-PAGE</p>

@@ -12,6 +12,9 @@ import (
 // with the truncated marker, a scoped snapshot reads its part, and a click
 // (whose changes diff snapshots) still works.
 func TestHugePageStaysUsable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a 100,000-node page): skipped by -short")
+	}
 	t.Parallel()
 	var page strings.Builder
 	page.WriteString(`<!doctype html><title>huge</title><nav><button onclick="document.title='clicked'">Go</button></nav><main>`)

@@ -44,6 +44,9 @@ func needNode(t *testing.T) {
 // the audit browser has the URL guard and the egress proxy of cdpkit's own. The first run
 // installs Lighthouse into the user cache dir (once; later runs reuse it).
 func TestLighthouseAudit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (runs Lighthouse): skipped by -short")
+	}
 	needNode(t)
 	t.Parallel()
 	// The first run installs Lighthouse (~200 MB) before the call, so that

@@ -9,10 +9,12 @@ import (
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
-type listPagesArgs struct{}
+type listPagesArgs struct {
+	All bool `json:"all,omitempty"`
+}
 
 type newPageArgs struct {
-	URL        string `json:"url,omitempty" jsonschema:"default about:blank"`
+	URL        string `json:"url,omitempty"` // about:blank when empty
 	Background bool   `json:"background,omitempty" jsonschema:"don't make it active"`
 	Claim      bool   `json:"claim,omitempty" jsonschema:"also lease it"`
 	Label      string `json:"label,omitempty" jsonschema:"lease label"`
@@ -35,7 +37,7 @@ type closePageArgs struct {
 }
 
 type selectPageArgs struct {
-	Target       string `json:"target" jsonschema:"tab id, pageId:N, index:N, url:X, title:X"`
+	Target       string `json:"target" jsonschema:"tab id, pageId, index:N, url:X, title:X"`
 	BringToFront bool   `json:"bringToFront,omitempty"`
 }
 
@@ -43,7 +45,7 @@ func pageTools() []Tool {
 	return []Tool{
 		define(Tool{
 			Name:        "list_pages",
-			Description: "List tabs: pageId, id, index, url, title, active, origin.",
+			Description: "List tabs; all: workers too.",
 			ReadOnly:    true,
 			Idempotent:  true,
 			Core:        true,
@@ -51,12 +53,12 @@ func pageTools() []Tool {
 		}, listPages),
 		define(Tool{
 			Name:        "new_page",
-			Description: "Open a tab and load url. Returns its pageId, id, url, title, HTTP status.",
+			Description: "Open a tab and load url; returns its pageId, url, title, status.",
 			Core:        true,
 		}, newPage),
 		defineOn(Tool{
 			Name:        "navigate_page",
-			Description: "Load url, or go back, forward or reload, and wait for it. Returns url, title, HTTP status, changes.",
+			Description: "Load url, or go back, forward or reload, and wait. Returns url, title, HTTP status, changes.",
 			// A dialog the old page shows does not stop a navigation
 			// away from it; navigating recovers a crashed tab.
 			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
@@ -85,7 +87,7 @@ func pageTools() []Tool {
 	}
 }
 
-func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) {
+func listPages(ctx context.Context, env *Env, in listPagesArgs) (*Result, error) {
 	b, err := env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, err
@@ -104,6 +106,17 @@ func listPages(ctx context.Context, env *Env, _ listPagesArgs) (*Result, error) 
 		rows[i].PageID = ids[rows[i].ID]
 	}
 	data := map[string]any{"pages": rows}
+	if in.All {
+		wl, ok := b.(browser.WorkerLister)
+		if !ok {
+			return nil, errorf(Unsupported, false, "drop all: this browser lists tabs only", "this browser cannot list workers")
+		}
+		workers, err := wl.Workers(ctx, env.Scope)
+		if err != nil {
+			return nil, err
+		}
+		data["workers"] = append([]browser.Worker{}, workers...) // [] rather than null when none
+	}
 	if len(reaped) > 0 {
 		data["reaped"] = reaped
 	}

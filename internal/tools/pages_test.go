@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -20,6 +22,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
+	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
 // TestPageToolsRejectArgs checks the argument errors caught before any
@@ -207,6 +210,18 @@ func TestNavigationTools(t *testing.T) {
 		if w, _ := got["warning"].(string); !strings.Contains(w, "meta name=viewport") {
 			t.Errorf("resize_page mobile on a page without viewport meta = %v, want a warning naming it", got)
 		}
+		// deviceScaleFactor and mobile override a size or a preset.
+		got = h.mustCall(t, "resize_page", `{"width":800,"height":600,"deviceScaleFactor":2,"mobile":true}`)
+		if m, _ := got["measured"].(map[string]any); m["devicePixelRatio"] != 2.0 || got["asked"].(map[string]any)["mobile"] != true {
+			t.Errorf("resize_page 800x600 at 2x, mobile = %v, want devicePixelRatio 2 and mobile asked", got)
+		}
+		if touch := h.mustCall(t, "evaluate_script", `{"function":"navigator.maxTouchPoints > 0"}`)["value"]; touch != true {
+			t.Errorf("mobile:true gave no touch points")
+		}
+		got = h.mustCall(t, "resize_page", `{"preset":"mobile","deviceScaleFactor":1}`)
+		if m, _ := got["measured"].(map[string]any); m["devicePixelRatio"] != 1.0 {
+			t.Errorf("resize_page mobile at 1x = %v, want devicePixelRatio 1", got)
+		}
 		got = h.mustCall(t, "resize_page", `{"reset":true}`)
 		if m, _ := got["measured"].(map[string]any); got["asked"] != nil || m["devicePixelRatio"] != 1.0 {
 			t.Errorf("resize_page reset = %v, want nothing asked and devicePixelRatio 1", got)
@@ -238,8 +253,9 @@ func TestNavigationTools(t *testing.T) {
 		}
 
 		got = h.mustCall(t, "emulate", `{"geolocation":null,"extraHeaders":{},"colorScheme":"auto","userAgent":""}`)
-		if raw, _ := json.Marshal(got); string(raw) != "{}" {
-			t.Errorf("emulate clearing all = %s, want nothing in effect", raw)
+		// Only the launched browser's default viewport stays in effect.
+		if raw, _ := json.Marshal(got); string(raw) != `{"viewport":{"deviceScaleFactor":1,"height":720,"width":1280}}` {
+			t.Errorf("emulate clearing all = %s, want nothing in effect but the default viewport", raw)
 		}
 		if strings.Contains(h.allLogs(), "t0ps3cret") {
 			t.Errorf("the logs hold the Authorization value")
@@ -302,4 +318,78 @@ func TestSchemelessURL(t *testing.T) {
 	}
 	_, err := h.call(t, "navigate_page", `{"url":"intranet"}`)
 	wantCode(t, err, InvalidURL, "intranet")
+}
+
+// TestDefaultViewport: a launched browser's pages are 1280×720, as both
+// peers' are (the window alone gave 1280×633: headless Chromium's window
+// counts its toolbar), in a new tab, in a screenshot and after
+// resize_page's reset (issue #39).
+func TestDefaultViewport(t *testing.T) {
+	t.Parallel()
+	base := serveFixtures(t)
+	h := newHarness(t, nil)
+	h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q}`, base+"/form.html"))
+	size := func() string {
+		t.Helper()
+		return fmt.Sprint(h.mustCall(t, "evaluate_script", `{"function":"() => innerWidth + 'x' + innerHeight"}`)["value"])
+	}
+	if got := size(); got != "1280x720" {
+		t.Errorf("a new tab's viewport is %s, want 1280x720", got)
+	}
+	shot, err := h.result(t, "take_screenshot", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.DecodeConfig(bytes.NewReader(shot.Image.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Width != 1280 || img.Height != 720 {
+		t.Errorf("screenshot is %dx%d, want 1280x720", img.Width, img.Height)
+	}
+	h.mustCall(t, "resize_page", `{"width":500,"height":400}`)
+	h.mustCall(t, "resize_page", `{"reset":true}`)
+	if got := size(); got != "1280x720" {
+		t.Errorf("after resize_page reset the viewport is %s, want 1280x720", got)
+	}
+}
+
+// TestListPagesAll: list_pages with all:true lists the page's workers and
+// service workers too, with their type and URL (issue #39); without it,
+// tabs only.
+func TestListPagesAll(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/sw.js", "/worker.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `setInterval(() => {}, 1000);`)
+		default:
+			fmt.Fprint(w, `<!doctype html><title>Workers</title><script>
+window.w = new Worker('/worker.js');
+navigator.serviceWorker.register('/sw.js').then(() => navigator.serviceWorker.ready).then(() => document.body.append('Ready'));
+</script>`)
+		}
+	}))
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, srv.URL+"/"))
+	h.mustCall(t, "wait_for", `{"text":"Ready"}`)
+	if data := h.mustCall(t, "list_pages", `{}`); data["workers"] != nil {
+		t.Errorf("list_pages without all lists workers: %v", data["workers"])
+	}
+	found := map[string]bool{}
+	both := func(context.Context) bool {
+		data := h.mustCall(t, "list_pages", `{"all":true}`)
+		rows, _ := data["workers"].([]any)
+		for _, r := range rows {
+			row := r.(map[string]any)
+			u, _ := row["url"].(string)
+			found[fmt.Sprint(row["type"], " ", u[strings.LastIndex(u, "/"):])] = true
+		}
+		return found["service_worker /sw.js"] && found["worker /worker.js"]
+	}
+	// A worker's target may be announced a moment after the page says so.
+	if err := poll.Until(t.Context(), poll.Options{Interval: 50 * time.Millisecond}, both); err != nil {
+		t.Errorf("list_pages all:true found %v, want service_worker /sw.js and worker /worker.js", found)
+	}
 }

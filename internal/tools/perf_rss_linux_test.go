@@ -36,6 +36,9 @@ func readRSS() (int64, error) {
 // parallel), so that no other test's allocations count, and so before
 // TestPerformanceTrace, which traces in the parallel phase.
 func TestPerformanceTraceRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (records a large trace): skipped by -short")
+	}
 	base := perfServer(t)
 	h := newHarness(t, nil)
 	h.mustCall(t, "new_page", fmt.Sprintf(`{"url":%q}`, base+"/nodes"))

@@ -160,6 +160,9 @@ func tracePage(t *testing.T, h *harness, url, extra string) (map[string]any, str
 // records one trace at a time per browser, and no other test here traces
 // in the parallel phase (TestPerformanceTraceRSS runs before it, alone).
 func TestPerformanceTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (records traces): skipped by -short")
+	}
 	t.Parallel()
 	base := perfServer(t)
 

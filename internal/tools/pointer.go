@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -35,7 +36,7 @@ type dragArgs struct {
 }
 
 type scrollArgs struct {
-	Direction string   `json:"direction,omitempty" jsonschema:"up, down, left or right"`
+	Direction string   `json:"direction,omitempty" jsonschema:"up, down, left, right, top or bottom"`
 	Pixels    float64  `json:"pixels,omitempty" jsonschema:"distance for direction, in CSS px (default 80% of the viewport)"`
 	UID       string   `json:"uid,omitempty" jsonschema:"element ref to scroll into view, instead of direction"`
 	Selector  string   `json:"selector,omitempty" jsonschema:"CSS selector of the element to scroll into view, instead of uid"`
@@ -48,7 +49,7 @@ func pointerTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name: "click",
-			Description: "Click with real mouse events. Element: uid, selector, role+name or text. " +
+			Description: "Click with real mouse events. Element: uid, selector, role+name or byText (or text). " +
 				"Waits waitMs (5000) until visible, stable, enabled, uncovered.",
 			Tab: true, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
@@ -197,10 +198,12 @@ func (in *scrollArgs) check(context.Context, *Env) error {
 	case modes != 1:
 		return errorf(InvalidArgs, false, "give direction, uid (or selector), or x and/or y",
 			"give exactly one of direction, an element, or a position")
-	case in.Direction != "" && in.Direction != "up" && in.Direction != "down" && in.Direction != "left" && in.Direction != "right":
-		return errorf(InvalidArgs, false, "use up, down, left or right", "direction %q is not a direction", in.Direction)
+	case in.Direction != "" && !slices.Contains([]string{"up", "down", "left", "right", "top", "bottom"}, in.Direction):
+		return errorf(InvalidArgs, false, "use up, down, left, right, top or bottom", "direction %q is not a direction", in.Direction)
 	case in.Pixels != 0 && in.Direction == "":
 		return errorf(InvalidArgs, false, "pixels goes with direction", "pixels needs a direction")
+	case in.Pixels != 0 && (in.Direction == "top" || in.Direction == "bottom"):
+		return errorf(InvalidArgs, false, "drop pixels: top and bottom go to the end", "pixels does not go with %s", in.Direction)
 	case in.Pixels < 0 || math.IsInf(in.Pixels, 0):
 		return errorf(InvalidArgs, false, "give a positive distance and a direction", "pixels %v is not positive", in.Pixels)
 	}
@@ -212,7 +215,19 @@ func (in *scrollArgs) check(context.Context, *Env) error {
 	return oneElement(in.UID, in.Selector)
 }
 
+// pageEnd is a vertical position past the end of any page: scrolling
+// there stops at the bottom.
+const pageEnd = 1 << 30
+
 func scroll(ctx context.Context, _ *Env, d *door, in scrollArgs) (*Result, error) {
+	switch in.Direction {
+	case "top", "bottom":
+		y := 0.0
+		if in.Direction == "bottom" {
+			y = pageEnd
+		}
+		in.Direction, in.Y = "", &y
+	}
 	res, err := d.tab.Scroll(ctx, browser.ScrollOptions{
 		Direction: in.Direction, Pixels: in.Pixels, Ref: in.UID, Selector: in.Selector, X: in.X, Y: in.Y,
 	})

@@ -28,8 +28,10 @@ type startRecordingArgs struct {
 	MaxWidth      int    `json:"maxWidth,omitempty" jsonschema:"largest frame width in px (default: the viewport)"`
 	MaxHeight     int    `json:"maxHeight,omitempty" jsonschema:"largest frame height in px"`
 	EveryNthFrame int    `json:"everyNthFrame,omitempty" jsonschema:"keep every Nth repaint (default 1)"`
+	Codec         string `json:"codec,omitempty" jsonschema:"h264 (default: plays everywhere) or hevc (smaller)"`
 
 	ff     *record.FFmpeg // by check
+	enc    record.Encoder // by check
 	limits record.Limits
 }
 
@@ -51,7 +53,7 @@ func recordTools() []Tool {
 		}, startRecording),
 		defineOn(Tool{
 			Name: "stop_screen_recording",
-			Description: "Stop a tab's recording and encode it to MP4: path, durationMs, frameCount, encodedFrames. Timing follows the real repaints. " +
+			Description: "Stop a tab's recording and encode it to MP4 (H.264 unless started with codec hevc): path, codec, durationMs, frameCount, encodedFrames. Timing follows the real repaints. " +
 				"Also reports a recording that ended by itself (tab closed, cap reached).",
 			NoQueue: true, Dialog: DialogPasses, Tab: true, Recovers: true,
 			Verbs: []Verb{{Name: "record stop", Args: []string{"savePath:path?"}, Summary: "stop recording and save the MP4 (to path, else the artifact dir)", Rank: 21}},
@@ -82,11 +84,21 @@ func (in *startRecordingArgs) check(ctx context.Context, env *Env) error {
 	in.limits = limits
 	// Before any capture: a recording that could never be encoded is
 	// refused now, not thrown away at the stop.
+	switch in.Codec {
+	case "", record.DefaultCodec, record.CodecHEVC:
+	default:
+		return errorf(InvalidArgs, false, "use h264 or hevc", "codec %q is not supported", in.Codec)
+	}
 	ff, err := record.Probe(ctx, env.FFmpeg)
 	if err != nil {
 		return errorf(FFmpegUnavailable, false, ffmpegHint, "%s", strings.TrimPrefix(err.Error(), "record: "))
 	}
-	in.ff = ff
+	enc, ok := ff.Choose(in.Codec)
+	if !ok {
+		return errorf(FFmpegUnavailable, false, "use codec h264, or an ffmpeg built with libx265",
+			"%s has no %s encoder", ff.Path, in.Codec)
+	}
+	in.ff, in.enc = ff, enc
 	return nil
 }
 
@@ -134,9 +146,9 @@ func startRecording(ctx context.Context, env *Env, d *door, in startRecordingArg
 		return nil, err
 	}
 	r.tab, r.opts = d.tab, opts
-	r.begin(env, stream, spool, in.ff, in.limits)
+	r.begin(env, stream, spool, in.ff, in.enc, in.limits)
 	return &Result{Data: startedData{
-		Target: d.tab.ID(), Format: format, SpoolDir: dir, Encoder: in.ff.Encoder.Name, Codec: in.ff.Encoder.Codec,
+		Target: d.tab.ID(), Format: format, SpoolDir: dir, Encoder: in.enc.Name, Codec: in.enc.Codec,
 		StartedAt: start.UTC().Format(time.RFC3339Nano), MaxBytes: limitsBytes(in.limits), MaxMs: limitsDuration(in.limits).Milliseconds(),
 	}}, nil
 }

@@ -47,6 +47,7 @@ type recording struct {
 	stream  browser.ScreencastStream
 	spool   *record.Spool
 	ff      *record.FFmpeg
+	enc     record.Encoder
 	limits  record.Limits
 	release func()        // lets the browser idle again
 	stopped chan struct{} // closed when a stop call or shutdown takes it
@@ -80,9 +81,9 @@ func (s *recordingSet) drop(r *recording) {
 }
 
 // begin marks r capturing and watches for its end.
-func (r *recording) begin(env *Env, stream browser.ScreencastStream, spool *record.Spool, ff *record.FFmpeg, limits record.Limits) {
+func (r *recording) begin(env *Env, stream browser.ScreencastStream, spool *record.Spool, ff *record.FFmpeg, enc record.Encoder, limits record.Limits) {
 	recordings.mu.Lock()
-	r.stream, r.spool, r.ff, r.limits = stream, spool, ff, limits
+	r.stream, r.spool, r.ff, r.enc, r.limits = stream, spool, ff, enc, limits
 	r.release = env.Browsers.Use() // an idle browser is not stopped under a recording
 	r.begun = true
 	recordings.mu.Unlock()
@@ -260,12 +261,15 @@ func (r *recording) encode(ctx context.Context, env *Env, why, savePath string) 
 	r.spool.Close()
 	r.release()
 	frames, _ := r.spool.Frames()
-	progress(ctx, fmt.Sprintf("encoding %d frames with %s", frames, r.ff.Encoder.Name))
-	enc, err := r.ff.Encode(ctx, r.spool.Dir(), r.spool.Start(), stopAt, func(p record.Progress) {
+	progress(ctx, fmt.Sprintf("encoding %d frames with %s", frames, r.enc.Name))
+	enc, err := r.ff.Encode(ctx, r.spool.Dir(), r.enc, r.spool.Start(), stopAt, func(p record.Progress) {
 		progress(ctx, fmt.Sprintf("encoding: %.1fs of %.1fs", p.Done.Seconds(), p.Total.Seconds()))
 	})
 	if err != nil {
 		return nil, encodeError(err)
+	}
+	if enc.Warnings != "" {
+		env.Log.Warn("ffmpeg warned while encoding", "tab", r.key.tab, "encoder", r.enc.Name, "warnings", enc.Warnings)
 	}
 	progress(ctx, "saving the video")
 	path, n, err := saveVideo(env, enc.Path, r.key.tab, savePath, r.spool.Start())
@@ -278,7 +282,7 @@ func (r *recording) encode(ctx context.Context, env *Env, why, savePath string) 
 	d := &recordingData{
 		Target: r.key.tab, Path: path, Bytes: n, DurationMs: enc.Duration.Milliseconds(),
 		FrameCount: enc.Frames, EncodedFrames: enc.EncodedFrames, DroppedFrames: enc.Dropped,
-		Width: enc.Width, Height: enc.Height, Codec: r.ff.Encoder.Codec, Encoder: r.ff.Encoder.Name,
+		Width: enc.Width, Height: enc.Height, Codec: r.enc.Codec, Encoder: r.enc.Name,
 		EncodeMs: enc.Elapsed.Milliseconds(), StoppedBy: why,
 	}
 	if why == "cap" {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/record"
 )
 
 // recordPages are the recording fixtures: a CSS animation that repaints
@@ -103,6 +104,9 @@ func recordFor(t *testing.T, h *harness, d time.Duration, during func()) (map[st
 // TestRecordAnimation records a CSS animation for 3 s: the video lasts as
 // long as the time between the calls, by ffprobe, and holds the frames.
 func TestRecordAnimation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a long recording): skipped by -short")
+	}
 	needFFmpeg(t)
 	srv := browsertest.Server(t, recordPages)
 	t.Parallel()
@@ -141,16 +145,56 @@ func TestRecordStill(t *testing.T) {
 	h := newHarness(t, nil)
 	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/still.html"}`)
 	res, wall := recordFor(t, h, 2*time.Second, nil)
-	dur, _ := probeVideo(t, res["path"].(string))
+	dur, codec := probeVideo(t, res["path"].(string))
 	within10(t, "ffprobe duration", dur, wall)
 	if n := res["encodedFrames"].(float64); n < 1 {
 		t.Errorf("encodedFrames = %v, want at least the first paint", n)
+	}
+	// H.264 by default: it plays in every browser (issue #39).
+	if codec != "h264" || res["codec"] != "h264" {
+		t.Errorf("ffprobe codec %s, result codec %v; want h264", codec, res["codec"])
+	}
+}
+
+// TestRecordCodecs: codec hevc asks for H.265 (smaller; the result says
+// so), an unknown codec is INVALID_ARGS before any capture, and the
+// encode logs no timestamp warning of ffmpeg's (issue #39).
+func TestRecordCodecs(t *testing.T) {
+	needFFmpeg(t)
+	srv := browsertest.Server(t, recordPages)
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", `{"url":"`+srv.URL+`/anim.html"}`)
+	_, err := h.call(t, "start_screen_recording", `{"codec":"vp9"}`)
+	wantCode(t, err, InvalidArgs, "vp9")
+	// An animation repaints at its own pace: the default encode of its
+	// uneven frame times is H.264, and ffmpeg says nothing of timestamps.
+	res, _ := recordFor(t, h, time.Second, nil)
+	if _, codec := probeVideo(t, res["path"].(string)); codec != "h264" || res["codec"] != "h264" {
+		t.Errorf("default recording: ffprobe codec %s, result codec %v; want h264", codec, res["codec"])
+	}
+	if ff, err := record.Probe(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	} else if _, ok := ff.Choose(record.CodecHEVC); !ok {
+		t.Skip("this ffmpeg has no H.265 encoder")
+	}
+	h.mustCall(t, "start_screen_recording", `{"codec":"hevc"}`)
+	h.mustCall(t, "wait_for", `{"time":500}`)
+	res = h.mustCall(t, "stop_screen_recording", `{}`)
+	if _, codec := probeVideo(t, res["path"].(string)); codec != "hevc" || res["codec"] != "hevc" {
+		t.Errorf("ffprobe codec %s, result codec %v; want hevc", codec, res["codec"])
+	}
+	if logs := h.allLogs(); strings.Contains(logs, "ffmpeg warned") {
+		t.Errorf("the encode warned:\n%s", logs)
 	}
 }
 
 // TestRecordNavigation navigates to another site while recording: the
 // recording goes on, with the next page's frames.
 func TestRecordNavigation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a long recording): skipped by -short")
+	}
 	needFFmpeg(t)
 	srv := browsertest.Server(t, recordPages)
 	t.Parallel()
@@ -313,6 +357,9 @@ func TestRecordCap(t *testing.T) {
 // the encode running under its own deadline, and the next stop returns
 // the video. The ffmpeg reads at a fifth of real time.
 func TestRecordEncodeOutlivesCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (a slowed encode): skipped by -short")
+	}
 	real := needFFmpegPath(t)
 	srv := browsertest.Server(t, recordPages)
 	slow := filepath.Join(t.TempDir(), "slow-ffmpeg")

@@ -286,6 +286,7 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 			p.Types, p.Type = nil, p.Types[1]
 		}
 	}
+	dropAlias(schema)
 	if p := schema.Properties["target"]; p != nil && p.Description == "" {
 		p.Description = targetDescription
 	}
@@ -301,15 +302,16 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 	t.call = func(ctx context.Context, env *Env, raw json.RawMessage) (*Result, error) {
 		in, common, err := decodeArgs[In](raw, resolved)
 		if err != nil {
-			return nil, err
+			return nil, inPhase(PhaseArgs, err)
 		}
 		if c, ok := any(&in).(checker); ok {
 			if err := c.check(ctx, env); err != nil {
-				return nil, err
+				return nil, inPhase(PhaseArgs, err)
 			}
 		}
 		if n, ok := any(&in).(tabless); !t.Tab || ok && n.noTab() {
-			return h(ctx, env, nil, in)
+			res, err := h(ctx, env, nil, in)
+			return res, inPhase(PhaseAction, err)
 		}
 		if c := callFrom(ctx); c != nil {
 			common.IncludeSnapshot = common.IncludeSnapshot || c.includeSnapshot
@@ -317,6 +319,21 @@ func declare[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in I
 		return t.through(ctx, env, common, func(ctx context.Context, d *door) (*Result, error) { return h(ctx, env, d, in) })
 	}
 	return t
+}
+
+// dropAlias removes byText's old name from the schema's properties and
+// those of its items, wherever byText is: decoding still accepts it.
+func dropAlias(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Properties["byText"] != nil {
+		delete(s.Properties, byTextAlias)
+	}
+	for _, p := range s.Properties {
+		dropAlias(p)
+	}
+	dropAlias(s.Items)
 }
 
 // commonArgs are the arguments the registry itself reads.
@@ -338,17 +355,36 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, c
 		return in, common, errorf(InvalidArgs, false, "arguments are a JSON object", "arguments are not a JSON object: %v", err)
 	}
 	if err := schema.Validate(generic); err != nil {
-		return in, common, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
+		return in, common, errorf(InvalidArgs, false, argHint(generic, schema), "%v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, common, errorf(InvalidArgs, false, "see the tool's input schema", "%v", err)
+		return in, common, errorf(InvalidArgs, false, argHint(generic, schema), "%v", err)
 	}
 	// The schema checked their types, where the tool has them.
 	common.Target, _ = generic["target"].(string)
 	common.IncludeSnapshot, _ = generic[snapshotArg].(bool) // a tool with it in its schema (evaluate_script)
 	return in, common, nil
+}
+
+// argHint is the hint for arguments that do not validate or decode. It
+// answers two habits of Playwright MCP's: element (a description) and ref
+// name an element that cdpkit names by uid alone, and text is what to
+// type where cdpkit's text (byText) finds the element by its text.
+func argHint(args map[string]any, schema *jsonschema.Resolved) string {
+	props := schema.Schema().Properties
+	_, ref := args["ref"]
+	_, element := args["element"]
+	_, text := args[byTextAlias]
+	_, value := args["value"]
+	switch {
+	case (ref || element) && props["uid"] != nil:
+		return "pass the element's ref from take_snapshot as uid (ref and element are Playwright MCP's names; cdpkit needs no element description)"
+	case text && !value && props["value"] != nil && props["byText"] != nil:
+		return "give what to type as value; text (byText's old name) finds the element by its visible text"
+	}
+	return "see the tool's input schema"
 }
 
 // Call runs the tool with JSON arguments under the env's timeout, or the
@@ -365,23 +401,23 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	timeout = max(timeout, min(t.Timeout, MaxTimeout))
 	args, err = t.compat(args)
 	if err != nil {
-		return nil, err
+		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 	}
 	args, asked, err := takeTimeout(args)
 	if err != nil {
-		return nil, err
+		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 	}
 	if asked > 0 {
 		timeout = asked
 	}
 	var full bool
 	if args, full, err = t.takeSnapshotArg(args); err != nil {
-		return nil, err
+		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 	}
 	var token string
 	if t.Tab && !t.ownLease {
 		if args, token, err = takeLease(args); err != nil {
-			return nil, AsError(err)
+			return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -405,8 +441,8 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 		if isTimeout(err) {
 			err = &stepTimeout{Tool: t.Name, After: time.Since(start), Step: steps.Current(), Err: err}
 		}
-		te := AsError(err)
-		env.Log.Debug("tool failed", "tool", t.Name, "code", te.Code, "ms", time.Since(start).Milliseconds(), "err", err)
+		te := withPhase(AsError(err), err)
+		env.Log.Debug("tool failed", "tool", t.Name, "code", te.Code, "phase", te.Phase, "ms", time.Since(start).Milliseconds(), "err", err)
 		return nil, te
 	}
 	env.Log.Debug("tool done", "tool", t.Name, "ms", time.Since(start).Milliseconds())

@@ -35,6 +35,7 @@ type screenshotArgs struct {
 	Format   string `json:"format,omitempty" jsonschema:"png (default), jpeg or webp"`
 	Quality  int    `json:"quality,omitempty" jsonschema:"1-100"`
 	FilePath string `json:"filePath,omitempty"`
+	DelayMs  int    `json:"delay_ms,omitempty"`
 
 	format string // by check, from Format or FilePath
 }
@@ -43,7 +44,7 @@ func screenshotTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name:        "take_screenshot",
-			Description: "Screenshot of the viewport, page or an element: saved to a file, returned inline (downscaled if big).",
+			Description: "Screenshot of the viewport, page or an element, saved and returned inline (downscaled if big).",
 			ReadOnly:    true,
 			Tab:         true, Core: true,
 			Verbs: []Verb{{Name: "screenshot", Args: []string{"path?"}, Summary: "save a screenshot (to path, else the artifact dir)", Rank: 7}},
@@ -72,7 +73,13 @@ type inlineInfo struct {
 // extFormats maps file extensions to formats, for a filePath without format.
 var extFormats = map[string]string{".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".webp": "webp"}
 
+// maxScreenshotDelay bounds take_screenshot's delay_ms.
+const maxScreenshotDelay = 10_000
+
 func (in *screenshotArgs) check(_ context.Context, env *Env) error {
+	if in.DelayMs < 0 || in.DelayMs > maxScreenshotDelay {
+		return errorf(InvalidArgs, false, fmt.Sprintf("use 0-%d", maxScreenshotDelay), "delay_ms %d is out of range", in.DelayMs)
+	}
 	format := in.Format
 	if f, ok := extFormats[strings.ToLower(filepath.Ext(in.FilePath))]; ok {
 		if format == "" {
@@ -108,6 +115,19 @@ func (in *screenshotArgs) check(_ context.Context, env *Env) error {
 
 func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (*Result, error) {
 	tab, format := d.tab, in.format
+	if in.DelayMs > 0 {
+		delay := time.Duration(in.DelayMs) * time.Millisecond
+		if budget := waitBudget(ctx); delay > budget {
+			return nil, errorf(InvalidArgs, false, "shorten delay_ms, or raise the tool timeout",
+				"delay_ms %d is past the call's deadline (%d ms left)", in.DelayMs, budget.Milliseconds())
+		}
+		progress(ctx, "waiting before the capture")
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	progress(ctx, "capturing")
 	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{
 		Format: format, Quality: in.Quality, FullPage: in.FullPage, Ref: in.UID, Selector: in.Selector,

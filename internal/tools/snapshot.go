@@ -35,6 +35,7 @@ type snapshotHeader struct {
 	URL       string `json:"url"`
 	Title     string `json:"title"`
 	Refs      int    `json:"refs"`
+	Eval      bool   `json:"eval"` // evaluate_script is enabled
 	Truncated bool   `json:"truncated,omitempty"`
 	Hint      string `json:"hint,omitempty"`
 	Path      string `json:"path,omitempty"`
@@ -78,7 +79,7 @@ func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Res
 	if locErr != nil {
 		return nil, locErr
 	}
-	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Truncated: res.Truncated}
+	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Eval: env.AllowEval, Truncated: res.Truncated}
 	switch {
 	case in.FilePath != "":
 		path, err := env.Artifacts.WriteFile(in.FilePath, []byte(strings.Join(res.Lines, "\n")+"\n"))

@@ -31,7 +31,7 @@ type door struct {
 func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run func(ctx context.Context, d *door) (*Result, error)) (*Result, error) {
 	b, err := env.Browsers.Driver(ctx)
 	if err != nil {
-		return nil, err
+		return nil, inPhase(PhaseResolve, err)
 	}
 	var token string
 	if c := callFrom(ctx); c != nil {
@@ -41,35 +41,35 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	if selector == "" && token != "" {
 		_, id, _, err := parseToken(token)
 		if err != nil {
-			return nil, err
+			return nil, inPhase(PhaseResolve, err)
 		}
 		selector = id
 	}
 	browser.Step(ctx, "resolving the target")
 	tab, err := env.tabIn(ctx, b, selector)
 	if err != nil {
-		return nil, err
+		return nil, inPhase(PhaseResolve, err)
 	}
 	obsTarget(ctx, tab)
 	if err := env.admitLease(ctx, b, tab, token); err != nil {
-		return nil, err
+		return nil, inPhase(PhaseResolve, err)
 	}
 	tab.SetDialogPolicy(env.DialogPolicy)
 	if err := tab.CheckCrashed(); err != nil && !t.Recovers {
-		return nil, err
+		return nil, inPhase(PhaseResolve, err)
 	}
 	browser.Step(ctx, "")
 	if err := enterTab(ctx, env, tab); err != nil {
-		return nil, err
+		return nil, inPhase(PhaseQueue, err)
 	}
 	switch t.Dialog {
 	case DialogBlocks:
 		if err := tab.CheckDialog(); err != nil {
-			return nil, err
+			return nil, inPhase(PhaseResolve, err)
 		}
 	case DialogClears:
 		if tab.CheckDialog() == nil {
-			return nil, browser.ErrNoDialog
+			return nil, inPhase(PhaseResolve, browser.ErrNoDialog)
 		}
 	}
 	// A crashed tab has no page to observe; a tool that recovers it
@@ -77,12 +77,12 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	var o *before
 	if t.Changes != NoChanges && tab.CheckCrashed() == nil {
 		if o, err = observe(ctx, b, tab, t.SaysWhere); err != nil {
-			return nil, err
+			return nil, inPhase(PhaseSettle, err)
 		}
 	}
 	res, err := run(ctx, &door{b: b, tab: tab})
 	if err != nil || o == nil || res == nil {
-		return res, err
+		return res, inPhase(PhaseAction, err)
 	}
 	if t.SaysWhere {
 		o.toolLocation(res.Data)
@@ -90,7 +90,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	c, err := o.changesSince(ctx, common.IncludeSnapshot)
 	if err != nil {
 		if t.Changes == ReportChanges {
-			return nil, err
+			return nil, inPhase(PhaseSettle, err)
 		}
 		env.Log.Debug("no changes section", "tool", t.Name, "err", err)
 		return res, nil
@@ -177,9 +177,13 @@ func closeLeased(ctx context.Context, b browser.Driver, scope *browser.Scope, id
 }
 
 // tabIn resolves a tab selector within env's scope, as the browser does,
-// plus "pageId:N": the tab whose pageId is N.
+// plus "pageId:N" or a bare "N": the tab whose pageId is N (no browser's
+// tab id is a bare number).
 func (env *Env) tabIn(ctx context.Context, b browser.Driver, selector string) (browser.TabDriver, error) {
 	num, ok := strings.CutPrefix(selector, pageIDPrefix)
+	if !ok && selector != "" && strings.Trim(selector, "0123456789") == "" {
+		num, ok = selector, true
+	}
 	if !ok {
 		return b.TabIn(ctx, env.Scope, selector)
 	}

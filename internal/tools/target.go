@@ -12,22 +12,29 @@ import (
 )
 
 // targetArgs name an element without a snapshot, by role and name or by
-// visible text (exact, else substring), and bound the wait for it to be
-// actionable (waitMs, 0: DefaultActionWait). They are part of elementArgs;
-// the tools' descriptions explain them once, which keeps the core
-// profile's tools/list within its budget.
+// visible text (byText: exact, else substring), and bound the wait for it
+// to be actionable (waitMs, 0: DefaultActionWait). They are part of
+// elementArgs; the tools' descriptions explain them once, which keeps the
+// core profile's tools/list within its budget.
+//
+// byText was text, which Playwright MCP uses for what to type: text still
+// works, as an alias left out of the schemas (declare drops it).
 type targetArgs struct {
 	Role   string `json:"role,omitempty"`
 	Name   string `json:"name,omitempty"`
-	Text   string `json:"text,omitempty"`
+	ByText string `json:"byText,omitempty"`
+	Text   string `json:"text,omitempty"` // byText's old name
 	WaitMs int    `json:"waitMs,omitempty"`
 }
+
+// byTextAlias is the old name of byText, accepted but not in the schemas.
+const byTextAlias = "text"
 
 // maxWaitMs bounds waitMs; the call's own deadline bounds it too.
 const maxWaitMs = 120_000
 
 // semantic reports whether the element is named by role or text.
-func (a *targetArgs) semantic() bool { return a.Role != "" || a.Text != "" }
+func (a *targetArgs) semantic() bool { return a.Role != "" || a.ByText != "" }
 
 // wait is the action wait the call asked for.
 func (a *targetArgs) wait() time.Duration {
@@ -39,21 +46,27 @@ func (a *targetArgs) wait() time.Duration {
 
 // checkTarget refuses an element given in no way or in several ways.
 func (e *elementArgs) checkTarget() error {
+	if e.Text != "" {
+		if e.ByText != "" {
+			return errorf(InvalidArgs, false, "give only byText", "text and byText say the same (text is byText's old name)")
+		}
+		e.ByText, e.Text = e.Text, ""
+	}
 	var given []string
 	for _, w := range []struct {
 		name string
 		set  bool
-	}{{"uid", e.UID != ""}, {"selector", e.Selector != ""}, {"role", e.Role != ""}, {"text", e.Text != ""}} {
+	}{{"uid", e.UID != ""}, {"selector", e.Selector != ""}, {"role", e.Role != ""}, {"byText", e.ByText != ""}} {
 		if w.set {
 			given = append(given, w.name)
 		}
 	}
 	switch {
 	case len(given) == 0:
-		return errorf(InvalidArgs, false, "take a snapshot and pass an element's ref as uid, or give role and name, or text",
-			"give uid or selector (or role with name, or text)")
+		return errorf(InvalidArgs, false, "take a snapshot and pass an element's ref as uid, or give role and name, or byText",
+			"give uid or selector (or role with name, or byText)")
 	case len(given) > 1:
-		return errorf(InvalidArgs, false, "give one of uid, selector, role (with name) or text",
+		return errorf(InvalidArgs, false, "give one of uid, selector, role (with name) or byText",
 			"%s do not go together", strings.Join(given, " and "))
 	case e.Name != "" && e.Role == "":
 		return errorf(InvalidArgs, false, `add the role, such as "button"`, "name goes with role")
@@ -92,7 +105,7 @@ const targetSettle = 200 * time.Millisecond
 
 // resolveTarget finds the one element of the tab's interactive snapshot
 // (which has clickable elements too) with role a.Role and name a.Name, or
-// whose name is a.Text: exact matches first, else case-insensitive
+// whose name is a.ByText: exact matches first, else case-insensitive
 // substrings. It looks again after each rendered frame until the action
 // wait is over while nothing matches. Several matches are AMBIGUOUS_TARGET
 // listing their refs.
@@ -126,7 +139,7 @@ func matchTarget(lines []string, a targetArgs) []targetCandidate {
 			all = append(all, c)
 		}
 	}
-	want, role := a.Text, ""
+	want, role := a.ByText, ""
 	if a.Role != "" {
 		want, role = a.Name, strings.ToLower(a.Role)
 	}
@@ -184,7 +197,7 @@ func describeTarget(a targetArgs) string {
 		}
 		return fmt.Sprintf("role %q with name %q", a.Role, a.Name)
 	}
-	return fmt.Sprintf("text %q", a.Text)
+	return fmt.Sprintf("text %q", a.ByText)
 }
 
 // ambiguous is the AMBIGUOUS_TARGET error listing the candidates.

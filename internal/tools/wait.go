@@ -33,7 +33,7 @@ func waitTools() []Tool {
 	return []Tool{
 		defineOn(Tool{
 			Name:        "wait_for",
-			Description: "Wait until text, textGone, selector state or url holds, or time ms pass.",
+			Description: "Wait for text, textGone, a selector's state or url, or time ms.",
 			ReadOnly:    true,
 			// A dialog blocks the page it waits on; a time alone needs
 			// no tab (noTab).

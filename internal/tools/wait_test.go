@@ -39,7 +39,8 @@ func TestWaitForRejectArgs(t *testing.T) {
 		{`{"time":100,"timeout":200}`, "time does not go with"},
 		{`{"state":"visible"}`, "state needs a selector"},
 		{`{"time":60000}`, "past the call's deadline"},
-		{`{"text":"one"}`, "text"},
+		{`{"text":"one","time":100}`, "time does not go with"}, // a string is a one-item list
+		{`{"text":1}`, "text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
@@ -66,6 +67,7 @@ func TestWaitForTool(t *testing.T) {
 		match string // the matched object, as JSON
 	}{
 		{"text after a timer", `{"text":["Failed","Saved!"]}`, `{"text":"Saved!"}`},
+		{"text as a string", `{"text":"Saved!"}`, `{"text":"Saved!"}`}, // as chrome-devtools-mcp and Playwright MCP send it
 		{"text gone", `{"textGone":"Loading…"}`, `{"textGone":"Loading…"}`},
 		{"selector visible", `{"selector":"#panel"}`, `{"selector":"#panel","state":"visible"}`},
 		{"selector hidden", `{"selector":"#spinner","state":"hidden"}`, `{"selector":"#spinner","state":"hidden"}`},

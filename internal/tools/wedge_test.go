@@ -204,6 +204,9 @@ func hangTab(t *testing.T, h *harness, other string) string {
 // renderer run one after another, since each keeps a core busy; the others
 // run in parallel, each in a browser context of its own.
 func TestWedge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heavy (hangs pages to their deadlines): skipped by -short")
+	}
 	t.Parallel()
 	base, other, slowHits := wedgeServer(t)
 	t.Run("hung", func(t *testing.T) {
@@ -311,8 +314,8 @@ func testQueueOnHungTab(t *testing.T, h *harness, base, other string) {
 
 	_, err = h.call(t, "fill", `{"selector":"#name","value":"x","target":"`+hung+`"}`)
 	te := wantCode(t, err, BusyQueueFull, "8 calls already wait")
-	if !te.Recoverable || te.Hint != "wait for the tab's calls to finish" {
-		t.Errorf("BUSY_QUEUE_FULL = %+v, want recoverable with the hint", te)
+	if !te.Recoverable || te.Hint != "wait for the tab's calls to finish" || te.Phase != PhaseQueue {
+		t.Errorf("BUSY_QUEUE_FULL = %+v, want recoverable with the hint, in phase queue", te)
 	}
 	// Refused at once: the calls it would have queued behind still wait.
 	if got := tab.Waiting(); got != n-1 {
