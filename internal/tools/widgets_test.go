@@ -213,6 +213,18 @@ func (a *widgetAgent) find(text, role, name string) string {
 	if _, err := a.try("wait_for", fmt.Sprintf(`{"text":[%q]}`, name)); err != nil {
 		a.t.Fatalf("no %s %q on the page", role, name)
 	}
+	// The text is in the page, but what shows it may still be opening
+	// (an accordion's collapse animation): look again a few times, as an
+	// agent would.
+	for range 10 {
+		snap = a.snapshot()
+		if r := a.findRef(snap, role, name); r != "" {
+			return r
+		}
+		if _, err := a.try("wait_for", `{"time":300}`); err != nil {
+			break
+		}
+	}
 	return a.ref(a.snapshot(), role, name)
 }
 
