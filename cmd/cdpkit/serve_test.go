@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -259,5 +260,49 @@ func TestServeRemoteBind(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tt.want, out.String())
 			}
 		})
+	}
+}
+
+// TestServe64Sessions opens 64 MCP sessions at once from one address
+// against cdpkit serve with its default limits, each with its event
+// stream open, and lists the tools in each: none is refused (issue #41
+// item 1). Through the real binary, this also checks that serve wires
+// the connection limits to the handler.
+func TestServe64Sessions(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t)
+	url, token := srv.url, srv.token
+	const n = 64
+	errs := make([]error, n)
+	sessions := make([]*mcp.ClientSession, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			sessions[i], errs[i] = mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}, nil)
+		})
+	}
+	wg.Wait()
+	for i, cs := range sessions {
+		if cs != nil {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				defer cancel()
+				_, errs[i] = cs.ListTools(ctx, nil)
+			})
+		}
+	}
+	wg.Wait()
+	for _, cs := range sessions {
+		if cs != nil {
+			cs.Close()
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("session %d: %v", i, err)
+		}
 	}
 }
