@@ -11,9 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -46,7 +44,8 @@ type HTTPOptions struct {
 	// Token is the bearer token every request must carry. Required.
 	Token string
 	// Hosts are extra Host names accepted besides the loopback names
-	// (localhost, 127.0.0.1, ::1), for a deliberate non-loopback bind.
+	// (localhost, 127.0.0.1, ::1) and the address a connection arrived
+	// at, for a deliberate non-loopback bind.
 	Hosts []string
 	// SessionTimeout closes a session after this long without a request,
 	// which releases its tabs; zero means sessions end only when closed.
@@ -79,8 +78,9 @@ type HTTPOptions struct {
 // from newServer, behind checks that run on the request's headers, before
 // its body is read or any MCP processing:
 //
-//   - Host must be a loopback name (or one of o.Hosts): DNS rebinding.
-//   - Origin, when present, must be a loopback origin, never "null".
+//   - Host must be a loopback name, one of o.Hosts, or the address the
+//     connection arrived at as an IP literal: DNS rebinding.
+//   - Origin, when present, must name one of those too, never "null".
 //   - Authorization must be "Bearer <token>", compared in constant time.
 //   - The connection must fit under LimitListener's MaxConns, if it came
 //     through one and is new to the token.
@@ -105,10 +105,7 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 	// nil): browsers' cross-origin requests are refused by Fetch metadata
 	// too, besides the Origin check below.
 	protected := http.NewCrossOriginProtection().Handler(inner)
-	hosts := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
-	for _, h := range o.Hosts {
-		hosts[strings.ToLower(h)] = true
-	}
+	hosts := newHostPolicy(o.Hosts)
 	want := sha256.Sum256([]byte(o.Token))
 	bodyTimeout := o.BodyTimeout
 	if bodyTimeout <= 0 {
@@ -121,16 +118,9 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 		refuseAndClose(w, func() { http.Error(w, msg, status) })
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hosts[hostname(r.Host)] {
-			refuse(w, "forbidden: Host is not an allowed name", http.StatusForbidden)
+		if msg := hosts.refusal(r); msg != "" {
+			refuse(w, msg, http.StatusForbidden)
 			return
-		}
-		if origin := r.Header.Get("Origin"); origin != "" {
-			u, err := url.Parse(origin)
-			if origin == "null" || err != nil || !hosts[strings.ToLower(u.Hostname())] {
-				refuse(w, "forbidden: Origin is not allowed", http.StatusForbidden)
-				return
-			}
 		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(got))
@@ -480,14 +470,4 @@ func (l *rateLimiter) prune(now time.Time) {
 			delete(l.buckets, k)
 		}
 	}
-}
-
-// hostname returns the lower-case host of a Host header, without port or
-// IPv6 brackets.
-func hostname(hostport string) string {
-	h, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		h = hostport
-	}
-	return strings.ToLower(strings.Trim(h, "[]"))
 }
