@@ -136,7 +136,13 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 			})
 			return
 		}
-		if wait := rates.take(string(sum[:]) + r.Header.Get(sessionHeader)); wait > 0 {
+		// A known session has a budget of its own; anything else (a new
+		// session, an id the server never issued) spends the token's.
+		rateKey := string(sum[:])
+		if id := r.Header.Get(sessionHeader); id != "" && sessions.known(id) {
+			rateKey += id
+		}
+		if wait := rates.take(rateKey); wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 			refuseAndClose(w, func() {
 				limitError(w, http.StatusTooManyRequests, nil, fmt.Sprintf("more than %g requests per second (burst %d) %s", rates.rate, rates.burst, rateScope(r)),
@@ -348,6 +354,14 @@ func (s *sessionCount) opened(id string) {
 	}
 }
 
+// known reports whether id is a session open now.
+func (s *sessionCount) known(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.open[id]
+	return ok
+}
+
 func (s *sessionCount) seen(id string) {
 	if id == "" {
 		return
@@ -455,11 +469,12 @@ func rateScope(r *http.Request) string {
 	if r.Header.Get(sessionHeader) != "" {
 		return "in this session"
 	}
-	return "with this token outside a session"
+	return "with this token outside any session"
 }
 
 // maxBuckets is how many buckets a rateLimiter holds before it drops the
-// full ones (those of sessions that ended or paused).
+// full ones (those of sessions that ended or paused); there is one per
+// open session and one per token.
 const maxBuckets = 1024
 
 // prune drops the buckets that have refilled: forgetting them changes

@@ -152,11 +152,11 @@ func TestHTTPConnectionLimits(t *testing.T) {
 		}
 		waitClosedConn(t, c)
 		a.Close()
-		for {
+		for give := time.Now().Add(failAfter); ; {
 			if status, _ := answer(t, dial(t, srv, "127.0.0.1"), authedGET); !strings.HasPrefix(status, "503") {
 				break // the closed one made room
 			}
-			if t.Context().Err() != nil {
+			if time.Now().After(give) {
 				t.Fatal("no room after closing a connection")
 			}
 		}
@@ -260,5 +260,30 @@ func TestHTTPRateLimit(t *testing.T) {
 	if last.StatusCode != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" ||
 		!strings.Contains(last.Header.Get("X-Body"), "LIMIT_REACHED") || !strings.Contains(last.Header.Get("X-Body"), "--rate-limit") {
 		t.Fatalf("4th request in a burst of 3: %d %q Retry-After %q; want 429 LIMIT_REACHED naming --rate-limit", last.StatusCode, last.Header.Get("X-Body"), last.Header.Get("Retry-After"))
+	}
+}
+
+// TestHTTPRateLimitPerSession checks that sessions sharing the token each
+// have the rate (issue #41 item 1): three sessions' requests add up to
+// three times the burst, and none is refused.
+func TestHTTPRateLimitPerSession(t *testing.T) {
+	t.Parallel()
+	srv := limitedServer(t, HTTPOptions{RateLimit: 0.001, RateBurst: 7}, nil)
+	// Connecting costs the token 2 requests here, so 6 of its 7.
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(t.Context(), failAfter)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{testToken}}, MaxRetries: -1, DisableStandaloneSSE: true,
+		}, nil)
+		if err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		defer cs.Close()
+		for j := range 5 { // with initialize's notification, 6 of the session's 7
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				t.Fatalf("session %d, request %d: %v", i, j, err)
+			}
+		}
 	}
 }
