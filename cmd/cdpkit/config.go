@@ -36,7 +36,11 @@ type config struct {
 	isolate     bool          // --isolate-sessions: a browser context per session
 	sessionIdle time.Duration // --session-timeout: an idle session ends and its tabs close
 	maxSessions int           // --max-sessions: sessions open at once
-	rateLimit   float64       // --rate-limit: requests per second per token
+	rateLimit   float64       // --rate-limit: requests per second per session
+	// conns are --max-conns, --max-unauth-conns and
+	// --max-conns-per-session (MaxConnsPerSession).
+	conns              mcpserver.ConnLimits
+	maxConnsPerSession int
 	// metricsListen is --metrics-listen: where /metrics is served; "" off.
 	metricsListen string
 	browsers      int    // --browsers: the pool sessions are placed on (pool.go)
@@ -136,7 +140,10 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		fs.BoolVar(&c.isolate, "isolate-sessions", false, "give each MCP session its own browser context (separate cookies and storage) and artifact folder (sessions/<id>/), not only its own tabs")
 		fs.DurationVar(&c.sessionIdle, "session-timeout", 30*time.Minute, "end an MCP session, closing its tabs, after this long without a request (0: never)")
 		fs.IntVar(&c.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "MCP sessions open at once; a new one over this is refused with LIMIT_REACHED (0: no limit)")
-		fs.Float64Var(&c.rateLimit, "rate-limit", mcpserver.DefaultRateLimit, "requests per second one token may make on average (bursts of 200); more get HTTP 429 with LIMIT_REACHED (0: no limit)")
+		fs.Float64Var(&c.rateLimit, "rate-limit", mcpserver.DefaultRateLimit, "requests per second one MCP session (and the token outside sessions) may make on average (bursts of 200); more get HTTP 429 with LIMIT_REACHED (0: no limit)")
+		fs.IntVar(&c.conns.MaxConns, "max-conns", mcpserver.DefaultMaxConns, "connections open at once that have sent the token, whatever address they come from; one more gets HTTP 503 with LIMIT_REACHED")
+		fs.IntVar(&c.maxConnsPerSession, "max-conns-per-session", mcpserver.DefaultMaxConnsPerSession, "requests one MCP session may have in progress at once, its event stream included; one more is refused with LIMIT_REACHED (0: no limit)")
+		fs.IntVar(&c.conns.MaxUnauthConns, "max-unauth-conns", mcpserver.DefaultMaxUnauthConns, "connections open at once that have not sent the token (yet); one more closes the oldest of them, and none stays past 10s")
 		fs.StringVar(&c.metricsListen, "metrics-listen", "", "serve Prometheus metrics at http://`host:port`/metrics (loopback unless --allow-remote, which also makes scrapes send the bearer token); off by default")
 		fs.IntVar(&c.browsers, "browsers", 1, "browsers to run (each its own process, or connection to --ws-endpoint/--browser-url); each new MCP session goes to the one with the fewest sessions, and a browser that dies resets only its sessions")
 		fs.IntVar(&c.maxTabs, "max-tabs-per-session", 0, "tabs one MCP session may have open at once, those its pages open included; opening one more is refused with LIMIT_REACHED, and a tab a page opens past it is closed and reported (0: no limit)")
@@ -243,8 +250,11 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if err := c.pickBackend(fs); err != nil {
 		return nil, err
 	}
-	if c.maxSessions < 0 || c.rateLimit < 0 {
-		return nil, errors.New("--max-sessions and --rate-limit are 0 (no limit) or more")
+	if c.maxSessions < 0 || c.rateLimit < 0 || c.maxConnsPerSession < 0 {
+		return nil, errors.New("--max-sessions, --max-conns-per-session and --rate-limit are 0 (no limit) or more")
+	}
+	if name == "serve" && (c.conns.MaxConns < 1 || c.conns.MaxUnauthConns < 1) {
+		return nil, errors.New("--max-conns and --max-unauth-conns are 1 or more")
 	}
 	if name == "serve" {
 		if err := c.checkPool(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"net/http/pprof"
 	"os"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/mcpserver"
 )
 
 // pprofEnv names the address cdpkit serves Go's runtime profiles on
@@ -57,7 +59,9 @@ func servePprof(addr string, stderr io.Writer) (*http.Server, error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// The Host and Origin checks of /mcp: loopback binding alone does not
+	// keep out a page on a name rebound to 127.0.0.1.
+	srv := &http.Server{Handler: mcpserver.RequireHost(nil, mux), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	fmt.Fprintf(stderr, "cdpkit: serving profiles on http://%s/debug/pprof/\n", ln.Addr())
 	return srv, nil

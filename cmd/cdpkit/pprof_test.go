@@ -36,4 +36,23 @@ func TestPprof(t *testing.T) {
 			t.Errorf("GET %s: %s %.80q", p, res.Status, body)
 		}
 	}
+	// A page of a rebound name, or a foreign page, reads nothing (issue
+	// #40 item 15).
+	for _, h := range []struct{ host, origin string }{{"evil.example", ""}, {"", "http://evil.example"}} {
+		req, _ := http.NewRequest(http.MethodGet, url+"heap?debug=1", nil)
+		if h.host != "" {
+			req.Host = h.host
+		}
+		if h.origin != "" {
+			req.Header.Set("Origin", h.origin)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden {
+			t.Errorf("GET heap with Host %q Origin %q: %s, want 403", h.host, h.origin, res.Status)
+		}
+	}
 }

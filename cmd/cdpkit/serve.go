@@ -111,19 +111,24 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	perSession := mcpserver.PerSession(pool, buildVersion(), a.tools,
 		&mcpserver.SessionOptions{Isolate: cfg.isolate, MaxTabs: cfg.maxTabs, InstanceID: cfg.instanceID})
-	maxSessions, rate := cfg.maxSessions, cfg.rateLimit
-	if maxSessions == 0 {
-		maxSessions = -1 // --max-sessions 0: no limit
+	noLimit := func(n int) int {
+		if n == 0 {
+			return -1 // the flags' 0: no limit
+		}
+		return n
 	}
+	rate := cfg.rateLimit
 	if rate == 0 {
 		rate = -1
 	}
 	handler := mcpserver.NewHTTPHandler(perSession,
 		mcpserver.HTTPOptions{Token: cfg.token, Hosts: hosts, SessionTimeout: cfg.sessionIdle, Log: a.log,
-			MaxSessions: maxSessions, RateLimit: rate})
-	// Slow or idle clients cannot hold every file descriptor.
-	ln = mcpserver.LimitListener(ln, mcpserver.DefaultMaxConnsPerAddr, mcpserver.DefaultMaxConns)
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+			MaxSessions: noLimit(cfg.maxSessions), RateLimit: rate, MaxConnsPerSession: noLimit(cfg.maxConnsPerSession)})
+	// Slow, idle or token-less clients cannot hold every file descriptor
+	// nor keep out a client with the token.
+	ln = mcpserver.LimitListener(ln, cfg.conns)
+	srv := &http.Server{Handler: handler, ConnContext: mcpserver.ConnContext,
+		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	a.log.Info("cdpkit serve listening", "url", "http://"+ln.Addr().String()+"/mcp", "version", buildVersion(),
 		"instance", cfg.instanceID, "browsers", cfg.browsers)
 	done := make(chan error, 1)

@@ -6,12 +6,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -273,5 +275,97 @@ func TestServeRemoteBind(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tt.want, out.String())
 			}
 		})
+	}
+}
+
+// TestServe64Sessions opens 64 MCP sessions at once from one address
+// against cdpkit serve with its default limits, each with its event
+// stream open, and lists the tools in each: none is refused (issue #41
+// item 1). Through the real binary, this also checks that serve wires
+// the connection limits to the handler.
+func TestServe64Sessions(t *testing.T) {
+	t.Parallel()
+	srv := startServe(t)
+	url, token := srv.url, srv.token
+	const n = 64
+	errs := make([]error, n)
+	sessions := make([]*mcp.ClientSession, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			sessions[i], errs[i] = mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}, nil)
+		})
+	}
+	wg.Wait()
+	for i, cs := range sessions {
+		if cs != nil {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				defer cancel()
+				_, errs[i] = cs.ListTools(ctx, nil)
+			})
+		}
+	}
+	wg.Wait()
+	for _, cs := range sessions {
+		if cs != nil {
+			cs.Close()
+		}
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("session %d: %v", i, err)
+		}
+	}
+}
+
+// TestServeOwnAddressAsHost serves on 0.0.0.0 with --allow-remote and
+// checks that a client reaching it by one of the machine's own addresses
+// (Host: that address) gets in, while a name that is not allowed is still
+// refused (issue #40 item 16).
+func TestServeOwnAddressAsHost(t *testing.T) {
+	t.Parallel()
+	var own []net.IP
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			own = append(own, n.IP)
+		}
+	}
+	if len(own) == 0 {
+		t.Skip("this machine has no non-loopback IPv4 address")
+	}
+	srv := startServe(t, "--listen", "0.0.0.0:0", "--allow-remote")
+	_, port, err := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(srv.url, "http://"), "/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	post := func(ip net.IP, host string) int {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+net.JoinHostPort(ip.String(), port)+"/mcp", strings.NewReader(initialize))
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := (&http.Client{Transport: bearer{srv.token}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, ip := range own {
+		if got := post(ip, net.JoinHostPort(ip.String(), port)); got != http.StatusOK {
+			t.Errorf("Host %s (the machine's own address): %d, want 200", ip, got)
+		}
+		if got := post(ip, "rebound.example:"+port); got != http.StatusForbidden {
+			t.Errorf("Host rebound.example on %s: %d, want 403", ip, got)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/mcpserver"
 	"github.com/cdpkit/cdpkit/internal/telemetry"
 	"github.com/cdpkit/cdpkit/internal/telemetry/export"
 )
@@ -86,11 +87,16 @@ func (a *app) listenMetrics(ctx context.Context, cfg *config) error {
 		return err
 	}
 	h := a.telemetry.MetricsHandler()
+	var hosts []string
 	if !loopback {
 		h = requireBearer(cfg.token, h)
+		host, _, _ := net.SplitHostPort(cfg.metricsListen)
+		hosts = append(hosts, host)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", h)
+	// The Host and Origin checks of /mcp: a page on a rebound name must not
+	// read the metrics (tool names, URLs in labels) either.
+	mux.Handle("/metrics", mcpserver.RequireHost(hosts, h))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	go func() {

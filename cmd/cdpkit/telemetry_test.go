@@ -127,6 +127,24 @@ func TestServeMetricsListen(t *testing.T) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
+	// The same Host and Origin checks as /mcp (issue #40 item 15).
+	for _, h := range []struct{ host, origin string }{{"evil.example", ""}, {"", "http://evil.example"}} {
+		req, _ := http.NewRequest(http.MethodGet, metricsURL, nil)
+		if h.host != "" {
+			req.Host = h.host
+		}
+		if h.origin != "" {
+			req.Header.Set("Origin", h.origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("/metrics with Host %q Origin %q: %s, want 403", h.host, h.origin, resp.Status)
+		}
+	}
 	cs.Close()
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)

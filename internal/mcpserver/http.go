@@ -11,9 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"mime"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -33,7 +31,8 @@ const (
 	// DefaultMaxSessions bounds the MCP sessions open at once.
 	DefaultMaxSessions = 64
 	// DefaultRateLimit and DefaultRateBurst bound the requests of one
-	// token: this many per second on average, this many at once.
+	// session (and those of the token outside any session, such as
+	// initialize): this many per second on average, this many at once.
 	DefaultRateLimit = 50
 	DefaultRateBurst = 200
 	// DefaultBodyTimeout bounds reading one request body.
@@ -45,7 +44,8 @@ type HTTPOptions struct {
 	// Token is the bearer token every request must carry. Required.
 	Token string
 	// Hosts are extra Host names accepted besides the loopback names
-	// (localhost, 127.0.0.1, ::1), for a deliberate non-loopback bind.
+	// (localhost, 127.0.0.1, ::1) and the address a connection arrived
+	// at, for a deliberate non-loopback bind.
 	Hosts []string
 	// SessionTimeout closes a session after this long without a request,
 	// which releases its tabs; zero means sessions end only when closed.
@@ -54,33 +54,47 @@ type HTTPOptions struct {
 	// refused with LIMIT_REACHED. Zero means DefaultMaxSessions, negative
 	// no bound.
 	MaxSessions int
-	// RateLimit is how many requests per second one token may make on
-	// average, RateBurst how many at once; more get 429 with
+	// RateLimit is how many requests per second one session may make on
+	// average, RateBurst how many at once; the token's requests outside
+	// a session share one more such budget. More get 429 with
 	// LIMIT_REACHED. Zero means the defaults, a negative RateLimit no
-	// bound.
+	// bound. Counting per session, not per token, lets sessions that
+	// share a token (every agent behind one proxy) each have the rate.
 	RateLimit float64
 	RateBurst int
 	// BodyTimeout bounds reading one request body; zero means
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
-	Log         *slog.Logger
+	// MaxConnsPerSession bounds the requests of one MCP session (by its
+	// Mcp-Session-Id) in progress at once, its event stream included; one
+	// more is refused with LIMIT_REACHED (a JSON-RPC error answering a
+	// POST, 503 for a GET); a DELETE, which ends the session, never is.
+	// Zero means DefaultMaxConnsPerSession, negative no bound.
+	MaxConnsPerSession int
+	Log                *slog.Logger
 }
 
 // NewHTTPHandler serves MCP over streamable HTTP, one server per session
 // from newServer, behind checks that run on the request's headers, before
 // its body is read or any MCP processing:
 //
-//   - Host must be a loopback name (or one of o.Hosts): DNS rebinding.
-//   - Origin, when present, must be a loopback origin, never "null".
+//   - Host must be a loopback name, one of o.Hosts, or the address the
+//     connection arrived at as an IP literal: DNS rebinding.
+//   - Origin, when present, must name one of those too, never "null".
 //   - Authorization must be "Bearer <token>", compared in constant time.
-//   - The token's request rate must be within RateLimit/RateBurst.
+//   - The connection must fit under LimitListener's MaxConns, if it came
+//     through one and is new to the token.
+//   - The session's (or the token's, outside a session) request rate
+//     must be within RateLimit/RateBurst.
 //   - POST bodies must be application/json, at most MaxBody bytes, and
 //     arrive within BodyTimeout.
-//   - A new session must fit under MaxSessions.
+//   - A new session must fit under MaxSessions, a request of a session
+//     under MaxConnsPerSession.
 //
-// Failures get 403, 401, 429, 415, 413 or 408 and run nothing; the
+// Failures get 403, 401, 503, 429, 415, 413 or 408 and run nothing; the
 // connection of a refused request is closed, without waiting for the rest
-// of its body. A session over MaxSessions gets a JSON-RPC error.
+// of its body. A session over MaxSessions, or a session's request over
+// MaxConnsPerSession, gets a JSON-RPC error.
 func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) http.Handler {
 	inner := mcp.NewStreamableHTTPHandler(newServer, &mcp.StreamableHTTPOptions{
 		Logger:              o.Log,
@@ -91,10 +105,7 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 	// nil): browsers' cross-origin requests are refused by Fetch metadata
 	// too, besides the Origin check below.
 	protected := http.NewCrossOriginProtection().Handler(inner)
-	hosts := map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
-	for _, h := range o.Hosts {
-		hosts[strings.ToLower(h)] = true
-	}
+	hosts := newHostPolicy(o.Hosts)
 	want := sha256.Sum256([]byte(o.Token))
 	bodyTimeout := o.BodyTimeout
 	if bodyTimeout <= 0 {
@@ -102,20 +113,14 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 	}
 	rates := newRateLimiter(o.RateLimit, o.RateBurst)
 	sessions := newSessionCount(o.MaxSessions, o.SessionTimeout)
+	inFlight := newSessionConns(o.MaxConnsPerSession)
 	refuse := func(w http.ResponseWriter, msg string, status int) {
 		refuseAndClose(w, func() { http.Error(w, msg, status) })
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hosts[hostname(r.Host)] {
-			refuse(w, "forbidden: Host is not an allowed name", http.StatusForbidden)
+		if msg := hosts.refusal(r); msg != "" {
+			refuse(w, msg, http.StatusForbidden)
 			return
-		}
-		if origin := r.Header.Get("Origin"); origin != "" {
-			u, err := url.Parse(origin)
-			if origin == "null" || err != nil || !hosts[strings.ToLower(u.Hostname())] {
-				refuse(w, "forbidden: Origin is not allowed", http.StatusForbidden)
-				return
-			}
 		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(got))
@@ -124,14 +129,28 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 			refuse(w, "unauthorized: send the token as the header \"Authorization: Bearer <token>\" (cdpkit serve prints it on stderr at start, or keeps it in --token-file; cdpkit serve --print-config claude|cursor|codex prints a ready registration)", http.StatusUnauthorized)
 			return
 		}
-		if wait := rates.take(string(sum[:])); wait > 0 {
+		if ok, max := authenticated(r); !ok {
+			refuseAndClose(w, func() {
+				limitError(w, http.StatusServiceUnavailable, nil, fmt.Sprintf("%d connections with the token are open, the most --max-conns allows", max),
+					"close idle connections or sessions, or raise cdpkit serve's --max-conns")
+			})
+			return
+		}
+		// A known session has a budget of its own; anything else (a new
+		// session, an id the server never issued) spends the token's.
+		rateKey := string(sum[:])
+		if id := r.Header.Get(sessionHeader); id != "" && sessions.known(id) {
+			rateKey += id
+		}
+		if wait := rates.take(rateKey); wait > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 			refuseAndClose(w, func() {
-				limitError(w, http.StatusTooManyRequests, nil, fmt.Sprintf("more than %g requests per second (burst %d) with this token", rates.rate, rates.burst),
+				limitError(w, http.StatusTooManyRequests, nil, fmt.Sprintf("more than %g requests per second (burst %d) %s", rates.rate, rates.burst, rateScope(r)),
 					"wait for Retry-After seconds, or raise cdpkit serve's --rate-limit")
 			})
 			return
 		}
+		var body []byte
 		if r.Method == http.MethodPost {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || mt != "application/json" {
@@ -142,7 +161,8 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 				refuse(w, "request body too large", http.StatusRequestEntityTooLarge)
 				return
 			}
-			body, status := readBody(w, r, bodyTimeout)
+			var status int
+			body, status = readBody(w, r, bodyTimeout)
 			if status != 0 {
 				refuse(w, http.StatusText(status), status)
 				return
@@ -165,6 +185,20 @@ func NewHTTPHandler(newServer func(*http.Request) *mcp.Server, o HTTPOptions) ht
 			}
 		}
 		id := r.Header.Get(sessionHeader)
+		if id != "" && r.Method != http.MethodDelete { // ending a session only frees
+			if !inFlight.acquire(id) {
+				// A POST's refusal is a JSON-RPC error with its id, which
+				// MCP clients show; they show only the status of a 503.
+				status := http.StatusServiceUnavailable
+				if r.Method == http.MethodPost {
+					status = http.StatusOK
+				}
+				limitError(w, status, requestID(body), fmt.Sprintf("this session has %d requests in progress, the most --max-conns-per-session allows", inFlight.max),
+					"wait for the session's calls to finish, or raise cdpkit serve's --max-conns-per-session")
+				return
+			}
+			defer inFlight.release(id)
+		}
 		sessions.seen(id)
 		// A session the answer ends is forgotten as the header goes out,
 		// before the client can ask for a new one.
@@ -320,6 +354,14 @@ func (s *sessionCount) opened(id string) {
 	}
 }
 
+// known reports whether id is a session open now.
+func (s *sessionCount) known(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.open[id]
+	return ok
+}
+
 func (s *sessionCount) seen(id string) {
 	if id == "" {
 		return
@@ -337,7 +379,42 @@ func (s *sessionCount) closed(id string) {
 	delete(s.open, id)
 }
 
-// rateLimiter is a token bucket per bearer token.
+// sessionConns counts the requests in progress per session id.
+type sessionConns struct {
+	max int // <= 0: no bound
+
+	mu sync.Mutex
+	n  map[string]int // guarded by mu
+}
+
+func newSessionConns(max int) *sessionConns {
+	if max == 0 {
+		max = DefaultMaxConnsPerSession
+	}
+	return &sessionConns{max: max, n: map[string]int{}}
+}
+
+// acquire counts one more request of session id; it reports false, and
+// counts nothing, if that would exceed the bound.
+func (s *sessionConns) acquire(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.max > 0 && s.n[id] >= s.max {
+		return false
+	}
+	s.n[id]++
+	return true
+}
+
+func (s *sessionConns) release(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n[id]--; s.n[id] <= 0 {
+		delete(s.n, id)
+	}
+}
+
+// rateLimiter is a token bucket per key (the token and a session id).
 type rateLimiter struct {
 	rate  float64 // per second; <= 0: no limit
 	burst int
@@ -372,6 +449,9 @@ func (l *rateLimiter) take(key string) time.Duration {
 	now := time.Now()
 	b, ok := l.buckets[key]
 	if !ok {
+		if len(l.buckets) >= maxBuckets {
+			l.prune(now)
+		}
 		b = &bucket{tokens: float64(l.burst), last: now}
 		l.buckets[key] = b
 	}
@@ -384,12 +464,25 @@ func (l *rateLimiter) take(key string) time.Duration {
 	return 0
 }
 
-// hostname returns the lower-case host of a Host header, without port or
-// IPv6 brackets.
-func hostname(hostport string) string {
-	h, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		h = hostport
+// rateScope says whose requests a rate refusal counted.
+func rateScope(r *http.Request) string {
+	if r.Header.Get(sessionHeader) != "" {
+		return "in this session"
 	}
-	return strings.ToLower(strings.Trim(h, "[]"))
+	return "with this token outside any session"
+}
+
+// maxBuckets is how many buckets a rateLimiter holds before it drops the
+// full ones (those of sessions that ended or paused); there is one per
+// open session and one per token.
+const maxBuckets = 1024
+
+// prune drops the buckets that have refilled: forgetting them changes
+// nothing. The caller holds l.mu.
+func (l *rateLimiter) prune(now time.Time) {
+	for k, b := range l.buckets {
+		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= float64(l.burst) {
+			delete(l.buckets, k)
+		}
+	}
 }

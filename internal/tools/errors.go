@@ -204,6 +204,14 @@ func deeperCause(err error, except error) bool {
 
 const retryHint = "the page or browser was slow; retry, or raise timeout_ms"
 
+// hungHint is what recovers a tab whose page runs a script that never
+// yields: its renderer answers nothing, so only closing the tab helps
+// (navigating it within its site reuses the busy renderer).
+const hungHint = "if every call on this tab times out, its page is hung (a script that never yields): close_page closes the tab and new_page opens a fresh one"
+
+// tabRetryHint is TIMEOUT's hint for a call on a tab.
+const tabRetryHint = retryHint + "; " + hungHint
+
 func init() {
 	typed(func(_ error, e *browser.ScreenshotTooLargeError) *Error {
 		return &Error{Code: ScreenshotTooLarge, Message: fmt.Sprintf("even downscaled the screenshot is %d bytes, over the %d-byte limit", e.Bytes, e.Limit),
@@ -266,7 +274,11 @@ func init() {
 			Hint: "alerts and beforeunload dialogs are answered automatically; a result's changes.dialog says so"}
 	})
 	typed(func(_ error, st *stepTimeout) *Error {
-		return &Error{Code: Timeout, Message: st.message(), Recoverable: true, Hint: retryHint}
+		hint := retryHint
+		if st.Tab {
+			hint = tabRetryHint
+		}
+		return &Error{Code: Timeout, Message: st.message(), Recoverable: true, Hint: hint}
 	})
 	typed(func(_ error, qf *browser.QueueFullError) *Error {
 		return &Error{Code: BusyQueueFull, Message: fmt.Sprintf("%d calls already wait for this tab", qf.Limit), Recoverable: true,

@@ -262,7 +262,7 @@ func navigatePage(ctx context.Context, env *Env, d *door, in navigateArgs) (*Res
 		nav, err = dialogStop(ctx, tab, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return nil, errorf(Timeout, true, "the page may still be usable: take a snapshot, or retry with waitUntil domcontentloaded or a larger timeout",
+		return nil, errorf(Timeout, true, "the page may still be usable: take a snapshot, or retry with waitUntil domcontentloaded or a larger timeout; "+hungHint,
 			"the page did not reach %s in time", in.waitUntil)
 	}
 	if err != nil {

@@ -438,8 +438,8 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	start := time.Now()
 	res, err = t.call(ctx, env, args)
 	if err != nil {
-		if isTimeout(err) {
-			err = &stepTimeout{Tool: t.Name, After: time.Since(start), Step: steps.Current(), Err: err}
+		if isTimeout(err) || cutShort(ctx, err) {
+			err = &stepTimeout{Tool: t.Name, After: time.Since(start), Step: steps.Current(), Tab: t.Tab, Err: err}
 		}
 		te := withPhase(AsError(err), err)
 		env.Log.Debug("tool failed", "tool", t.Name, "code", te.Code, "phase", te.Phase, "ms", time.Since(start).Milliseconds(), "err", err)

@@ -24,11 +24,21 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout)
 }
 
+// cutShort reports whether err, which does not say it timed out, is still
+// the work of the call's deadline: the call's time has run out and err
+// tells nothing more (it would be INTERNAL). A command on a hung renderer
+// that the deadline interrupts can fail in ways that do not name the
+// deadline; the agent must see TIMEOUT, with its hint, either way.
+func cutShort(ctx context.Context, err error) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) && AsError(err).Code == Internal
+}
+
 // stepTimeout is a call that ran out of time, with the step it was in.
 type stepTimeout struct {
 	Tool  string
 	After time.Duration
 	Step  string // "" when unknown
+	Tab   bool   // the tool works on a tab, which may be hung
 	Err   error
 }
 

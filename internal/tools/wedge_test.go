@@ -122,6 +122,31 @@ func TestTimeoutNamesTheStep(t *testing.T) {
 	}
 }
 
+// TestDeadlineIsNeverInternal: a handler that fails once its call's
+// deadline has passed, with an error that does not say so (such as the
+// browser's answer to a command the deadline cut short), reports TIMEOUT
+// naming the step, not INTERNAL (issue #40 item 18).
+func TestDeadlineIsNeverInternal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tool := echoTool(func(ctx context.Context, _ *Env, in echoArgs) (*Result, error) {
+			browser.Step(ctx, "finding the element")
+			<-ctx.Done()
+			return nil, errors.New("browser: resolving the node: Internal error (-32603)")
+		})
+		_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(`{"url":"u","timeout_ms":100}`))
+		te := wantCode(t, err, Timeout, "echo timed out after 100ms while finding the element")
+		if !te.Recoverable {
+			t.Error("TIMEOUT is not recoverable")
+		}
+	})
+	// Before the deadline the same error is what it is.
+	tool := echoTool(func(context.Context, *Env, echoArgs) (*Result, error) {
+		return nil, errors.New("browser: resolving the node: Internal error (-32603)")
+	})
+	_, err := tool.Call(t.Context(), testEnv(), json.RawMessage(`{"url":"u"}`))
+	wantCode(t, err, Internal, "Internal error")
+}
+
 func TestHandlerPanicThenNextCall(t *testing.T) {
 	calls := 0
 	tool := echoTool(func(_ context.Context, _ *Env, in echoArgs) (*Result, error) {
@@ -213,6 +238,7 @@ func TestWedge(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t, nil)
 		t.Run("hung renderer", func(t *testing.T) { testHungRenderer(t, h, base, other) })
+		t.Run("actions on a hung tab", func(t *testing.T) { testHungActions(t, h, other) })
 		t.Run("queue on a hung tab", func(t *testing.T) { testQueueOnHungTab(t, h, base, other) })
 		t.Run("eight tabs while one hangs", func(t *testing.T) { testEightTabs(t, h, base, other) })
 	})
@@ -264,6 +290,38 @@ func testHungRenderer(t *testing.T, h *harness, base, other string) {
 	}
 	h.mustCall(t, "close_page", `{"target":"`+hung+`","timeout_ms":5000}`)
 	h.mustCall(t, "click", `{"selector":"#add","target":"`+good+`"}`)
+}
+
+// testHungActions: actions and reads on a tab whose page runs
+// while(true){} after load end in TIMEOUT, never INTERNAL, with a hint
+// that names close_page, which recovers from a hung tab (issue #40 items
+// 18 and 19).
+func testHungActions(t *testing.T, h *harness, other string) {
+	hung := hangTab(t, h, other)
+	for _, tt := range []struct{ tool, args string }{
+		{"click", `"selector":"#hang"`},
+		{"fill", `"selector":"#hang","value":"x"`},
+		{"type_text", `"text":"x"`},
+		{"press_key", `"key":"Enter"`},
+		{"take_snapshot", `"interactive":false`},
+		{"navigate_page", `"url":"` + other + `/wedge_work.html"`},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			_, err := h.call(t, tt.tool, `{`+tt.args+`,"target":"`+hung+`","timeout_ms":2000}`)
+			te := wantCode(t, err, Timeout, "")
+			if !strings.Contains(te.Hint, "close_page") || !strings.Contains(te.Hint, "new_page") {
+				t.Errorf("hint %q does not name close_page and new_page", te.Hint)
+			}
+		})
+	}
+	h.mustCall(t, "close_page", `{"target":"`+hung+`","timeout_ms":5000}`)
+	// A click whose listener hangs the page.
+	id := openTab(t, h, other+"/wedge_hang.html")
+	_, err := h.call(t, "click", `{"selector":"#hang","target":"`+id+`","timeout_ms":2000}`)
+	if te := wantCode(t, err, Timeout, ""); !strings.Contains(te.Hint, "close_page") {
+		t.Errorf("hint %q does not name close_page", te.Hint)
+	}
+	h.mustCall(t, "close_page", `{"target":"`+id+`","timeout_ms":5000}`)
 }
 
 // testQueueOnHungTab: behind a call stuck on a hung tab, 8 state-changing
