@@ -110,7 +110,7 @@ func (l Ledger) Reap(ctx context.Context, log *slog.Logger) int {
 	var wg sync.WaitGroup
 	n := 0
 	for _, name := range names {
-		data, err := os.ReadFile(name)
+		data, err := policy.ReadRegular(context.Background(), name, 1<<20)
 		if err != nil {
 			continue
 		}
