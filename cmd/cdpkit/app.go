@@ -59,6 +59,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if urls != nil {
 		o.AllowedOrigins, o.BlockedOrigins = urls.AllowedOrigins, urls.BlockedOrigins
 		o.AllowPrivateNetworks, o.BlockLoopback = urls.AllowPrivateNetworks, urls.BlockLoopback
+		o.AllowFileURLs = urls.FileDirs
 	}
 	b, err := cdpkit.New(o)
 	var ce *cdpkit.Error
