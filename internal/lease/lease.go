@@ -263,6 +263,9 @@ type Claim struct {
 // lease of the same owner is upgraded to the explicit one c asks for (or
 // kept, for another auto claim).
 func (s *Store) Claim(t Tab, c Claim) (*Record, error) {
+	if err := CheckLabel(c.Label); err != nil {
+		return nil, err
+	}
 	var out *Record
 	err := s.locked(func() error {
 		old, err := s.Get(t)
