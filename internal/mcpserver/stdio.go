@@ -28,6 +28,15 @@ const MaxMessage = MaxBody
 // owed: every call has its own deadline, at most tools.MaxTimeout.
 const drainLimit = tools.MaxTimeout + 10*time.Second
 
+// stopGrace bounds how long serving waits, once a signal came or stdin
+// closed and the drain ended, for handlers still running: one stuck in a
+// system call must not keep the process alive.
+const stopGrace = 5 * time.Second
+
+// ErrHandlersRunning means serving stopped with tool calls still running,
+// after stopGrace: they are abandoned to the process's exit.
+var ErrHandlersRunning = errors.New("mcpserver: stopped with tool calls still running")
+
 // RunStdio serves s on stdin/stdout until the client disconnects (stdin
 // closes) or ctx ends. stdout carries only the protocol.
 //
@@ -35,7 +44,9 @@ const drainLimit = tools.MaxTimeout + 10*time.Second
 // not JSON, gets a JSON-RPC error answer (with the request's id when it
 // can be read) and the server carries on. When stdin closes, every request
 // already read is answered (each within its own deadline) before RunStdio
-// returns.
+// returns. When ctx ends, or stdin closed and the answers owed were given
+// or waited for, RunStdio returns within stopGrace even if a handler never
+// does (then with ErrHandlersRunning).
 func RunStdio(ctx context.Context, s *mcp.Server) error {
 	return serveStdio(ctx, s, os.Stdin, os.Stdout)
 }
@@ -45,14 +56,33 @@ func serveStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer)
 }
 
 func newFramer(in io.Reader, out io.Writer, drain time.Duration) *framer {
-	f := &framer{in: bufio.NewReaderSize(in, 64<<10), out: out, drainLimit: drain, pending: map[string]bool{}, done: make(chan struct{})}
+	f := &framer{in: bufio.NewReaderSize(in, 64<<10), out: out, drainLimit: drain, stopGrace: stopGrace,
+		pending: map[string]bool{}, done: make(chan struct{}), eof: make(chan struct{})}
 	f.cond = sync.NewCond(&f.mu)
 	return f
 }
 
+// serve runs s over f until the client leaves or ctx ends. The SDK's Run
+// waits for every handler to return; serve waits for it at most
+// f.stopGrace once ctx ended or stdin reached its end.
 func (f *framer) serve(ctx context.Context, s *mcp.Server) error {
 	defer f.stop()
-	return s.Run(ctx, &mcp.IOTransport{Reader: f, Writer: f, MaxLineLength: -1})
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx, &mcp.IOTransport{Reader: f, Writer: f, MaxLineLength: -1}) }()
+	select {
+	case err := <-ran:
+		return err
+	case <-ctx.Done():
+	case <-f.eof:
+	}
+	grace := time.NewTimer(f.stopGrace)
+	defer grace.Stop()
+	select {
+	case err := <-ran:
+		return err
+	case <-grace.C:
+		return ErrHandlersRunning
+	}
 }
 
 // framer sits between stdio and the SDK's stream transport. As a reader it
@@ -66,6 +96,9 @@ type framer struct {
 	buf []byte // the rest of the line being handed to the SDK
 
 	drainLimit time.Duration // how long EOF waits for the answers owed
+	stopGrace  time.Duration // see serve
+	eof        chan struct{} // closed when Read gives the SDK EOF
+	eofOnce    sync.Once
 
 	wmu sync.Mutex // serialises writes to out
 
@@ -100,6 +133,7 @@ func (f *framer) Read(p []byte) (int, error) {
 			if errors.Is(err, io.EOF) {
 				f.drain()
 			}
+			f.eofOnce.Do(func() { close(f.eof) })
 			return 0, err
 		}
 		f.buf = line

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -217,4 +218,58 @@ func FuzzStdioLine(f *testing.F) {
 			t.Fatalf("no answer to the last request after %q; stdout:\n%.2000s", line, out.String())
 		}
 	})
+}
+
+// stuckServer has one tool, "stuck", which ignores its context and
+// returns only once release is closed: a handler blocked in a system call.
+func stuckServer(started chan<- struct{}, release <-chan struct{}) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "stuck", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			<-release
+			return &mcp.CallToolResult{}, nil
+		})
+	return s
+}
+
+// TestStdioStopsWithAStuckHandler: a signal (the context ending) or stdin
+// closing ends serving even while a handler never returns (issue #40 item
+// 1: neither SIGTERM nor closing stdin stopped a server whose handler
+// blocked on a FIFO).
+func TestStdioStopsWithAStuckHandler(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"stuck","arguments":{}}}`
+	for _, how := range []string{"signal", "stdin closed"} {
+		t.Run(how, func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			started := make(chan struct{})
+			pr, pw := io.Pipe()
+			defer pw.Close() // as stdin's reader, the SDK's is left blocked until then
+			go func() {
+				io.WriteString(pw, strings.Join([]string{initLine, initedLine, call}, "\n")+"\n")
+				<-started
+				if how == "stdin closed" {
+					pw.Close()
+				}
+			}()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			go func() {
+				<-started
+				if how == "signal" {
+					cancel()
+				}
+			}()
+			var out lockedBuffer
+			// Short bounds, so that the test ends soon; what it checks is
+			// that serving ends at all.
+			f := newFramer(pr, &out, 100*time.Millisecond)
+			f.stopGrace = 100 * time.Millisecond
+			err := f.serve(ctx, stuckServer(started, release))
+			if how == "signal" && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrHandlersRunning) {
+				t.Errorf("serve after the signal = %v", err)
+			}
+		})
+	}
 }
