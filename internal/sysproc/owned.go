@@ -1,12 +1,15 @@
 package sysproc
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // OwnerFile, inside an owned directory, holds the pid of its owner.
@@ -46,7 +49,9 @@ func RemoveAll(dir string) error {
 // directory without an owner file is abandoned once it is a minute old (its
 // owner died between creating it and writing the file).
 func Abandoned(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, OwnerFile))
+	// Not a plain read: the temp dir is shared, and an owner file planted as
+	// a FIFO would block the sweep at every start.
+	b, err := policy.ReadRegular(context.Background(), filepath.Join(dir, OwnerFile), 64)
 	if err != nil {
 		fi, serr := os.Stat(dir)
 		return serr == nil && time.Since(fi.ModTime()) > time.Minute
