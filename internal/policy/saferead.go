@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/cdpkit/cdpkit/internal/safefile"
 )
 
 // The one way cdpkit reads a file it is pointed at (a storage state, a
@@ -51,7 +53,7 @@ func (a *Artifacts) Open(name string) (*os.File, error) {
 	if err := readable(name, fi); err != nil {
 		return nil, err
 	}
-	f, err := a.root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
+	f, err := a.root.OpenFile(rel, os.O_RDONLY|safefile.Nonblock, 0)
 	if err != nil {
 		return nil, a.classify(name, filepath.Join(a.dir, rel), err)
 	}
@@ -64,25 +66,19 @@ func (a *Artifacts) Open(name string) (*os.File, error) {
 
 // OpenRegular opens path, anywhere, for reading when it is a regular file
 // (a symlink to one is followed), without blocking on a FIFO or a device
-// swapped in after the check. It is for files the operator names (a config
-// file) and files cdpkit itself wrote outside the artifact dir.
+// swapped in after the check: anything else is a *PathError. It is for
+// files the operator names (a config file) and files cdpkit itself wrote
+// outside the artifact dir.
 func OpenRegular(path string) (*os.File, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	f, err := safefile.Open(path)
+	if errors.Is(err, safefile.ErrNotRegular) {
+		reason := "changed while it was being opened"
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			reason = "is not a regular file (" + safefile.Kind(fi.Mode()) + ")"
+		}
+		return nil, &PathError{Path: path, Reason: reason}
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, &PathError{Path: path, Reason: "is not a regular file (" + fileKind(fi.Mode()) + ")"}
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := sameRegular(path, fi, f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return f, err
 }
 
 // ReadRegular reads path as OpenRegular opens it, within ctx and at most
@@ -116,11 +112,7 @@ func readable(name string, fi fs.FileInfo) error {
 // sameRegular checks that f, just opened, is still the regular file fi
 // described: not something swapped in between the check and the open.
 func sameRegular(name string, fi fs.FileInfo, f *os.File) error {
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("policy: reading %s: %w", name, err)
-	}
-	if !st.Mode().IsRegular() || !os.SameFile(fi, st) {
+	if err := safefile.Same(fi, f); err != nil {
 		return &PathError{Path: name, Reason: "changed while it was being opened", Hint: "retry once nothing else writes it"}
 	}
 	return nil

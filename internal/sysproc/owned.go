@@ -1,7 +1,7 @@
 package sysproc
 
 import (
-	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/policy"
+	"github.com/cdpkit/cdpkit/internal/safefile"
 )
 
 // OwnerFile, inside an owned directory, holds the pid of its owner.
@@ -51,7 +51,7 @@ func RemoveAll(dir string) error {
 func Abandoned(dir string) bool {
 	// Not a plain read: the temp dir is shared, and an owner file planted as
 	// a FIFO would block the sweep at every start.
-	b, err := policy.ReadRegular(context.Background(), filepath.Join(dir, OwnerFile), 64)
+	b, err := readOwner(filepath.Join(dir, OwnerFile))
 	if err != nil {
 		fi, serr := os.Stat(dir)
 		return serr == nil && time.Since(fi.ModTime()) > time.Minute
@@ -61,6 +61,16 @@ func Abandoned(dir string) bool {
 		return true
 	}
 	return !Alive(pid)
+}
+
+// readOwner reads an owner file, at most 64 bytes of it.
+func readOwner(path string) ([]byte, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 64))
 }
 
 // SweepOwned removes the directories in the temp dir named prefix… whose

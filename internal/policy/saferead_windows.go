@@ -1,5 +1,0 @@
-package policy
-
-// openNonblock is 0: Windows has no FIFOs in the file system (named pipes
-// live under \\.\pipe\), so an open of a file cannot wait for a writer.
-const openNonblock = 0
