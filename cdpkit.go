@@ -122,6 +122,10 @@ type Options struct {
 	BlockedOrigins       []string
 	AllowPrivateNetworks bool
 	BlockLoopback        bool
+	// AllowFileURLs are the directories whose files pages may open with
+	// file: URLs (--allow-file-urls); empty refuses every file: URL. Each
+	// must be an existing directory; a relative one is made absolute.
+	AllowFileURLs []string
 
 	// StorageState, if set, is a storage state in Playwright's
 	// storageState JSON shape (cookies and localStorage, as the
@@ -217,6 +221,10 @@ func New(o *Options) (*Browser, error) {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: "Firefox is attached to by its ws:// WebDriver BiDi address only",
 			Hint: "start Firefox with --remote-debugging-port and give the ws:// address it prints"}
 	}
+	fileDirs, err := fileURLDirs(o.AllowFileURLs)
+	if err != nil {
+		return nil, err
+	}
 	b := &Browser{backend: backend, tools: map[string]*tools.Tool{}}
 	dir := o.ArtifactDir
 	if dir == "" {
@@ -233,7 +241,7 @@ func New(o *Options) (*Browser, error) {
 	// One policy for the tools' early check and the browser's guard, so
 	// that its DNS cache is shared.
 	urls := &policy.Policy{AllowedOrigins: o.AllowedOrigins, BlockedOrigins: o.BlockedOrigins,
-		AllowPrivateNetworks: o.AllowPrivateNetworks, BlockLoopback: o.BlockLoopback}
+		AllowPrivateNetworks: o.AllowPrivateNetworks, BlockLoopback: o.BlockLoopback, FileDirs: fileDirs}
 	bo := browser.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful, WSHeaders: o.WSHeaders, AutoConnect: o.AutoConnect,
 		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, IdleTimeout: o.IdleTimeout, Logger: log, URLPolicy: urls,
 		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: o.DownloadMax}
@@ -372,6 +380,21 @@ func (b *Browser) Close() error {
 		return nil
 	}
 	return err
+}
+
+// fileURLDirs makes AllowFileURLs absolute, refusing one that is not an
+// existing directory.
+func fileURLDirs(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if fi, serr := os.Stat(abs); d == "" || err != nil || serr != nil || !fi.IsDir() {
+			return nil, &Error{Code: string(tools.InvalidArgs), Message: fmt.Sprintf("AllowFileURLs: %q is not a directory", d),
+				Hint: "name existing directories whose files pages may open"}
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }
 
 // recordingsWait bounds how long Close waits for screen recordings to be

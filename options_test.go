@@ -32,6 +32,8 @@ func TestNewLaunchOptions(t *testing.T) {
 		{"bad timezone", cdpkit.Options{Timezone: "Nowhere/City"}, "INVALID_ARGS"},
 		{"proxy scheme", cdpkit.Options{ProxyServer: "socks5://127.0.0.1:1"}, "INVALID_ARGS"},
 		{"user agent on an attached browser", cdpkit.Options{Endpoint: "http://127.0.0.1:9222", UserAgent: "x"}, "INVALID_ARGS"},
+		{"file URLs under a dir", cdpkit.Options{AllowFileURLs: []string{t.TempDir()}}, ""},
+		{"file URLs under no dir", cdpkit.Options{AllowFileURLs: []string{"/no/such/dir"}}, "INVALID_ARGS"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b, err := cdpkit.New(&tt.o)

@@ -3,7 +3,6 @@ package cdpkit
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -252,6 +251,10 @@ type Screenshot struct {
 	Data   []byte `json:"-"` // the file's bytes
 }
 
+// maxScreenshotFile bounds the saved screenshot Screenshot reads back: far
+// over any capture Chromium makes (a full page is capped in pixels).
+const maxScreenshotFile = 512 << 20
+
 // Screenshot captures the tab, saves it in the artifact dir and returns
 // it. Large pages are downscaled to stay within cdpkit's limits, never
 // cropped.
@@ -267,7 +270,7 @@ func (t *Tab) Screenshot(ctx context.Context, o *ScreenshotOptions) (*Screenshot
 	if err := t.call(ctx, "take_screenshot", args, &s); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(s.Path)
+	data, err := t.b.env.Artifacts.ReadFile(ctx, s.Path, maxScreenshotFile)
 	if err != nil {
 		return nil, &Error{Code: "INTERNAL", Message: "reading the saved screenshot: " + err.Error()}
 	}

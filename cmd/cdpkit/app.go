@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/cdpkit/cdpkit"
 	"github.com/cdpkit/cdpkit/internal/apienv"
@@ -60,6 +61,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if urls != nil {
 		o.AllowedOrigins, o.BlockedOrigins = urls.AllowedOrigins, urls.BlockedOrigins
 		o.AllowPrivateNetworks, o.BlockLoopback = urls.AllowPrivateNetworks, urls.BlockLoopback
+		o.AllowFileURLs = urls.FileDirs
 	}
 	b, err := cdpkit.New(o)
 	var ce *cdpkit.Error
@@ -76,6 +78,28 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// closeLimit bounds the shutdown after serving ended: over the two
+// minutes a screen recording may take to encode, so that only a call stuck
+// for good (in a system call) is abandoned to the exit.
+const closeLimit = 3 * time.Minute
+
+// closeWithin is close, bounded by limit: what is still running then is
+// left to the process's exit, which is logged.
+func (a *app) closeWithin(limit time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.close()
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		a.log.Error("shutdown did not finish; exiting with work still running", "limit", limit)
+	}
 }
 
 // close stops the browser (and a pool's others), releases the artifact

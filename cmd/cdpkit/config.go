@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +22,10 @@ import (
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
+
+// maxStorageStateFile bounds the file --storage-state reads, as
+// load_storage_state bounds its own.
+const maxStorageStateFile = 20 << 20
 
 // config is everything the flags and environment say.
 type config struct {
@@ -158,7 +163,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.BoolVar(&c.allowEval, "allow-eval", env.get("CDPKIT_ALLOW_EVAL"), "enable evaluate_script, which runs the agent's JavaScript in pages")
 	fs.BoolVar(&c.showSecrets, "show-secrets", false, "show credential headers (Authorization, Cookie, Set-Cookie, *token*…) in network tool results instead of <redacted>")
 	fs.Func("storage-state", "load this storage state `file` (cookies + localStorage, Playwright storageState JSON, as save_storage_state writes) into every new browser context", func(path string) error {
-		data, err := os.ReadFile(path)
+		data, err := policy.ReadRegular(context.Background(), path, maxStorageStateFile)
 		if err != nil {
 			return err
 		}

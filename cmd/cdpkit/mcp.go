@@ -27,8 +27,9 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cdpkit mcp: %v\n", err)
 		return 2
 	}
-	// Stop the browser on every way out, a panic included.
-	defer a.close()
+	// Stop the browser on every way out, a panic included, within a bound:
+	// a handler stuck for good must not keep the process alive.
+	defer a.closeWithin(closeLimit)
 	if err := a.useLeases(cfg, "stdio"); err != nil {
 		fmt.Fprintf(stderr, "cdpkit mcp: %v\n", err)
 		return 2
@@ -38,7 +39,12 @@ func runMCP(ctx context.Context, args []string, stderr io.Writer) int {
 	defer func() { a.telemetry.SessionClosed(a.env.Client, sessionReason(ctx)) }()
 	server := mcpserver.New(a.env, buildVersion(), a.tools)
 	a.log.Info("cdpkit mcp serving on stdio", "version", buildVersion(), "tools", len(a.tools))
-	if err := mcpserver.RunStdio(ctx, server); err != nil && ctx.Err() == nil {
+	err = mcpserver.RunStdio(ctx, server)
+	if errors.Is(err, mcpserver.ErrHandlersRunning) {
+		a.log.Warn("stopping with tool calls still running", "err", err)
+		return 0
+	}
+	if err != nil && ctx.Err() == nil {
 		a.log.Error("mcp server stopped", "err", err)
 		return 1
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{16,512}$`)
@@ -21,7 +24,7 @@ var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{16,512}$`)
 // 0600, a random 128-bit token) when it does not exist, so that a host's
 // registration survives restarts. It refuses a file others may read.
 func loadTokenFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := policy.ReadRegular(context.Background(), path, 4096)
 	if errors.Is(err, fs.ErrNotExist) {
 		raw := make([]byte, 16)
 		rand.Read(raw)

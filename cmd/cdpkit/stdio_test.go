@@ -64,3 +64,51 @@ func TestMCPPipedStdin(t *testing.T) {
 	}
 	browsertest.WaitNoProcesses(t, tmp, 10*time.Second)
 }
+
+// TestMCPBadLinesDoNotStop pipes the six lines that stopped `cdpkit mcp`
+// with exit 1 (issue #40 item 4: a batch, [], null, an object id, id
+// 1e400, a message without "jsonrpc") between requests: each gets a
+// JSON-RPC error, the request after them is answered and cdpkit exits 0.
+func TestMCPBadLinesDoNotStop(t *testing.T) {
+	t.Parallel()
+	exe := browsertest.ExecPath(t)
+	tmp := t.TempDir()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"printf","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`[{"jsonrpc":"2.0","id":10,"method":"tools/list"}]`,
+		`[]`,
+		`null`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}`,
+		`{"id":11,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	cmd := exec.CommandContext(t.Context(), binary, "mcp")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
+	cmd.Stdin = strings.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cdpkit mcp: %v\nstderr:\n%s", err, stderr.String())
+	}
+	errs := 0
+	answered := false
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 8<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("stdout line %q: %v", sc.Text(), err)
+		}
+		if m["error"] != nil {
+			errs++
+		}
+		if m["id"] == float64(2) && m["result"] != nil {
+			answered = true
+		}
+	}
+	if errs != 6 || !answered {
+		t.Errorf("%d error answers (want 6), tools/list after them answered: %v\nstdout:\n%s\nstderr:\n%s", errs, answered, stdout.String(), stderr.String())
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -101,7 +100,7 @@ func versionEndpoint(ctx context.Context, browserURL string) (string, error) {
 // into its user-data-dir when remote debugging is on: the port on line 1,
 // the browser's websocket path on line 2.
 func activePortEndpoint(userDataDir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(userDataDir, "DevToolsActivePort"))
+	b, err := policy.ReadRegular(context.Background(), filepath.Join(userDataDir, "DevToolsActivePort"), 4096)
 	if err != nil {
 		return "", &NoBrowserError{
 			Reason: fmt.Sprintf("no DevToolsActivePort in %s", userDataDir),

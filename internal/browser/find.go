@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // InstallHint is the command that installs a browser cdpkit can use.
@@ -128,7 +130,7 @@ const debianBinary = "/usr/lib/chromium/chromium"
 // and let extensions talk to the network; cdpkit runs the binary itself.
 // Any other path is returned as it is.
 func RealBinary(path string) string {
-	f, err := os.Open(path)
+	f, err := policy.OpenRegular(path)
 	if err != nil {
 		return path
 	}

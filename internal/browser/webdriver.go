@@ -58,13 +58,13 @@ func (h *wdHold) release(log interface {
 // ledger returns where WebDriver sessions are recorded.
 func (o *Options) ledger() webdriver.Ledger {
 	if o.WebDriverLedger != "" {
-		return webdriver.Ledger{Dir: o.WebDriverLedger}
+		return webdriver.Ledger{Dir: o.WebDriverLedger, Credentials: o.WebDriverURL}
 	}
 	dir, err := webdriver.DefaultLedgerDir()
 	if err != nil {
 		return webdriver.Ledger{}
 	}
-	return webdriver.Ledger{Dir: dir}
+	return webdriver.Ledger{Dir: dir, Credentials: o.WebDriverURL}
 }
 
 // webdriverCaps are the capabilities cdpkit asks for: a headless Chromium

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -162,12 +161,18 @@ func call(ctx context.Context, stdout, stderr io.Writer, c *command, s *session,
 		return 1
 	}
 	if c.savePath != "" {
-		save := out.saveScreenshot
-		if c.tool.Name != "take_screenshot" {
-			save = out.moveSaved
+		var err error
+		if c.tool.Name == "take_screenshot" {
+			err = out.saveScreenshot(callCtx, c.savePath)
+		} else {
+			err = out.moveSaved(c.savePath)
 		}
-		if err := save(c.savePath); err != nil {
-			printError(stderr, c.json, &tools.Error{Code: tools.IOError, Message: err.Error(), Hint: "give a path in a writable directory on a disk with space"}, st.reset)
+		if err != nil {
+			te := tools.AsError(err)
+			if te.Code == tools.Internal {
+				te = &tools.Error{Code: tools.IOError, Message: err.Error(), Hint: "give a path in a writable directory on a disk with space"}
+			}
+			printError(stderr, c.json, te, st.reset)
 			return 1
 		}
 	}
@@ -320,12 +325,4 @@ func printError(stderr io.Writer, asJSON bool, e *tools.Error, reset bool) {
 		text += " (hint: " + e.Hint + ")"
 	}
 	fmt.Fprintln(stderr, text)
-}
-
-// absPath is p made absolute for messages; p itself if that fails.
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -149,7 +151,7 @@ func (s *session) start(ctx context.Context, deadline time.Time) (net.Conn, erro
 
 // logTail returns the last line of the daemon's log, or where the log is.
 func (s *session) logTail() string {
-	b, err := os.ReadFile(s.p.log)
+	b, err := readTail(s.p.log, 4096)
 	b = bytes.TrimSpace(b)
 	if err != nil || len(b) == 0 {
 		return "see " + s.p.log
@@ -161,6 +163,21 @@ func (s *session) logTail() string {
 		b = b[len(b)-300:]
 	}
 	return string(b) + " (log: " + s.p.log + ")"
+}
+
+// readTail returns at most the last n bytes of the regular file path.
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := policy.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > n {
+		if _, err := f.Seek(-n, io.SeekEnd); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, n))
 }
 
 // waitExit waits until the daemon whose state was st has exited.

@@ -2,16 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -80,16 +81,24 @@ func readResult(res *mcp.CallToolResult) (*output, error) {
 	return o, nil
 }
 
+// maxSavedImage bounds the capture read back from the daemon's artifact
+// dir: far over any screenshot cdpkit takes.
+const maxSavedImage = 512 << 20
+
 // saveScreenshot copies the full capture the daemon saved (or else the
-// inline image) to path.
-func (o *output) saveScreenshot(path string) error {
+// inline image) to path, through the writer the server uses: a path that
+// is a symlink, a FIFO, a device or a hard-linked file is refused (as an
+// UNSAFE_PATH *tools.Error), so the copy never writes through a planted
+// link nor blocks; the file appears whole or not at all. ctx bounds the
+// read.
+func (o *output) saveScreenshot(ctx context.Context, path string) error {
 	var d struct {
 		Path string `json:"path"`
 	}
 	json.Unmarshal(o.data, &d)
 	var img []byte
 	if d.Path != "" {
-		img, _ = os.ReadFile(d.Path)
+		img, _ = policy.ReadRegular(ctx, d.Path, maxSavedImage)
 	}
 	if img == nil && o.image != nil {
 		img = o.image.Data
@@ -97,15 +106,19 @@ func (o *output) saveScreenshot(path string) error {
 	if img == nil {
 		return fmt.Errorf("the screenshot has no image to save")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("save screenshot: %w", err)
-		}
-	}
-	if err := os.WriteFile(path, img, 0o644); err != nil {
+	abs, err := filepath.Abs(path)
+	if err != nil {
 		return fmt.Errorf("save screenshot: %w", err)
 	}
-	o.savedTo = absPath(path)
+	dir, err := policy.OpenArtifacts(filepath.Dir(abs))
+	if err != nil {
+		return fmt.Errorf("save screenshot: %w", err)
+	}
+	defer dir.Close()
+	if _, err := dir.WriteFile(filepath.Base(abs), img); err != nil {
+		return tools.AsError(err)
+	}
+	o.savedTo = abs
 	return nil
 }
 

@@ -86,6 +86,11 @@ func parse(args []string, all []tools.Tool, daemonFlag DaemonFlag, env func(stri
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "text" && c.tool != nil && c.tool.InputSchema.Properties["text"] == nil && c.tool.InputSchema.Properties["byText"] != nil {
+			// The element's visible text: byText in the schema, text
+			// still accepted by the tool (click --text "Sign in").
+			name = "byText"
+		}
 		next := func() (string, error) {
 			if hasValue {
 				return value, nil

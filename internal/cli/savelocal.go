@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // The CLI's one rule for files: a path given to a verb on the command
@@ -66,7 +68,7 @@ func (o *output) moveSaved(path string) error {
 
 // copyInto copies src to a new file next to dst, then renames it over dst.
 func copyInto(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := policy.OpenRegular(src) // never blocks on a FIFO planted in its place
 	if err != nil {
 		return err
 	}

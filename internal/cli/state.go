@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -121,7 +123,7 @@ func writeState(path string, s *State) error {
 }
 
 func readState(path string) (*State, error) {
-	b, err := os.ReadFile(path)
+	b, err := policy.ReadRegular(context.Background(), path, 1<<20)
 	if err != nil {
 		return nil, err
 	}

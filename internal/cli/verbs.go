@@ -152,7 +152,7 @@ func (c *command) fillPositional(words []string) error {
 }
 
 // elementFlags are the arguments that name an element instead of a ref.
-var elementFlags = []string{"selector", "text", "role", "name"}
+var elementFlags = []string{"selector", "byText", "role", "name"}
 
 // namesElement reports whether the command line named the element by a
 // flag rather than a ref word. A verb whose own words fill one of these

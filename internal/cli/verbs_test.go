@@ -88,9 +88,9 @@ func TestParse(t *testing.T) {
 		{args: []string{"fill", "--selector", "#name", "ada"}, tool: "fill", want: map[string]any{"selector": "#name", "value": "ada"}},
 		// click --help lists --text, --role and --name: each names the
 		// element instead of the ref (issue 39).
-		{args: []string{"click", "--text", "Sign in"}, tool: "click", want: map[string]any{"text": "Sign in"}},
+		{args: []string{"click", "--text", "Sign in"}, tool: "click", want: map[string]any{"byText": "Sign in"}},
 		{args: []string{"click", "--role", "button", "--name", "Save"}, tool: "click", want: map[string]any{"role": "button", "name": "Save"}},
-		{args: []string{"hover", "--text", "Menu"}, tool: "hover", want: map[string]any{"text": "Menu"}},
+		{args: []string{"hover", "--text", "Menu"}, tool: "hover", want: map[string]any{"byText": "Menu"}},
 		// Verbs for get text, wait, select, upload, hover and tabs (issue 39).
 		{args: []string{"get", "text"}, tool: "get_text", want: map[string]any{}},
 		{args: []string{"get", "text", "@e4"}, tool: "get_text", want: map[string]any{"uid": "e4"}},

@@ -16,6 +16,7 @@
 package lease
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -30,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -219,7 +221,7 @@ var errUnparseable = errors.New("lease: unparseable record")
 
 func readJSON[T any](path string) (T, error) {
 	var v T
-	b, err := os.ReadFile(path)
+	b, err := policy.ReadRegular(context.Background(), path, 1<<20)
 	if err != nil {
 		return v, err
 	}
@@ -230,12 +232,15 @@ func readJSON[T any](path string) (T, error) {
 }
 
 // unreadableReason names why a record could not be read: "unparseable",
-// or the errno of the read, such as EACCES.
+// "not a regular file" (a directory, a FIFO: never opened), or the errno
+// of the read, such as EACCES.
 func unreadableReason(err error) string {
 	var en syscall.Errno
 	switch {
 	case errors.Is(err, errUnparseable):
 		return "unparseable"
+	case errors.Is(err, policy.ErrUnsafePath):
+		return "not a regular file"
 	case errors.Is(err, fs.ErrPermission):
 		return "EACCES"
 	case errors.As(err, &en):
@@ -258,6 +263,9 @@ type Claim struct {
 // lease of the same owner is upgraded to the explicit one c asks for (or
 // kept, for another auto claim).
 func (s *Store) Claim(t Tab, c Claim) (*Record, error) {
+	if err := CheckLabel(c.Label); err != nil {
+		return nil, err
+	}
 	var out *Record
 	err := s.locked(func() error {
 		old, err := s.Get(t)

@@ -203,7 +203,8 @@ func TestUnreadableIsNeverFree(t *testing.T) {
 	}{
 		{"garbage", "unparseable", func(p string) error { return os.WriteFile(p, []byte("{nope"), 0o600) }},
 		{"empty record", "unparseable", func(p string) error { return os.WriteFile(p, []byte("{}"), 0o600) }},
-		{"a directory", "errno", func(p string) error { return os.Mkdir(p, 0o700) }},
+		{"a directory", "not a regular file", func(p string) error { return os.Mkdir(p, 0o700) }},
+		{"a FIFO", "not a regular file", mkfifo}, // read, it would block the store forever
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)

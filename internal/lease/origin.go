@@ -32,6 +32,9 @@ func (s *Store) originPath(t Tab) string {
 // RecordOrigin notes that cdpkit opened t, for label. A tab already noted
 // keeps its first record.
 func (s *Store) RecordOrigin(t Tab, label string) error {
+	if err := CheckLabel(label); err != nil {
+		return err
+	}
 	tmp, err := s.writeTemp(Origin{TargetID: t.TargetID, Label: label, CreatedAt: s.now().UnixMilli()})
 	if err != nil {
 		return err

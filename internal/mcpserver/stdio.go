@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cdpkit/cdpkit/internal/tools"
@@ -26,6 +28,15 @@ const MaxMessage = MaxBody
 // owed: every call has its own deadline, at most tools.MaxTimeout.
 const drainLimit = tools.MaxTimeout + 10*time.Second
 
+// stopGrace bounds how long serving waits, once a signal came or stdin
+// closed and the drain ended, for handlers still running: one stuck in a
+// system call must not keep the process alive.
+const stopGrace = 5 * time.Second
+
+// ErrHandlersRunning means serving stopped with tool calls still running,
+// after stopGrace: they are abandoned to the process's exit.
+var ErrHandlersRunning = errors.New("mcpserver: stopped with tool calls still running")
+
 // RunStdio serves s on stdin/stdout until the client disconnects (stdin
 // closes) or ctx ends. stdout carries only the protocol.
 //
@@ -33,16 +44,45 @@ const drainLimit = tools.MaxTimeout + 10*time.Second
 // not JSON, gets a JSON-RPC error answer (with the request's id when it
 // can be read) and the server carries on. When stdin closes, every request
 // already read is answered (each within its own deadline) before RunStdio
-// returns.
+// returns. When ctx ends, or stdin closed and the answers owed were given
+// or waited for, RunStdio returns within stopGrace even if a handler never
+// does (then with ErrHandlersRunning).
 func RunStdio(ctx context.Context, s *mcp.Server) error {
 	return serveStdio(ctx, s, os.Stdin, os.Stdout)
 }
 
 func serveStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer) error {
-	f := &framer{in: bufio.NewReaderSize(in, 64<<10), out: out, pending: map[string]bool{}, done: make(chan struct{})}
+	return newFramer(in, out, drainLimit).serve(ctx, s)
+}
+
+func newFramer(in io.Reader, out io.Writer, drain time.Duration) *framer {
+	f := &framer{in: bufio.NewReaderSize(in, 64<<10), out: out, drainLimit: drain, stopGrace: stopGrace,
+		pending: map[string]bool{}, done: make(chan struct{}), eof: make(chan struct{})}
 	f.cond = sync.NewCond(&f.mu)
+	return f
+}
+
+// serve runs s over f until the client leaves or ctx ends. The SDK's Run
+// waits for every handler to return; serve waits for it at most
+// f.stopGrace once ctx ended or stdin reached its end.
+func (f *framer) serve(ctx context.Context, s *mcp.Server) error {
 	defer f.stop()
-	return s.Run(ctx, &mcp.IOTransport{Reader: f, Writer: f, MaxLineLength: -1})
+	ran := make(chan error, 1)
+	go func() { ran <- s.Run(ctx, &mcp.IOTransport{Reader: f, Writer: f, MaxLineLength: -1}) }()
+	select {
+	case err := <-ran:
+		return err
+	case <-ctx.Done():
+	case <-f.eof:
+	}
+	grace := time.NewTimer(f.stopGrace)
+	defer grace.Stop()
+	select {
+	case err := <-ran:
+		return err
+	case <-grace.C:
+		return ErrHandlersRunning
+	}
 }
 
 // framer sits between stdio and the SDK's stream transport. As a reader it
@@ -55,13 +95,19 @@ type framer struct {
 	out io.Writer
 	buf []byte // the rest of the line being handed to the SDK
 
+	drainLimit time.Duration // how long EOF waits for the answers owed
+	stopGrace  time.Duration // see serve
+	eof        chan struct{} // closed when Read gives the SDK EOF
+	eofOnce    sync.Once
+
 	wmu sync.Mutex // serialises writes to out
 
-	mu      sync.Mutex
-	cond    *sync.Cond      // signalled when pending shrinks or done closes
-	pending map[string]bool // guarded by mu; ids of requests not yet answered
-	stopped bool            // guarded by mu
-	done    chan struct{}   // closed by stop
+	mu       sync.Mutex
+	cond     *sync.Cond      // signalled when pending shrinks or done closes
+	pending  map[string]bool // guarded by mu; ids of requests not yet answered
+	stopped  bool            // guarded by mu
+	drainCut bool            // guarded by mu; the drain ended with answers still owed
+	done     chan struct{}   // closed by stop
 }
 
 func (f *framer) stop() {
@@ -87,6 +133,7 @@ func (f *framer) Read(p []byte) (int, error) {
 			if errors.Is(err, io.EOF) {
 				f.drain()
 			}
+			f.eofOnce.Do(func() { close(f.eof) })
 			return 0, err
 		}
 		f.buf = line
@@ -129,18 +176,12 @@ func (f *framer) readLine() ([]byte, error) {
 		if len(trimmed) == 0 {
 			continue
 		}
-		var head struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				RequestID json.RawMessage `json:"requestId"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(trimmed, &head); err != nil {
-			if trimmed[0] == '[' && json.Valid(trimmed) {
-				return append(trimmed, '\n'), nil // a batch: the SDK judges it
+		head, code, msg := vetMessage(trimmed)
+		if code != 0 {
+			if head.Method != "" && len(head.ID) == 0 {
+				continue // a notification gets no answer, even an error
 			}
-			f.answerError(nil, -32700, "not a JSON object: "+err.Error())
+			f.answerError(head.ID, code, msg)
 			continue
 		}
 		switch {
@@ -156,10 +197,86 @@ func (f *framer) readLine() ([]byte, error) {
 	}
 }
 
+// message is what the framer reads of a message: its id, method and the
+// request a cancellation names.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// vetMessage reads line, one trimmed line, and returns a JSON-RPC error
+// code and message when the SDK must not see it: its stream reader stops
+// the whole connection on any message it cannot decode (a batch in
+// protocol 2025-06-18, an empty batch, a value that is not an object, an
+// id that is not a string or a number, a missing "jsonrpc"). An id an
+// answer may not carry is returned as null, so that the request is answered
+// (with id null, as JSON-RPC says) rather than taken for a notification.
+func vetMessage(line []byte) (head message, code int, msg string) {
+	switch {
+	case !json.Valid(line):
+		var v any
+		return head, -32700, "not JSON (one value per line): " + json.Unmarshal(line, &v).Error()
+	case line[0] == '[':
+		return head, -32600, "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per line"
+	case line[0] != '{':
+		return head, -32600, "a JSON-RPC message is an object"
+	}
+	if err := json.Unmarshal(line, &head); err != nil {
+		// The method or the params are of the wrong type; the id may be good.
+		var idOnly struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(line, &idOnly)
+		head = message{ID: idOnly.ID}
+		if !validID(head.ID) {
+			head.ID = nullID
+		}
+		return head, -32600, "invalid JSON-RPC message: the method is a string and the params an object"
+	}
+	if !validID(head.ID) {
+		head.ID = nullID
+		return head, -32600, "a JSON-RPC id is a string or an integer"
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return head, -32600, "invalid JSON-RPC message: " + err.Error()
+	}
+	return head, 0, ""
+}
+
+// nullID answers a request whose id cannot be echoed.
+var nullID = json.RawMessage("null")
+
+// validID reports whether raw is absent, null, a string, or an integer
+// that the SDK (which reads ids as float64, then int64) keeps exact.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v := v.(type) {
+	case string:
+		return true
+	case float64:
+		return v == math.Trunc(v) && math.Abs(v) <= 1<<53
+	}
+	return false
+}
+
 // drain waits until every request passed on has been answered, the
-// transport closed, or drainLimit passed.
+// transport closed, or f.drainLimit passed.
 func (f *framer) drain() {
-	t := time.AfterFunc(drainLimit, f.stop)
+	t := time.AfterFunc(f.drainLimit, func() {
+		f.mu.Lock()
+		f.drainCut = len(f.pending) > 0
+		f.mu.Unlock()
+		f.stop()
+	})
 	defer t.Stop()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -260,14 +377,19 @@ func idPrefix(b []byte) json.RawMessage {
 	return nil
 }
 
-// idKey normalises a JSON id, so 1 and 1.0 are one request.
+// idKey normalises a JSON id as the SDK reads it, so 1, 1.0 and -0 are
+// one request (the SDK answers them as 1, 1 and 0), and the string "1"
+// another.
 func idKey(raw json.RawMessage) string {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw)
 	}
-	if f, ok := v.(float64); ok {
-		return strconv.FormatFloat(f, 'f', -1, 64)
+	switch v := v.(type) {
+	case float64:
+		return "n" + strconv.FormatInt(int64(v), 10)
+	case string:
+		return "s" + v
 	}
 	return fmt.Sprint(v)
 }

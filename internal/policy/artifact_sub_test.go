@@ -32,7 +32,7 @@ func TestArtifactsSub(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"../a/state.json", secret, "link.json", filepath.Join(dir, "sessions", "b", "..", "a", "state.json")} {
-		if data, err := b.ReadFile(name, 1<<20); !errors.Is(err, ErrUnsafePath) {
+		if data, err := b.ReadFile(t.Context(), name, 1<<20); !errors.Is(err, ErrUnsafePath) {
 			t.Errorf("ReadFile(%q) = %q, %v; want ErrUnsafePath", name, data, err)
 		}
 		if _, err := b.WriteFile(name, []byte("x")); !errors.Is(err, ErrUnsafePath) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // LedgerName is the ledger's file name in a spool dir: one line per frame,
@@ -139,7 +141,7 @@ func (s *Spool) Remove() error {
 // ReadLedger reads a spool dir's ledger. A torn last line (a crash while
 // writing it) is ignored.
 func ReadLedger(dir string) ([]Entry, error) {
-	f, err := os.Open(filepath.Join(dir, LedgerName))
+	f, err := policy.OpenRegular(filepath.Join(dir, LedgerName))
 	if err != nil {
 		return nil, fmt.Errorf("record: reading the ledger: %w", err)
 	}

@@ -1,12 +1,15 @@
 package sysproc
 
 import (
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/safefile"
 )
 
 // OwnerFile, inside an owned directory, holds the pid of its owner.
@@ -46,7 +49,9 @@ func RemoveAll(dir string) error {
 // directory without an owner file is abandoned once it is a minute old (its
 // owner died between creating it and writing the file).
 func Abandoned(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, OwnerFile))
+	// Not a plain read: the temp dir is shared, and an owner file planted as
+	// a FIFO would block the sweep at every start.
+	b, err := readOwner(filepath.Join(dir, OwnerFile))
 	if err != nil {
 		fi, serr := os.Stat(dir)
 		return serr == nil && time.Since(fi.ModTime()) > time.Minute
@@ -56,6 +61,16 @@ func Abandoned(dir string) bool {
 		return true
 	}
 	return !Alive(pid)
+}
+
+// readOwner reads an owner file, at most 64 bytes of it.
+func readOwner(path string) ([]byte, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 64))
 }
 
 // SweepOwned removes the directories in the temp dir named prefix… whose

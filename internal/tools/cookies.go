@@ -214,7 +214,7 @@ func stateSummary(path string, st *browser.StorageState) stateInfo {
 }
 
 func loadStorageState(ctx context.Context, env *Env, d *door, in storageStateArgs) (*Result, error) {
-	data, err := env.Artifacts.ReadFile(in.Path, maxStateBytes)
+	data, err := env.Artifacts.ReadFile(ctx, in.Path, maxStateBytes)
 	if errors.Is(err, policy.ErrTooLarge) {
 		return nil, errorf(InvalidArgs, false, "a storage state file is at most 20 MB", "%s is too large", in.Path)
 	}

@@ -5,13 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/heapsnap"
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 type heapArgs struct {
@@ -98,12 +98,12 @@ func takeHeapSnapshot(ctx context.Context, env *Env, d *door, in heapArgs) (*Res
 // summarizeHeap reads the snapshot at path in one streaming pass, within
 // ctx.
 func summarizeHeap(ctx context.Context, path string) (*heapsnap.Summary, error) {
-	f, err := os.Open(path)
+	f, err := policy.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("tools: reading the heap snapshot: %w", err)
 	}
 	defer f.Close()
-	sum, err := heapsnap.Summarize(ctxReader{ctx, f}, 0)
+	sum, err := heapsnap.Summarize(policy.ContextReader(ctx, f), 0)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("tools: summarizing the heap snapshot (saved at %s): %w", path, ctx.Err())
@@ -111,17 +111,4 @@ func summarizeHeap(ctx context.Context, path string) (*heapsnap.Summary, error) 
 		return nil, fmt.Errorf("tools: summarizing the heap snapshot: %w", err)
 	}
 	return sum, nil
-}
-
-// ctxReader is a reader that fails once ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

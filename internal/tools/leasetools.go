@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
@@ -15,7 +17,7 @@ const maxLeaseTTL = 24 * time.Hour
 type claimPageArgs struct {
 	Target   string `json:"target,omitempty" jsonschema:"take over an open tab: active, index:N, url:SUBSTR, title:SUBSTR or a tab id; omit (with targetId) to open a fresh tab"`
 	TargetID string `json:"targetId,omitempty" jsonschema:"take over the open tab with exactly this id"`
-	Label    string `json:"label,omitempty" jsonschema:"who holds it, shown to others refused (default pid-PID/CLIENT)"`
+	Label    string `json:"label,omitempty" jsonschema:"who holds it, shown to others refused: one line of at most 128 characters (default pid-PID/CLIENT)"`
 	TTLMs    int    `json:"ttlMs,omitempty" jsonschema:"ms without a call before the lease may be reclaimed (default 900000)"`
 }
 
@@ -76,8 +78,20 @@ func (in *claimPageArgs) check(_ context.Context, env *Env) error {
 	if in.Target != "" && in.TargetID != "" {
 		return errorf(InvalidArgs, false, "give target or targetId, not both", "target and targetId both given")
 	}
+	if err := checkLabel(in.Label); err != nil {
+		return err
+	}
 	_, err := env.checkTTL(in.TTLMs)
 	return err
+}
+
+// checkLabel refuses a lease label other agents could not read safely.
+func checkLabel(label string) error {
+	if err := lease.CheckLabel(label); err != nil {
+		return errorf(InvalidArgs, false, fmt.Sprintf("give a short name on one line: at most %d characters, no newlines, tabs or escape codes", lease.MaxLabel),
+			"label %s", strings.TrimPrefix(err.Error(), lease.ErrBadLabel.Error()+": "))
+	}
+	return nil
 }
 
 // claimResult is a lease as its holder sees it: with the token.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
+	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // lighthouseTimeout is lighthouse_audit's deadline when the call gives no
@@ -117,7 +118,7 @@ func lighthouseAudit(ctx context.Context, env *Env, d *door, in lighthouseArgs) 
 		return nil, err
 	}
 	progress(ctx, "reading the report")
-	f, err := os.Open(files.JSON)
+	f, err := policy.OpenRegular(files.JSON)
 	if err != nil {
 		return nil, fmt.Errorf("tools: reading the lighthouse report: %w", err)
 	}
@@ -143,7 +144,7 @@ func lighthouseAudit(ctx context.Context, env *Env, d *door, in lighthouseArgs) 
 // copyArtifact copies the file at src into the artifact dir as name.
 func copyArtifact(env *Env, name, src string) (string, error) {
 	return env.Artifacts.Write(name, func(w io.Writer) error {
-		f, err := os.Open(src)
+		f, err := policy.OpenRegular(src)
 		if err != nil {
 			return err
 		}

@@ -114,7 +114,7 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 			r.Headers = h
 		}
 	case in.BodyPath != "":
-		data, err := env.Artifacts.ReadFile(in.BodyPath, browser.MaxMockBody)
+		data, err := env.Artifacts.ReadFile(ctx, in.BodyPath, browser.MaxMockBody)
 		if errors.Is(err, policy.ErrTooLarge) {
 			return bad(fmt.Sprintf("a body is at most %d bytes", browser.MaxMockBody), "bodyPath %q is too large", in.BodyPath)
 		}

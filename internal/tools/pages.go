@@ -17,7 +17,7 @@ type newPageArgs struct {
 	URL        string `json:"url,omitempty"` // about:blank when empty
 	Background bool   `json:"background,omitempty" jsonschema:"don't make it active"`
 	Claim      bool   `json:"claim,omitempty" jsonschema:"also lease it"`
-	Label      string `json:"label,omitempty" jsonschema:"lease label"`
+	Label      string `json:"label,omitempty" jsonschema:"lease label: one line of at most 128 characters"`
 	TTLMs      int    `json:"ttlMs,omitempty" jsonschema:"lease ttl"`
 }
 
@@ -153,6 +153,9 @@ func (in *newPageArgs) check(_ context.Context, env *Env) error {
 			if err := env.needLeases(); err != nil {
 				return err
 			}
+		}
+		if err := checkLabel(in.Label); err != nil {
+			return err
 		}
 		_, err := env.checkTTL(in.TTLMs)
 		return err

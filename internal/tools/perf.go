@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/trace"
 )
 
@@ -313,7 +314,7 @@ func traceResult(ctx context.Context, env *Env, f *browser.TraceFile) (*Result, 
 	}
 	rememberTrace(env, f.Path, f.TabID)
 	progress(ctx, "analyzing the trace")
-	rep, err := analyzeFile(env, f.Path)
+	rep, err := analyzeFile(ctx, env, f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +355,7 @@ func throttlingText(e browser.Emulation) string {
 // analyzeFile analyzes the trace at path, of the tab that recorded it
 // when this process did (a trace holds every tab's renderer), else of the
 // first tab the trace names.
-func analyzeFile(env *Env, path string) (*trace.Report, error) {
+func analyzeFile(ctx context.Context, env *Env, path string) (*trace.Report, error) {
 	f, err := env.Artifacts.Open(path)
 	if err != nil {
 		return nil, err
@@ -362,7 +363,7 @@ func analyzeFile(env *Env, path string) (*trace.Report, error) {
 	defer f.Close()
 	tab, _ := tracedTabs.Load(tracePathKey(env, path))
 	frame, _ := tab.(string)
-	rep, err := trace.AnalyzeFrame(f, frame)
+	rep, err := trace.AnalyzeFrame(policy.ContextReader(ctx, f), frame)
 	if err != nil {
 		return nil, fmt.Errorf("analyzing %s: %w", filepath.Base(path), err)
 	}
@@ -396,7 +397,7 @@ func tracePathKey(env *Env, name string) string {
 	return filepath.Join(env.Artifacts.Dir(), name)
 }
 
-func analyzeInsight(_ context.Context, env *Env, in insightArgs) (*Result, error) {
+func analyzeInsight(ctx context.Context, env *Env, in insightArgs) (*Result, error) {
 	path := in.Trace
 	if path == "" {
 		p, ok := lastTraces.Load(traceOwner{env.Browsers, env.Scope})
@@ -406,7 +407,7 @@ func analyzeInsight(_ context.Context, env *Env, in insightArgs) (*Result, error
 		}
 		path = p.(string)
 	}
-	rep, err := analyzeFile(env, path)
+	rep, err := analyzeFile(ctx, env, path)
 	if err != nil {
 		return nil, err
 	}

@@ -137,7 +137,7 @@ func tracePage(t *testing.T, h *harness, url, extra string) (map[string]any, str
 	if got := int64(data["bytes"].(float64)); got != st.Size() && !strings.HasSuffix(path, ".gz") {
 		t.Errorf("bytes = %d, the file has %d", got, st.Size())
 	}
-	rep, err := analyzeFile(h.env, path)
+	rep, err := analyzeFile(t.Context(), h.env, path)
 	if err != nil {
 		t.Fatalf("the saved trace does not analyze: %v", err)
 	}
@@ -286,7 +286,7 @@ func TestPerformanceTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%+v\n%s", res.Data, res.Text)
-		rep, err := analyzeFile(h.env, res.Data.(traceData).Path)
+		rep, err := analyzeFile(t.Context(), h.env, res.Data.(traceData).Path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +315,7 @@ func TestPerformanceTrace(t *testing.T) {
 		if !strings.Contains(data.Throttling, "CPU 4x") {
 			t.Errorf("throttling = %q, want CPU 4x", data.Throttling)
 		}
-		if _, err := analyzeFile(h.env, data.Path); err != nil {
+		if _, err := analyzeFile(t.Context(), h.env, data.Path); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/record"
 )
 
@@ -265,7 +266,7 @@ func saveVideo(env *Env, src, tabID, name string, at time.Time) (string, int64, 
 	}
 	var n int64
 	path, err := env.Artifacts.Write(name, func(w io.Writer) error {
-		f, err := os.Open(src)
+		f, err := policy.OpenRegular(src)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,13 +24,22 @@ import (
 // (SIGKILL, a power cut) has them deleted by the next start ([Reap]): a
 // grid would otherwise keep their browsers until its own timeout, and
 // chromedriver forever.
+//
+// A file holds no secret: the remote end's URL is kept without its
+// user:password. [Ledger.Reap] takes them from Credentials (the WebDriver
+// URL the reaping process was given) when its scheme and host are the
+// entry's; a session of a grid that needs credentials cdpkit was not given
+// again is left to the grid's own timeout.
 type Ledger struct {
 	Dir string
+	// Credentials is a WebDriver URL whose user:password, if any, Reap
+	// uses for the entries of the same scheme and host.
+	Credentials string
 }
 
 // entry is one ledger file.
 type entry struct {
-	URL string `json:"url"` // the remote end
+	URL string `json:"url"` // the remote end, without user:password
 	ID  string `json:"id"`  // the session
 	PID int    `json:"pid"` // the cdpkit process holding it
 }
@@ -75,7 +85,7 @@ func (l Ledger) Add(s *Session) error {
 	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
 		return fmt.Errorf("webdriver: ledger: %w", err)
 	}
-	data, err := json.Marshal(entry{URL: s.c.base, ID: s.ID, PID: os.Getpid()})
+	data, err := json.Marshal(entry{URL: withoutUserinfo(s.c.base), ID: s.ID, PID: os.Getpid()})
 	if err != nil {
 		return fmt.Errorf("webdriver: ledger: %w", err)
 	}
@@ -110,7 +120,7 @@ func (l Ledger) Reap(ctx context.Context, log *slog.Logger) int {
 	var wg sync.WaitGroup
 	n := 0
 	for _, name := range names {
-		data, err := os.ReadFile(name)
+		data, err := policy.ReadRegular(context.Background(), name, 1<<20)
 		if err != nil {
 			continue
 		}
@@ -127,7 +137,7 @@ func (l Ledger) Reap(ctx context.Context, log *slog.Logger) int {
 		go func() {
 			defer wg.Done()
 			defer os.Remove(name)
-			c, err := NewClient(e.URL, nil)
+			c, err := NewClient(l.withCredentials(e.URL), nil)
 			if err != nil {
 				return
 			}
@@ -141,4 +151,29 @@ func (l Ledger) Reap(ctx context.Context, log *slog.Logger) int {
 	}
 	wg.Wait()
 	return n
+}
+
+// withoutUserinfo is raw without its user:password.
+func withoutUserinfo(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
+}
+
+// withCredentials gives raw, an entry's URL, the user:password of
+// l.Credentials when both name the same scheme and host.
+func (l Ledger) withCredentials(raw string) string {
+	c, err := url.Parse(l.Credentials)
+	if err != nil || c.User == nil {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.User != nil || !strings.EqualFold(u.Scheme, c.Scheme) || !strings.EqualFold(u.Host, c.Host) {
+		return raw
+	}
+	u.User = c.User
+	return u.String()
 }
