@@ -40,6 +40,7 @@ func TestDoctorHelpShowsItsFlags(t *testing.T) {
 // TestDoctorSearchList: doctor prints where it looked for a browser when
 // none is found, or with -v, and not on success (issue 39).
 func TestDoctorSearchList(t *testing.T) {
+	exe := browsertest.ExecPath(t) // before PATH holds nothing
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("CHROMIUM_PATH", "")
 	var out, errb bytes.Buffer
@@ -47,7 +48,6 @@ func TestDoctorSearchList(t *testing.T) {
 		t.Errorf("doctor with no browser: exit %d, output %q; want 1 and the search list", code, out.String())
 	}
 
-	exe := browsertest.ExecPath(t)
 	for _, tt := range []struct {
 		args     []string
 		wantList bool

@@ -153,8 +153,12 @@ func TestRestoreEmulation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Session after the detach: %v", err)
 	}
-	if got, _ := tab.MeasureViewport(t.Context()); got != initial {
-		t.Errorf("after the detach the page measures %+v, want the initial %+v (the overrides gone with the session)", got, initial)
+	// Chromium drops a session's overrides with it; a launched browser's
+	// tab has emulation defaults (1280x720), so its new session restores
+	// the tab's whole emulation as it attaches, the agent's mobile
+	// viewport included.
+	if got, _ := tab.MeasureViewport(t.Context()); got != want {
+		t.Errorf("after the detach the page measures %+v, want %+v restored with the new session (initially %+v)", got, want, initial)
 	}
 	if err := tab.restoreEmulation(t.Context(), s); err != nil {
 		t.Fatalf("RestoreEmulation: %v", err)
