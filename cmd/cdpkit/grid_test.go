@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -143,28 +144,42 @@ func (g *grid) status(t *testing.T) gridState {
 }
 
 // wantOwners waits until the Grid's sessions belong to exactly these
-// cdpkit processes.
+// cdpkit processes, in any order.
 func (g *grid) wantOwners(t *testing.T, pids ...int) {
 	t.Helper()
+	pids = slices.Sorted(slices.Values(pids))
 	browsertest.Eventually(t, 2*time.Minute, func() error {
 		var got []int
 		for _, o := range g.status(t).Sessions {
 			got = append(got, o.PID)
 		}
-		if fmt.Sprint(got) != fmt.Sprint(pids) {
+		if slices.Sort(got); !slices.Equal(got, pids) {
 			return fmt.Errorf("the Grid's sessions belong to pids %v, want %v", got, pids)
 		}
 		return nil
 	})
 }
 
-// TestGrid drives a password-protected Selenium Grid with one slot as
-// agents would: the tool loop, a wrong login, a second cdpkit that finds
-// the Grid full (and leaves no session behind, whether it keeps running
-// or exits), and no password in any file cdpkit writes.
+// TestGrid drives a password-protected Selenium Grid with four slots as
+// agents would: the tool loop, a wrong login, a fifth cdpkit that finds
+// the Grid full (and leaves no session behind once the four finish,
+// whether it keeps running or exits), a kill -9, and no password in any
+// file cdpkit writes. Three idle cdpkits hold three slots throughout, so
+// the others contend for the fourth.
 func TestGrid(t *testing.T) {
 	t.Parallel()
-	g := startGrid(t, 1)
+	g := startGrid(t, 4)
+	var fillers []*child
+	var busy []int // the fillers' pids, whose sessions stay
+	for range 3 {
+		c, _ := startRemoteMCP(t, g.authURL(), t.TempDir(), nil)
+		if res := c.call(t, "list_pages", nil); res.IsError {
+			t.Fatalf("list_pages: %s", text(t, res))
+		}
+		fillers = append(fillers, c)
+		busy = append(busy, c.cmd.Process.Pid)
+	}
+	owners := func(pids ...int) []int { return append(slices.Clone(busy), pids...) }
 	srv := browsertest.Server(t, fixtures.Pages())
 	state := t.TempDir()
 
@@ -188,7 +203,7 @@ func TestGrid(t *testing.T) {
 	if login := first.act(t, "click", map[string]any{"uid": refFor(t, snap, "button", "Sign in")}); !strings.HasSuffix(login.Changes.URL, "#/list") {
 		t.Fatalf("after sign-in the url is %q, want …#/list", login.Changes.URL)
 	}
-	g.wantOwners(t, first.cmd.Process.Pid)
+	g.wantOwners(t, owners(first.cmd.Process.Pid)...)
 	// Nothing cdpkit wrote, the session ledger included, holds the
 	// Grid's password.
 	for _, dir := range []string{state, first.tmp} {
@@ -219,7 +234,7 @@ func TestGrid(t *testing.T) {
 		if !res.IsError || e.Code != "BROWSER_BUSY" || !e.Recoverable {
 			t.Fatalf("list_pages on a full Grid = %s, want a recoverable BROWSER_BUSY", got)
 		}
-		if !strings.Contains(e.Message, "1 of its 1 slots busy") || !strings.Contains(e.Message, "waited 2") ||
+		if !strings.Contains(e.Message, "4 of its 4 slots busy") || !strings.Contains(e.Message, "waited 2") ||
 			!strings.Contains(e.Hint, "at capacity") {
 			t.Errorf("BROWSER_BUSY = %s, want the Grid's capacity and the wait", got)
 		}
@@ -239,7 +254,7 @@ func TestGrid(t *testing.T) {
 			}
 			return nil
 		})
-		g.wantOwners(t)
+		g.wantOwners(t, owners()...)
 		second.session.Close()
 		waitExited(t, second)
 	})
@@ -258,15 +273,15 @@ func TestGrid(t *testing.T) {
 		// host, with another state folder, deletes it and takes the slot.
 		holder.session.Close()
 		waitExited(t, holder)
-		g.wantOwners(t, quitter.cmd.Process.Pid)
+		g.wantOwners(t, owners(quitter.cmd.Process.Pid)...)
 		next, _ := startRemoteMCP(t, g.authURL(), t.TempDir(), nil)
 		if res := next.call(t, "list_pages", nil); res.IsError {
 			t.Fatalf("list_pages after the orphan: %s", text(t, res))
 		}
-		g.wantOwners(t, next.cmd.Process.Pid)
+		g.wantOwners(t, owners(next.cmd.Process.Pid)...)
 		next.session.Close()
 		waitExited(t, next)
-		g.wantOwners(t)
+		g.wantOwners(t, owners()...)
 	})
 
 	t.Run("kill -9, then another state folder", func(t *testing.T) {
@@ -276,14 +291,21 @@ func TestGrid(t *testing.T) {
 		}
 		killed.cmd.Process.Kill()
 		waitExited(t, killed)
-		g.wantOwners(t, killed.cmd.Process.Pid)
+		g.wantOwners(t, owners(killed.cmd.Process.Pid)...)
 		next, _ := startRemoteMCP(t, g.authURL(), t.TempDir(), nil)
 		if res := next.call(t, "list_pages", nil); res.IsError {
 			t.Fatalf("list_pages after the kill: %s", text(t, res))
 		}
-		g.wantOwners(t, next.cmd.Process.Pid)
+		g.wantOwners(t, owners(next.cmd.Process.Pid)...)
 		next.session.Close()
 		waitExited(t, next)
-		g.wantOwners(t)
+		g.wantOwners(t, owners()...)
 	})
+
+	for _, c := range fillers {
+		c.session.Close()
+		waitExited(t, c)
+	}
+	busy = nil
+	g.wantOwners(t)
 }
