@@ -13,11 +13,21 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/rpc"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
 // maxFrameDepth bounds how deep iframes are followed.
 const maxFrameDepth = 5
+
+// pageText cuts the strings of the replies that carry a page's text (the
+// accessibility tree, the DOM snapshot) before they are decoded: a page
+// of one 60 MB text node otherwise cost cdpkit over a GB to decode. A
+// snapshot line shows at most 100 runes of a name or value, 1,200 bytes
+// as JSON escapes them at worst, so cutting each string to 2 KiB changes
+// no line; past 8 MiB of strings in one reply, they are cut to 256 bytes
+// (100 runes of most text).
+var pageText = rpc.StringCap{Each: 2 << 10, Total: 8 << 20, Rest: 256}
 
 // SnapshotOptions choose what Snapshot shows.
 type SnapshotOptions struct {
@@ -56,6 +66,11 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result,
 	return snapshot.Format(root, t.refs.refFor(), o.Options), nil
 }
 
+// bigTree is the number of accessibility nodes from which a snapshot's
+// read is a large transient (each line of text is a node): its memory is
+// handed back to the OS once the snapshot is made (rpc.FreeOSMemory).
+const bigTree = 50_000
+
 // SnapshotDiff returns what changed since this tab's previous snapshot of
 // the same kind (mode and scope), and remembers this one. The first call
 // reports every line as added.
@@ -90,9 +105,15 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 		return nil, 0, err
 	}
 	ctx = cdp.ReadOnly(ctx) // a snapshot only reads (snapshot_reuse.go)
+	ctx = rpc.WithStringCap(ctx, pageText)
 	Step(ctx, "reading the accessibility tree")
 	var call snapCall
 	defer call.clicks.wait()
+	defer func() {
+		if call.nodes >= bigTree {
+			rpc.FreeOSMemory() // the tree read is garbage now
+		}
+	}()
 	if scope == "" {
 		return t.pageTree(ctx, s, budget, &call)
 	}
@@ -122,6 +143,7 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 		hidden.wait()
 		return nil, 0, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
+	call.nodes += len(res.Nodes)
 	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds, call: &call}
 	_, b.hidden = hidden.wait()
 	b.clickable = clicks.frame(ctx, frame)
@@ -132,6 +154,7 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 // snapCall is what one snapshot call shares between its frames.
 type snapCall struct {
 	clicks clickCaptures
+	nodes  int  // accessibility nodes read, in all frames
 	framed bool // the tree holds an iframe element
 	plain  bool // the main frame's DOMSnapshot found one document without shadow roots (clickableRead)
 }
@@ -262,6 +285,7 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
+	call.nodes += len(res.Nodes)
 	if len(res.Nodes) == 0 {
 		return nil, nil
 	}
@@ -326,7 +350,10 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 			}
 		}
 		for _, id := range n.ChildIDs {
-			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] {
+			// A line of text is a node of its own, never shown: its
+			// text is its parent's name. Leaving it out keeps a page of
+			// long text from costing a node a line.
+			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] && !inlineTextBox(c) {
 				out.Children = append(out.Children, link(c))
 			}
 		}
@@ -371,6 +398,10 @@ func (b *treeBuilder) iframe(ctx context.Context, backend cdpapi.BackendNodeID, 
 		return nil
 	}
 	return sub
+}
+
+func inlineTextBox(n *accessibility.Node) bool {
+	return n.Role != nil && string(n.Role.Value) == `"InlineTextBox"`
 }
 
 // convert copies what the formatter needs from a CDP AX node.

@@ -35,6 +35,9 @@ func NewPipeTransport(in, out *os.File) *PipeTransport {
 // PipeTransport's read buffer while they are read.
 var pieces = sync.Pool{New: func() any { return new([]byte) }}
 
+// keptPieces is how many pieces of one message go back to the pool.
+const keptPieces = 64
+
 // ReadMessage implements [Transport]. A message longer than the read
 // buffer is gathered in pooled pieces and copied once into a slice of its
 // size, so that reading it allocates about its size rather than the 4.5
@@ -47,7 +50,10 @@ func (t *PipeTransport) ReadMessage() ([]byte, error) {
 	}
 	var parts []*[]byte
 	defer func() {
-		for _, p := range parts {
+		// A few pieces go back to the pool, enough for the next long
+		// message; the pieces of a huge one go with it, rather than
+		// stay pooled (two collections) at its size.
+		for _, p := range parts[:min(len(parts), keptPieces)] {
 			pieces.Put(p)
 		}
 	}()
