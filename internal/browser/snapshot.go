@@ -56,14 +56,16 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result,
 			budget = DefaultSnapshotElements
 		}
 	}
-	root, n, err := t.axTree(ctx, o.Scope, budget)
+	root, n, unchecked, err := t.axTree(ctx, o.Scope, budget)
 	if err != nil {
 		return snapshot.Result{}, err
 	}
 	if budget != noBudget && n > budget {
 		return overBudget(n, budget), nil
 	}
-	return snapshot.Format(root, t.refs.refFor(), o.Options), nil
+	res := snapshot.Format(root, t.refs.refFor(), o.Options)
+	res.Unchecked = unchecked
+	return res, nil
 }
 
 // bigTree is the number of accessibility nodes from which a snapshot's
@@ -98,11 +100,11 @@ func snapshotKind(o SnapshotOptions) string {
 // axTree fetches the accessibility tree of the page, or of the scope
 // element's subtree, with iframes expanded. Without a scope it also
 // returns the main document's element count, and no tree when that is over
-// budget.
-func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.Node, int, error) {
+// budget; and whether a hidden-text check stopped short.
+func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.Node, int, bool, error) {
 	s, err := t.session(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	ctx = cdp.ReadOnly(ctx) // a snapshot only reads (snapshot_reuse.go)
 	ctx = rpc.WithStringCap(ctx, pageText)
@@ -115,7 +117,8 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 		}
 	}()
 	if scope == "" {
-		return t.pageTree(ctx, s, budget, &call)
+		root, n, err := t.pageTree(ctx, s, budget, &call)
+		return root, n, call.unchecked, err
 	}
 	var el *element
 	if looksLikeRef(scope) {
@@ -124,39 +127,40 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 		el, err = t.element(ctx, "", scope)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	lds, main, err := t.loaders(ctx, el.Session)
 	if err != nil {
-		return nil, 0, fmt.Errorf("browser: reading frames: %w", err)
+		return nil, 0, false, fmt.Errorf("browser: reading frames: %w", err)
 	}
 	frame := frameOf(ctx, el.Session, el.Backend, main)
 	clicks := call.clicks.start(ctx, el.Session)
-	var hidden *hiddenRead
-	if frame == main {
-		hidden = t.startHidden(ctx, el.Session, frame, lds[frame], noBudget, false)
-	}
+	hidden := t.startHidden(ctx, el.Session, frame, lds[frame], noBudget, false)
 	// A partial query: only the scope's subtree is computed, which matters
 	// on pages with tens of thousands of nodes.
 	res, err := cdpapi.Call(ctx, el.Session, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: el.Backend})
 	if err != nil {
 		hidden.wait()
-		return nil, 0, fmt.Errorf("browser: reading the accessibility tree: %w", err)
+		return nil, 0, false, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
 	call.nodes += len(res.Nodes)
 	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds, call: &call}
 	_, b.hidden = hidden.wait()
+	call.unchecked = b.hidden.partial
 	b.clickable = clicks.frame(ctx, frame)
 	root, err := b.build(ctx, res.Nodes, el.Backend, 0)
-	return root, 0, err
+	return root, 0, call.unchecked, err
 }
 
 // snapCall is what one snapshot call shares between its frames.
 type snapCall struct {
 	clicks clickCaptures
-	nodes  int  // accessibility nodes read, in all frames
-	framed bool // the tree holds an iframe element
-	plain  bool // the main frame's DOMSnapshot found one document without shadow roots (clickableRead)
+	nodes  int // accessibility nodes read, in all frames
+	// unchecked says a frame's hidden-text check stopped short; cut that
+	// the tree reached its cutoff and leaves out all that follows.
+	unchecked, cut bool
+	framed         bool // the tree holds an iframe element
+	plain          bool // the main frame's DOMSnapshot found one document without shadow roots (clickableRead)
 }
 
 // hiddenRead is a pageFacts read in the background. A nil *hiddenRead
@@ -164,7 +168,7 @@ type snapCall struct {
 type hiddenRead struct {
 	done   chan struct{}
 	count  int
-	hidden map[cdpapi.BackendNodeID]bool
+	hidden hiddenNodes
 	token  string        // the watch token, when asked for
 	queued chan struct{} // closed once the evaluation is queued (or given up); nil without a token
 }
@@ -198,9 +202,9 @@ func (h *hiddenRead) sent() {
 }
 
 // wait returns the read's element count (-1: unknown) and hidden elements.
-func (h *hiddenRead) wait() (int, map[cdpapi.BackendNodeID]bool) {
+func (h *hiddenRead) wait() (int, hiddenNodes) {
 	if h == nil {
-		return -1, nil
+		return -1, hiddenNodes{}
 	}
 	<-h.done
 	return h.count, h.hidden
@@ -242,7 +246,7 @@ func (t *Tab) pageTree(ctx context.Context, s *cdp.Session, budget int, call *sn
 		return nil, n, err
 	}
 	if reusable {
-		t.reuse.note(s, loader, writes, facts.token, call.plain && !call.framed && n >= 0, root, n)
+		t.reuse.note(s, loader, writes, facts.token, call.plain && !call.framed && !call.unchecked && n >= 0, root, n)
 	}
 	return root, n, nil
 }
@@ -277,11 +281,14 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	t.refs.prune(s, lds)
 	clicks := call.clicks.start(ctx, s)
 	hidden := main
-	if hidden == nil && frame == top {
+	if hidden == nil {
+		// Every frame is checked: a same-process iframe is a document of
+		// its own.
 		hidden = t.startHidden(ctx, s, frame, lds[frame], noBudget, false)
 	}
 	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
 	_, hid := hidden.wait()
+	call.unchecked = call.unchecked || hid.partial
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
@@ -305,7 +312,7 @@ type treeBuilder struct {
 	loader cdpapi.LoaderID
 	lds    map[cdpapi.FrameID]cdpapi.LoaderID
 	call   *snapCall
-	hidden map[cdpapi.BackendNodeID]bool // elements a user cannot see, left out with their subtrees (hidden.go)
+	hidden hiddenNodes // nodes a user cannot see, left out with their subtrees (hidden.go)
 	// clickable are elements a user can click whose role does not say so
 	// (clickable.go).
 	clickable map[cdpapi.BackendNodeID]bool
@@ -353,7 +360,17 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 			// A line of text is a node of its own, never shown: its
 			// text is its parent's name. Leaving it out keeps a page of
 			// long text from costing a node a line.
-			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] && !inlineTextBox(c) {
+			c := byID[id]
+			if c == nil || seen[id] || inlineTextBox(c) {
+				continue
+			}
+			if b.hidden.cutoff != 0 && c.BackendDOMNodeID == b.hidden.cutoff {
+				b.call.cut = true // from here on, nothing was checked
+			}
+			if b.call.cut {
+				break
+			}
+			if !b.hidden.roots[c.BackendDOMNodeID] {
 				out.Children = append(out.Children, link(c))
 			}
 		}

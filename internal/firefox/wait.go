@@ -18,7 +18,7 @@ var (
 	// read_text.js expects visibleText from Chromium's hidden-element
 	// prelude; Firefox's innerText already leaves out what is not
 	// rendered.
-	readTextJS = "(function() { const visibleText = root => root.innerText; return (" + sharedScript("read_text") + "); })()"
+	readTextJS = "(function() { const visibleText = root => ({text: root.innerText, cut: false}); return (" + sharedScript("read_text") + "); })()"
 )
 
 // WaitFor implements browser.TabDriver with the same in-page waiter as
