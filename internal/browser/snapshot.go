@@ -57,6 +57,9 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result,
 		}
 	}
 	root, n, unchecked, err := t.axTree(ctx, o.Scope, budget)
+	if cdp.IsReplyTooLarge(err) {
+		return treeTooLarge(), nil
+	}
 	if err != nil {
 		return snapshot.Result{}, err
 	}
