@@ -64,12 +64,21 @@ const hiddenRoots = (root) => {
 		if ((cs.position === "absolute" || cs.position === "fixed") && /^rect\(0px,? 0px,? 0px,? 0px\)$/.test(cs.clip)) return true;
 		return false;
 	};
+	const flat = (t) => {
+		// A transform that maps the box to a line or a point (scale(0),
+		// scaleX(0)): its 2D part has no area.
+		const m = /^matrix(3d)?\(([^)]*)\)/.exec(t);
+		if (!m) return false;
+		const v = m[2].split(",").map(Number);
+		const [a, b, c, d] = m[1] ? [v[0], v[1], v[4], v[5]] : v;
+		return Math.abs(a * d - b * c) < 1e-9;
+	};
 	const hidden = (el, cs) => {
 		if (el.getAttribute("aria-hidden") === "true") return true;
 		if (cs.display === "contents") return false;
 		const r = el.getBoundingClientRect();
 		if ((r.width === 0 && cs.overflowX !== "visible") || (r.height === 0 && cs.overflowY !== "visible")) return true;
-		if ((r.width === 0 || r.height === 0) && cs.transform !== "none") return true; // scale(0) shrinks the content too
+		if (cs.transform !== "none" && flat(cs.transform)) return true; // scale(0) shrinks the content too
 		if (cs.clipPath !== "none" || cs.clip !== "auto") {
 			if (clipped(cs, r)) return true;
 		}

@@ -70,6 +70,7 @@ func hiddenStructurePage(decoys int) string {
 <p style="clip-path:inset(100%)">HIDDEN-CLIP-INSET</p>
 <p style="clip-path:circle(0)">HIDDEN-CLIP-CIRCLE</p>
 <p style="font-size:0">HIDDEN-FONT-ZERO</p>
+<div style="height:0;transform:translateX(1px)"><p>VISIBLE-IN-TRANSFORMED</p></div>
 <div id="host"></div>
 <iframe srcdoc="<p>VISIBLE-IN-FRAME</p><p style='position:absolute;left:-10000px'>HIDDEN-IN-FRAME</p>"></iframe>
 <p>VISIBLE-LAST</p>
@@ -111,8 +112,10 @@ func TestHiddenStructureIsNotRead(t *testing.T) {
 				if !strings.Contains(res, "VISIBLE-TEXT") {
 					t.Errorf("%s does not show the visible text:\n%s", call.tool, res)
 				}
-				if !c.unchecked && !strings.Contains(res, "VISIBLE-LAST") {
-					t.Errorf("%s does not show the last visible paragraph:\n%s", call.tool, res)
+				for _, w := range []string{"VISIBLE-LAST", "VISIBLE-IN-TRANSFORMED"} {
+					if !c.unchecked && !strings.Contains(res, w) {
+						t.Errorf("%s does not show %s:\n%s", call.tool, w, res)
+					}
 				}
 				if call.tool == "take_snapshot" && !c.unchecked {
 					for _, w := range []string{"VISIBLE-IN-SHADOW", "VISIBLE-IN-FRAME"} {
