@@ -11,12 +11,13 @@ import (
 // reply that carries page content (an accessibility tree, a DOM snapshot)
 // holds the page's text: one text node of 60 MB is a 60 MB string, which
 // decoding copies several times over. With a cap, the reader cuts every
-// string of the reply in place, in its raw JSON, before the protocol sees
-// it: each to Each bytes while the strings kept so far are under Total
-// bytes, then to Rest bytes; member names are not cut. Bytes are counted as the JSON writes them
-// (escapes included); a cut never splits an escape, a UTF-8 sequence or a
-// surrogate pair, so the reply stays valid JSON. Strings are cut without a
-// mark: callers cap only what they shorten on display anyway.
+// string value of a reply over 64 KiB in place, in its raw JSON, before
+// the protocol sees it: each to Each bytes while the strings kept so far
+// are under Total bytes, then to Rest bytes; member names are not cut.
+// Bytes are counted as the JSON writes them (escapes included); a cut
+// never splits an escape, a UTF-8 sequence or a surrogate pair, so the
+// reply stays valid JSON. Strings are cut without a mark: callers cap
+// only what they shorten on display anyway.
 type StringCap struct {
 	Each, Total, Rest int
 }
