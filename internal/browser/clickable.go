@@ -64,19 +64,11 @@ func clickableRead(ctx context.Context, s cdpapi.Session) (map[cdpapi.FrameID]ma
 	}
 	plain := len(res.Documents) == 1
 	out := make(map[cdpapi.FrameID]map[cdpapi.BackendNodeID]bool, len(res.Documents))
-	boxes := 0
 	for _, d := range res.Documents {
-		if d != nil && d.TextBoxes != nil {
-			boxes += len(d.TextBoxes.Bounds)
-		}
 		if d != nil && d.Nodes != nil && int(d.FrameID) >= 0 && int(d.FrameID) < len(res.Strings) {
 			out[cdpapi.FrameID(res.Strings[d.FrameID])] = findClickable(flatten(d, res.Strings))
 			plain = plain && !pageShadow(d.Nodes, res.Strings)
 		}
-	}
-	if boxes >= bigTree {
-		// A box for each line of text, decoded: a large transient.
-		rpc.FreeOSMemory()
 	}
 	return out, plain
 }

@@ -72,8 +72,8 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result,
 }
 
 // bigTree is the number of accessibility nodes from which a snapshot's
-// read is a large transient (each line of text is a node): its memory is
-// handed back to the OS once the snapshot is made (rpc.FreeOSMemory).
+// read is a large transient (Chromium gives each line of text a node):
+// its memory is handed back to the OS once the snapshot is made.
 const bigTree = 50_000
 
 // SnapshotDiff returns what changed since this tab's previous snapshot of
@@ -113,12 +113,16 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 	ctx = rpc.WithStringCap(ctx, pageText)
 	Step(ctx, "reading the accessibility tree")
 	var call snapCall
-	defer call.clicks.wait()
+	// Last, once the clickable reads are done too: what the call read
+	// (trees, DOM snapshots, a reply too large to keep) is garbage now.
 	defer func() {
 		if call.nodes >= bigTree {
-			rpc.FreeOSMemory() // the tree read is garbage now
+			rpc.FreeOSMemory()
+		} else {
+			rpc.ReturnHeap()
 		}
 	}()
+	defer call.clicks.wait()
 	if scope == "" {
 		root, n, err := t.pageTree(ctx, s, budget, &call)
 		return root, n, call.unchecked, err
@@ -290,6 +294,9 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 		hidden = t.startHidden(ctx, s, frame, lds[frame], noBudget, false)
 	}
 	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
+	if cdp.IsReplyTooLarge(err) {
+		call.nodes += bigTree // read in full, then dropped: as large a transient
+	}
 	_, hid := hidden.wait()
 	call.unchecked = call.unchecked || hid.partial
 	if err != nil {

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"sync"
 )
@@ -70,6 +71,30 @@ func FreeOSMemory() {
 			}
 		}
 	}()
+}
+
+// ReturnHeap calls FreeOSMemory when the process holds much more heap
+// from the OS (in use, or free but not yet returned) than it kept live at
+// the last collection: over twice that (the collector's own slack) plus
+// 64 MiB. Call it once a large transient is garbage (a snapshot's trees,
+// once built); after ordinary calls it does nothing.
+func ReturnHeap() {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/gc/heap/live:bytes"},
+	}
+	metrics.Read(s)
+	var v [4]uint64
+	for i := range s {
+		if s[i].Value.Kind() == metrics.KindUint64 {
+			v[i] = s[i].Value.Uint64()
+		}
+	}
+	if held, live := v[0]+v[1]+v[2], v[3]; held > 2*live+64<<20 {
+		FreeOSMemory()
+	}
 }
 
 // capReply cuts the strings of msg in place when it is the reply to a
