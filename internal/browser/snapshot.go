@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -117,7 +118,9 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 	// (trees, DOM snapshots, a reply too large to keep) is garbage now.
 	defer func() {
 		if call.nodes >= bigTree {
-			rpc.FreeOSMemory()
+			// At once, not in the background: the answer leaves with the
+			// memory returned. One collection, on a page that took seconds.
+			debug.FreeOSMemory()
 		} else {
 			rpc.ReturnHeap()
 		}
