@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/domsnapshot"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/rpc"
 )
 
 // Clickable elements are those a user can click although their role says
@@ -56,7 +57,8 @@ func clickableByFrame(ctx context.Context, s cdpapi.Session) map[cdpapi.FrameID]
 // renders one document without shadow roots of a page's own (open or
 // closed): one a snapshot may be reused for (snapshot_reuse.go).
 func clickableRead(ctx context.Context, s cdpapi.Session) (map[cdpapi.FrameID]map[cdpapi.BackendNodeID]domMark, bool) {
-	res, err := cdpapi.Call(ctx, s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}})
+	// The snapshot's string table holds every text node's text.
+	res, err := cdpapi.Call(rpc.WithStringCap(ctx, pageText), s, domsnapshot.CaptureSnapshot, domsnapshot.CaptureSnapshotParams{ComputedStyles: []string{"cursor"}})
 	if err != nil {
 		return nil, false
 	}

@@ -12,3 +12,9 @@ func PageScript(name string) (string, error) {
 	}
 	return string(b), nil
 }
+
+// HiddenTextPrelude returns the page-side definitions of the hidden-text
+// filter (hiddenRoots and visibleText, see hidden.go) that js/read_text.js
+// expects, for another backend to put before it. Run them where the page
+// cannot reach (an isolated world, a sandbox).
+func HiddenTextPrelude() string { return hiddenJS }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -13,11 +14,21 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/rpc"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
 // maxFrameDepth bounds how deep iframes are followed.
 const maxFrameDepth = 5
+
+// pageText cuts the strings of the replies that carry a page's text (the
+// accessibility tree, the DOM snapshot) before they are decoded: a page
+// of one 60 MB text node otherwise cost cdpkit over a GB to decode. A
+// snapshot line shows at most 100 runes of a name or value, 1,200 bytes
+// as JSON escapes them at worst, so cutting each string to 2 KiB changes
+// no line; past 8 MiB of strings in one reply, they are cut to 256 bytes
+// (100 runes of most text).
+var pageText = rpc.StringCap{Each: 2 << 10, Total: 8 << 20, Rest: 256}
 
 // SnapshotOptions choose what Snapshot shows.
 type SnapshotOptions struct {
@@ -46,15 +57,25 @@ func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result,
 			budget = DefaultSnapshotElements
 		}
 	}
-	root, n, err := t.axTree(ctx, o.Scope, budget)
+	root, n, unchecked, err := t.axTree(ctx, o.Scope, budget)
+	if cdp.IsReplyTooLarge(err) {
+		return treeTooLarge(), nil
+	}
 	if err != nil {
 		return snapshot.Result{}, err
 	}
 	if budget != noBudget && n > budget {
 		return overBudget(n, budget), nil
 	}
-	return snapshot.Format(root, t.refs.refFor(), o.Options), nil
+	res := snapshot.Format(root, t.refs.refFor(), o.Options)
+	res.Unchecked = unchecked
+	return res, nil
 }
+
+// bigTree is the number of accessibility nodes from which a snapshot's
+// read is a large transient (Chromium gives each line of text a node):
+// its memory is handed back to the OS once the snapshot is made.
+const bigTree = 50_000
 
 // SnapshotDiff returns what changed since this tab's previous snapshot of
 // the same kind (mode and scope), and remembers this one. The first call
@@ -83,18 +104,31 @@ func snapshotKind(o SnapshotOptions) string {
 // axTree fetches the accessibility tree of the page, or of the scope
 // element's subtree, with iframes expanded. Without a scope it also
 // returns the main document's element count, and no tree when that is over
-// budget.
-func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.Node, int, error) {
+// budget; and whether a hidden-text check stopped short.
+func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.Node, int, bool, error) {
 	s, err := t.session(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	ctx = cdp.ReadOnly(ctx) // a snapshot only reads (snapshot_reuse.go)
+	ctx = rpc.WithStringCap(ctx, pageText)
 	Step(ctx, "reading the accessibility tree")
 	var call snapCall
+	// Last, once the clickable reads are done too: what the call read
+	// (trees, DOM snapshots, a reply too large to keep) is garbage now.
+	defer func() {
+		if call.nodes >= bigTree {
+			// At once, not in the background: the answer leaves with the
+			// memory returned. One collection, on a page that took seconds.
+			debug.FreeOSMemory()
+		} else {
+			rpc.ReturnHeap()
+		}
+	}()
 	defer call.clicks.wait()
 	if scope == "" {
-		return t.pageTree(ctx, s, budget, &call)
+		root, n, err := t.pageTree(ctx, s, budget, &call)
+		return root, n, call.unchecked, err
 	}
 	var el *element
 	if looksLikeRef(scope) {
@@ -103,37 +137,40 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 		el, err = t.element(ctx, "", scope)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	lds, main, err := t.loaders(ctx, el.Session)
 	if err != nil {
-		return nil, 0, fmt.Errorf("browser: reading frames: %w", err)
+		return nil, 0, false, fmt.Errorf("browser: reading frames: %w", err)
 	}
 	frame := frameOf(ctx, el.Session, el.Backend, main)
 	clicks := call.clicks.start(ctx, el.Session)
-	var hidden *hiddenRead
-	if frame == main {
-		hidden = t.startHidden(ctx, el.Session, frame, lds[frame], noBudget, false)
-	}
+	hidden := t.startHidden(ctx, el.Session, frame, lds[frame], noBudget, false)
 	// A partial query: only the scope's subtree is computed, which matters
 	// on pages with tens of thousands of nodes.
 	res, err := cdpapi.Call(ctx, el.Session, accessibility.QueryAXTree, accessibility.QueryAXTreeParams{BackendNodeID: el.Backend})
 	if err != nil {
 		hidden.wait()
-		return nil, 0, fmt.Errorf("browser: reading the accessibility tree: %w", err)
+		return nil, 0, false, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
+	call.nodes += len(res.Nodes)
 	b := &treeBuilder{t: t, s: el.Session, loader: lds[frame], frame: frame, lds: lds, call: &call}
 	_, b.hidden = hidden.wait()
+	call.unchecked = b.hidden.partial
 	b.clickable = clicks.frame(ctx, frame)
 	root, err := b.build(ctx, res.Nodes, el.Backend, 0)
-	return root, 0, err
+	return root, 0, call.unchecked, err
 }
 
 // snapCall is what one snapshot call shares between its frames.
 type snapCall struct {
 	clicks clickCaptures
-	framed bool // the tree holds an iframe element
-	plain  bool // the main frame's DOMSnapshot found one document without shadow roots (clickableRead)
+	nodes  int // accessibility nodes read, in all frames
+	// unchecked says a frame's hidden-text check stopped short; cut that
+	// the tree reached its cutoff and leaves out all that follows.
+	unchecked, cut bool
+	framed         bool // the tree holds an iframe element
+	plain          bool // the main frame's DOMSnapshot found one document without shadow roots (clickableRead)
 }
 
 // hiddenRead is a pageFacts read in the background. A nil *hiddenRead
@@ -141,7 +178,7 @@ type snapCall struct {
 type hiddenRead struct {
 	done   chan struct{}
 	count  int
-	hidden map[cdpapi.BackendNodeID]bool
+	hidden hiddenNodes
 	token  string        // the watch token, when asked for
 	queued chan struct{} // closed once the evaluation is queued (or given up); nil without a token
 }
@@ -175,9 +212,9 @@ func (h *hiddenRead) sent() {
 }
 
 // wait returns the read's element count (-1: unknown) and hidden elements.
-func (h *hiddenRead) wait() (int, map[cdpapi.BackendNodeID]bool) {
+func (h *hiddenRead) wait() (int, hiddenNodes) {
 	if h == nil {
-		return -1, nil
+		return -1, hiddenNodes{}
 	}
 	<-h.done
 	return h.count, h.hidden
@@ -219,7 +256,7 @@ func (t *Tab) pageTree(ctx context.Context, s *cdp.Session, budget int, call *sn
 		return nil, n, err
 	}
 	if reusable {
-		t.reuse.note(s, loader, writes, facts.token, call.plain && !call.framed && n >= 0, root, n)
+		t.reuse.note(s, loader, writes, facts.token, call.plain && !call.framed && !call.unchecked && n >= 0, root, n)
 	}
 	return root, n, nil
 }
@@ -254,14 +291,21 @@ func (t *Tab) frameTree(ctx context.Context, s *cdp.Session, frame cdpapi.FrameI
 	t.refs.prune(s, lds)
 	clicks := call.clicks.start(ctx, s)
 	hidden := main
-	if hidden == nil && frame == top {
+	if hidden == nil {
+		// Every frame is checked: a same-process iframe is a document of
+		// its own.
 		hidden = t.startHidden(ctx, s, frame, lds[frame], noBudget, false)
 	}
 	res, err := cdpapi.Call(ctx, s, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: frame})
+	if cdp.IsReplyTooLarge(err) {
+		call.nodes += bigTree // read in full, then dropped: as large a transient
+	}
 	_, hid := hidden.wait()
+	call.unchecked = call.unchecked || hid.partial
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading the accessibility tree: %w", err)
 	}
+	call.nodes += len(res.Nodes)
 	if len(res.Nodes) == 0 {
 		return nil, nil
 	}
@@ -281,7 +325,7 @@ type treeBuilder struct {
 	loader cdpapi.LoaderID
 	lds    map[cdpapi.FrameID]cdpapi.LoaderID
 	call   *snapCall
-	hidden map[cdpapi.BackendNodeID]bool // elements a user cannot see, left out with their subtrees (hidden.go)
+	hidden hiddenNodes // nodes a user cannot see, left out with their subtrees (hidden.go)
 	// clickable are elements a user can click whose role does not say so
 	// (clickable.go).
 	clickable map[cdpapi.BackendNodeID]domMark
@@ -340,7 +384,20 @@ func (b *treeBuilder) build(ctx context.Context, nodes []*accessibility.Node, ro
 		}
 		live = live || out.Live || out.Role == "alert" || out.Role == "status" || out.Role == "log"
 		for _, id := range n.ChildIDs {
-			if c := byID[id]; c != nil && !seen[id] && !b.hidden[c.BackendDOMNodeID] {
+			// A line of text is a node of its own, never shown: its
+			// text is its parent's name. Leaving it out keeps a page of
+			// long text from costing a node a line.
+			c := byID[id]
+			if c == nil || seen[id] || inlineTextBox(c) {
+				continue
+			}
+			if b.hidden.cutoff != 0 && c.BackendDOMNodeID == b.hidden.cutoff {
+				b.call.cut = true // from here on, nothing was checked
+			}
+			if b.call.cut {
+				break
+			}
+			if !b.hidden.roots[c.BackendDOMNodeID] {
 				out.Children = append(out.Children, link(c, live))
 			}
 		}
@@ -385,6 +442,10 @@ func (b *treeBuilder) iframe(ctx context.Context, backend cdpapi.BackendNodeID, 
 		return nil
 	}
 	return sub
+}
+
+func inlineTextBox(n *accessibility.Node) bool {
+	return n.Role != nil && string(n.Role.Value) == `"InlineTextBox"`
 }
 
 // convert copies what the formatter needs from a CDP AX node.

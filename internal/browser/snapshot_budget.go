@@ -53,3 +53,12 @@ func overBudget(n, budget int) snapshot.Result {
 		"pass scope (a CSS selector or ref) to read part of it; get_text reads the whole page", n, budget)
 	return snapshot.Result{Text: line + "\n", Truncated: true, Lines: []string{line}}
 }
+
+// treeTooLarge is the snapshot of a page whose accessibility tree is
+// longer than cdpkit reads in one reply (Chromium gives each line of text
+// a node of its own, so tens of MB of text make hundreds of MB of tree).
+func treeTooLarge() snapshot.Result {
+	line := "… truncated: the page's accessibility tree is too large to read whole (a node for each line of its text); " +
+		"pass scope (a CSS selector or ref) to read part of it; get_text reads the text"
+	return snapshot.Result{Text: line + "\n", Truncated: true, Lines: []string{line}}
+}

@@ -14,7 +14,7 @@ import (
 // reuseTree reads the whole page's tree as a snapshot does.
 func reuseTree(t *testing.T, tab *Tab) *snapshot.Node {
 	t.Helper()
-	root, _, err := tab.axTree(t.Context(), "", DefaultSnapshotElements)
+	root, _, _, err := tab.axTree(t.Context(), "", DefaultSnapshotElements)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,9 @@ type TextResult struct {
 	Field string `json:"field,omitempty"`
 	// Password says the element is a password field, which is never read.
 	Password bool `json:"password,omitempty"`
+	// Unchecked says the hidden-text check stopped short (too many
+	// elements, or too many hidden) and what it did not check is left out.
+	Unchecked bool `json:"unchecked,omitempty"`
 }
 
 // readTextJS runs on the page's document or an element. It gets maxChars as
@@ -64,6 +67,7 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 		Truncated bool   `json:"truncated"`
 		Field     string `json:"field"`
 		Password  bool   `json:"password"`
+		Unchecked bool   `json:"unchecked"`
 	}
 	var sess cdpapi.Session = s
 	var backend cdpapi.BackendNodeID

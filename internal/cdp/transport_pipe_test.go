@@ -203,3 +203,32 @@ func TestPipeTransportLargeMessageAllocs(t *testing.T) {
 		t.Errorf("reading a %d-byte message allocated %d bytes, want at most 2.5 times its size", size, n)
 	}
 }
+
+// TestPipeTransportDropsOversizedMessage checks that a message over the
+// read bound costs its caller, not the connection: a reply is answered
+// by an error reply with its id, an event is dropped, and the next
+// message reads as usual. (Issue 40 item 2: a page's accessibility tree,
+// a node a line of text, outgrew the bound and reset the session.)
+func TestPipeTransportDropsOversizedMessage(t *testing.T) {
+	defer func(m int) { maxMessage = m }(maxMessage)
+	maxMessage = 128 << 10
+	tr, toConn, _ := pipePair(t)
+	huge := strings.Repeat("x", 300<<10)
+	go func() {
+		toConn.Write([]byte(`{"id":7,"result":{"s":"` + huge + `"}}` + "\x00"))
+		toConn.Write([]byte(`{"method":"E","params":{"s":"` + huge + `"}}` + "\x00"))
+		toConn.Write([]byte(`{"id":8,"result":{}}` + "\x00"))
+	}()
+	for _, want := range []string{
+		`{"id":7,"error":{"code":-32099,"message":"` + ErrReplyTooLarge + `"}}`,
+		`{"id":8,"result":{}}`,
+	} {
+		got, err := tr.ReadMessage()
+		if err != nil {
+			t.Fatalf("ReadMessage: %v, want %s", err, want)
+		}
+		if string(got) != want {
+			t.Errorf("ReadMessage = %.200s, want %s", got, want)
+		}
+	}
+}

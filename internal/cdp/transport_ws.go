@@ -39,7 +39,7 @@ func DialWebSocket(ctx context.Context, rawURL string, header http.Header) (*Web
 	if err != nil {
 		return nil, dialError(ctx, rawURL, resp, err)
 	}
-	c.SetReadLimit(maxMessage)
+	c.SetReadLimit(int64(maxMessage))
 	tctx, cancel := context.WithCancel(context.Background())
 	return &WebSocketTransport{c: c, ctx: tctx, cancel: cancel}, nil
 }

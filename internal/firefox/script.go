@@ -88,18 +88,38 @@ func (t *Tab) targetOf(this *sharedRef, args []any) string {
 // A thrown exception is a *browser.EvalError; a node reference that no
 // longer resolves is bidi.ErrNoSuchNode.
 func (t *Tab) callRaw(ctx context.Context, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
-	return t.call(ctx, t.targetOf(this, args), fn, this, args, maxObjectDepth)
+	return t.call(ctx, t.targetOf(this, args), "", fn, this, args, maxObjectDepth)
 }
 
 // callRawIn is callRaw in the document of context (the tab's or a frame's).
 func (t *Tab) callRawIn(ctx context.Context, context, fn string, args []any, maxObjectDepth int) (*remoteValue, error) {
-	return t.call(ctx, context, fn, nil, args, maxObjectDepth)
+	return t.call(ctx, context, "", fn, nil, args, maxObjectDepth)
 }
 
-func (t *Tab) call(ctx context.Context, context, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
+// readSandbox names the sandbox (a realm of its own per document, as
+// Chromium's isolated world) where cdpkit reads what a page shows: the
+// snapshot walk with its hidden-text filter, and get_text. In it, the
+// DOM's functions and the realm's globals (JSON, getComputedStyle) are
+// the browser's, whatever the page did to its own: Firefox's Xray
+// wrappers hide the page's changes to prototypes and its expandos. Node
+// references cross realms by shared id.
+const readSandbox = "cdpkit-read"
+
+// callSandboxed is callRawIn in readSandbox.
+func (t *Tab) callSandboxed(ctx context.Context, context, fn string, args []any, maxObjectDepth int) (*remoteValue, error) {
+	return t.call(ctx, context, readSandbox, fn, nil, args, maxObjectDepth)
+}
+
+// call runs fn in context's document: in the page's own realm when
+// sandbox is "", else in the named sandbox.
+func (t *Tab) call(ctx context.Context, context, sandbox, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
+	target := map[string]any{"context": context}
+	if sandbox != "" {
+		target["sandbox"] = sandbox
+	}
 	params := map[string]any{
 		"functionDeclaration": fn,
-		"target":              map[string]any{"context": context},
+		"target":              target,
 		"awaitPromise":        true,
 		"arguments":           args,
 		"resultOwnership":     "none",
@@ -124,6 +144,15 @@ func (t *Tab) call(ctx context.Context, context, fn string, this *sharedRef, arg
 // callJSON runs fn, a function expression, with this and args (any JSON
 // values) and decodes its JSON-able value into out (which may be nil).
 func (t *Tab) callJSON(ctx context.Context, fn string, this *sharedRef, out any, args ...any) error {
+	return t.callJSONIn(ctx, "", fn, this, out, args...)
+}
+
+// callJSONSandboxed is callJSON in readSandbox.
+func (t *Tab) callJSONSandboxed(ctx context.Context, fn string, this *sharedRef, out any, args ...any) error {
+	return t.callJSONIn(ctx, readSandbox, fn, this, out, args...)
+}
+
+func (t *Tab) callJSONIn(ctx context.Context, sandbox, fn string, this *sharedRef, out any, args ...any) error {
 	if args == nil {
 		args = []any{}
 	}
@@ -131,7 +160,7 @@ func (t *Tab) callJSON(ctx context.Context, fn string, this *sharedRef, out any,
 	if err != nil {
 		return fmt.Errorf("firefox: encoding arguments: %w", err)
 	}
-	rv, err := t.callRaw(ctx, fmt.Sprintf(jsonCall, fn), this, []any{map[string]any{"type": "string", "value": string(a)}}, 0)
+	rv, err := t.call(ctx, t.targetOf(this, nil), sandbox, fmt.Sprintf(jsonCall, fn), this, []any{map[string]any{"type": "string", "value": string(a)}}, 0)
 	if err != nil {
 		return err
 	}

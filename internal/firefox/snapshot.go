@@ -83,7 +83,7 @@ func (t *Tab) walkContext(ctx context.Context, context string, scope *sharedRef,
 	if scope != nil {
 		args[0] = scope
 	}
-	rv, err := t.callRawIn(ctx, context, snapshotJS, args, 1)
+	rv, err := t.callSandboxed(ctx, context, snapshotJS, args, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -15,10 +15,9 @@ const waitSlice = 2 * time.Second
 
 var (
 	waitJS = sharedScript("wait")
-	// read_text.js expects visibleText from Chromium's hidden-element
-	// prelude; Firefox's innerText already leaves out what is not
-	// rendered.
-	readTextJS = "(function() { const visibleText = root => root.innerText; return (" + sharedScript("read_text") + "); })()"
+	// read_text.js runs after the hidden-text filter Chromium uses
+	// (browser.HiddenTextPrelude), in readSandbox.
+	readTextJS = "(function() {" + browser.HiddenTextPrelude() + "return (" + sharedScript("read_text") + "); })()"
 )
 
 // WaitFor implements browser.TabDriver with the same in-page waiter as
@@ -104,7 +103,7 @@ func (t *Tab) Text(ctx context.Context, o browser.TextOptions) (*browser.TextRes
 		Text     string `json:"text"`
 		Password bool   `json:"password"`
 	}
-	if err := t.callJSON(ctx, readTextJS, this, &r, max); err != nil {
+	if err := t.callJSONSandboxed(ctx, readTextJS, this, &r, max); err != nil {
 		return nil, elementErr(o.Ref, o.Selector, t.wrap(err))
 	}
 	r.TextResult.Text, r.TextResult.Password = r.Text, r.Password

@@ -105,6 +105,7 @@ type Call struct {
 	// Method is the command's method, for errors.
 	Method string
 	ch     chan reply // buffered 1: Resolve never blocks
+	cap    StringCap  // how the reply's strings are cut (strcap.go); zero: not at all
 }
 
 type reply struct {
@@ -213,6 +214,7 @@ func (c *Core) Call(ctx context.Context, method string, req Request) ([]byte, er
 	}
 
 	cl := &Call{Method: method, ch: make(chan reply, 1)}
+	cl.cap, _ = ctx.Value(capKey{}).(StringCap)
 	c.Mu.Lock()
 	if c.err != nil {
 		cause := c.err
@@ -309,6 +311,14 @@ func (c *Core) readLoop() {
 			c.Close(err)
 			return
 		}
+		big := len(raw) >= bigMessage
+		if len(raw) > capFrom {
+			raw = c.capReply(raw)
+		}
 		c.opts.Handle(raw)
+		raw = nil
+		if big {
+			FreeOSMemory()
+		}
 	}
 }

@@ -34,6 +34,9 @@ type Result struct {
 	Truncated bool     // Text is cut; Lines has everything
 	Lines     []string // every line, uncut, for files and diffs
 	Refs      int      // elements printed with a ref
+	// Unchecked says the reader's hidden-text check stopped short and
+	// what it did not check is left out (set by the reader, not Format).
+	Unchecked bool
 }
 
 // Format renders the tree under root. Nodes hidden from the accessibility

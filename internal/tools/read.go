@@ -231,10 +231,16 @@ func getURL(ctx context.Context, _ *Env, d *door, in getURLArgs) (*Result, error
 	return &Result{Data: st}, nil
 }
 
+// uncheckedNote explains an answer whose hidden-text check stopped short.
+const uncheckedNote = "the page has too many elements (or too much hidden) to check all for hidden text: what was not checked is left out; read a part by uid, selector or scope"
+
 type textHeader struct {
 	Chars     int    `json:"chars"`
 	Truncated bool   `json:"truncated"`
 	Field     string `json:"field,omitempty"`
+	// Unchecked says the hidden-text check stopped short on a page too
+	// large or with too much hidden, and left out what it did not check.
+	Unchecked bool   `json:"hiddenCheckIncomplete,omitempty"`
 	Note      string `json:"note,omitempty"`
 }
 
@@ -253,10 +259,12 @@ func getText(ctx context.Context, _ *Env, d *door, in getTextArgs) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	h := textHeader{Chars: res.Chars, Truncated: res.Truncated, Field: res.Field}
+	h := textHeader{Chars: res.Chars, Truncated: res.Truncated, Field: res.Field, Unchecked: res.Unchecked}
 	switch {
 	case res.Password:
 		h.Note = "password fields are never read"
+	case res.Unchecked:
+		h.Note = uncheckedNote
 	case res.Truncated:
 		h.Note = "cut at maxChars; raise it, or read one element by uid or selector"
 	}

@@ -37,6 +37,8 @@ type snapshotHeader struct {
 	Refs      int    `json:"refs"`
 	Eval      bool   `json:"eval"` // evaluate_script is enabled
 	Truncated bool   `json:"truncated,omitempty"`
+	// Unchecked: see textHeader.
+	Unchecked bool   `json:"hiddenCheckIncomplete,omitempty"`
 	Hint      string `json:"hint,omitempty"`
 	Path      string `json:"path,omitempty"`
 	Added     *int   `json:"added,omitempty"`
@@ -79,7 +81,7 @@ func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Res
 	if locErr != nil {
 		return nil, locErr
 	}
-	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Eval: env.AllowEval, Truncated: res.Truncated}
+	h := snapshotHeader{URL: loc.URL, Title: loc.Title, Refs: res.Refs, Eval: env.AllowEval, Truncated: res.Truncated, Unchecked: res.Unchecked}
 	switch {
 	case in.FilePath != "":
 		path, err := env.Artifacts.WriteFile(in.FilePath, []byte(strings.Join(res.Lines, "\n")+"\n"))
@@ -95,7 +97,10 @@ func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Res
 		h.Truncated = strings.Contains(text, " more changes\n")
 		return &Result{Data: h, Text: text}, nil
 	}
-	if res.Truncated {
+	switch {
+	case res.Unchecked:
+		h.Hint = uncheckedNote
+	case res.Truncated:
 		h.Hint = "narrow with scope or interactive:true, or save it whole with filePath"
 	}
 	return &Result{Data: h, Text: res.Text}, nil

@@ -1,9 +1,14 @@
 function(max) {
 	const n = this === globalThis ? document : this;
-	let s, field = "";
+	let s, field = "", cut = false;
+	const visible = (root) => {
+		const v = visibleText(root);
+		cut = v.cut;
+		return v.text;
+	};
 	if (n.nodeType === 9) {
 		const root = n.body || n.documentElement;
-		s = root ? visibleText(root) : "";
+		s = root ? visible(root) : "";
 	} else if (n.namespaceURI === "http://www.w3.org/1999/xhtml" && n.localName === "input") {
 		field = "input";
 		if (n.type === "password") return {text: "", chars: 0, truncated: false, field, password: true};
@@ -15,7 +20,7 @@ function(max) {
 		field = "select";
 		s = Array.from(n.selectedOptions, o => o.label).join("\n");
 	} else {
-		s = typeof n.innerText === "string" ? visibleText(n) : (n.textContent || "");
+		s = typeof n.innerText === "string" ? visible(n) : (n.textContent || "");
 	}
 	s = String(s ?? "");
 	let text = s;
@@ -25,5 +30,5 @@ function(max) {
 		if (c >= 0xd800 && c <= 0xdbff) end--;
 		text = s.slice(0, end);
 	}
-	return {text, chars: s.length, truncated: text.length < s.length, field, password: false};
+	return {text, chars: s.length, truncated: text.length < s.length, field, password: false, unchecked: cut};
 }
