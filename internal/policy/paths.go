@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/cdpkit/cdpkit/internal/safefile"
 )
 
 // ErrUnsafePath means a path would leave the artifact dir, or is malformed.
@@ -193,7 +195,7 @@ func (a *Artifacts) checkTarget(name, rel string) error {
 	case fi.IsDir():
 		return &PathError{Path: name, Reason: "is a directory", Hint: "give a file name"}
 	case !fi.Mode().IsRegular():
-		return &PathError{Path: name, Reason: "exists and is not a regular file (" + fileKind(fi.Mode()) + ")",
+		return &PathError{Path: name, Reason: "exists and is not a regular file (" + safefile.Kind(fi.Mode()) + ")",
 			Hint: "remove it, or choose another file name"}
 	}
 	if n := linkCount(fi); n > 1 {
@@ -203,17 +205,6 @@ func (a *Artifacts) checkTarget(name, rel string) error {
 	return nil
 }
 
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
-}
 
 // Check reports whether WriteFile(name, …) would be refused for the path
 // alone, without writing: so that a tool can refuse a bad path before it

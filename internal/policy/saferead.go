@@ -99,7 +99,7 @@ func readable(name string, fi fs.FileInfo) error {
 	case fi.IsDir():
 		return &PathError{Path: name, Reason: "is a directory", Hint: "give a file name"}
 	case !fi.Mode().IsRegular():
-		return &PathError{Path: name, Reason: "is not a regular file (" + fileKind(fi.Mode()) + ")",
+		return &PathError{Path: name, Reason: "is not a regular file (" + safefile.Kind(fi.Mode()) + ")",
 			Hint: "give a file that save_storage_state or another cdpkit tool wrote, or copy the file into the artifact dir"}
 	}
 	if n := linkCount(fi); n > 1 {
