@@ -205,7 +205,6 @@ func (a *Artifacts) checkTarget(name, rel string) error {
 	return nil
 }
 
-
 // Check reports whether WriteFile(name, …) would be refused for the path
 // alone, without writing: so that a tool can refuse a bad path before it
 // does the work whose result it would write. WriteFile checks again.
