@@ -167,6 +167,9 @@ func (g *grid) wantOwners(t *testing.T, pids ...int) {
 // file cdpkit writes. Three idle cdpkits hold three slots throughout, so
 // the others contend for the fourth.
 func TestGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a Selenium Grid and eight cdpkits")
+	}
 	t.Parallel()
 	g := startGrid(t, 4)
 	var fillers []*child

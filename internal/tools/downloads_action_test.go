@@ -50,6 +50,9 @@ func downloadEnv(t *testing.T) (*Env, string) {
 // download is in that click's result and in list_downloads right after.
 // Before, one in two was missing from both and showed one action later.
 func TestDownloadInClickResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a race reproduction, ten runs")
+	}
 	t.Parallel()
 	env, site := downloadEnv(t)
 	for i := range 10 {

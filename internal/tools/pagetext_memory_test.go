@@ -45,6 +45,9 @@ func textPage(mb int, oneNode bool) string {
 // measured, not time. It runs alone, not in parallel with tests that
 // allocate; the pages are built before the first measure.
 func TestPageTextMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: reads two pages of 24 MiB of text and measures the heap")
+	}
 	pages := map[string]string{
 		"one":  textPage(pageTextMB, true),
 		"many": textPage(pageTextMB, false),

@@ -15,6 +15,9 @@ import (
 // with an empty URL and title in most runs. A popup the page closes
 // again is reported closed.
 func TestTabOpenedSettled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a race reproduction, ten runs")
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		n := r.URL.Query().Get("n")

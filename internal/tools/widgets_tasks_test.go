@@ -216,6 +216,9 @@ func (a *widgetAgent) editorRef(snap string) string {
 // TestWidgets ./internal/tools). Firefox skips, naming the reason, the
 // tasks it cannot do (firefoxGap).
 func TestWidgets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 20 tasks on 8 npm widget libraries, in both browsers")
+	}
 	t.Parallel()
 	base := widgetSite(t)
 	eachBackend(t, func(t *testing.T, backend string) {
