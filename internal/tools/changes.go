@@ -185,7 +185,10 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if err != nil {
 		return nil, err
 	}
-	newDoc := c.Navigated && diff.Kept == 0 && len(diff.Removed) > 0
+	// A new document: the tab went elsewhere, or a tool that loads pages
+	// (navigate_page, which says where it went) loaded one, the same URL
+	// or a reload included, and none of the old page's elements is left.
+	newDoc := (c.Navigated || o.now != nil) && diff.Kept == 0 && len(diff.Removed)+len(diff.Added) > 0
 	if !newDoc {
 		c.Messages, diff = messagesOf(diff)
 		c.OnlyMessage = len(c.Messages) > 0 && !c.Navigated && len(c.TabsOpened)+len(c.TabsClosed)+len(c.Downloads) == 0 &&
