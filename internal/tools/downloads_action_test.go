@@ -3,16 +3,13 @@ package tools
 import (
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
-	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // downloadEnv is an Env whose browser saves downloads under its artifact
@@ -30,20 +27,7 @@ func downloadEnv(t *testing.T) (*Env, string) {
 		io.WriteString(w, "id,name\n1,ada\n")
 	})
 	site := browsertest.ServerHandler(t, mux).URL
-	log := slog.New(slog.DiscardHandler)
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log,
-		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: 100 << 10})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	return &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}, site
+	return downloadingEnv(t, browser.Options{DownloadMax: 100 << 10}), site
 }
 
 // TestDownloadInClickResult clicks a link that downloads, ten times: each

@@ -2,17 +2,14 @@ package tools
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
-	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // TestDownloadSessionCaps checks that a session's downloads are bounded in
@@ -36,21 +33,8 @@ func TestDownloadSessionCaps(t *testing.T) {
 	})
 	site := browsertest.ServerHandler(t, mux).URL
 
-	log := slog.New(slog.DiscardHandler)
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	dir := filepath.Join(artifacts.Dir(), "downloads")
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log,
-		DownloadDir: dir, DownloadFiles: 3, DownloadTotal: 1000})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	env := &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}
+	env := downloadingEnv(t, browser.Options{DownloadFiles: 3, DownloadTotal: 1000})
+	dir := filepath.Join(env.Artifacts.Dir(), "downloads")
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site))
 
 	tests := []struct {

@@ -37,20 +37,8 @@ func TestDownloads(t *testing.T) {
 	})
 	site := browsertest.ServerHandler(t, mux).URL
 
-	log := slog.New(slog.DiscardHandler)
-	artifacts, err := policy.OpenArtifacts(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log,
-		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: 100 << 10})
-	t.Cleanup(func() {
-		if err := browsers.Close(); err != nil {
-			t.Errorf("closing the browser: %v", err)
-		}
-	})
-	env := &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}
+	env := downloadingEnv(t, browser.Options{DownloadMax: 100 << 10})
+	artifacts := env.Artifacts
 
 	mustRun(t, env, "navigate_page", fmt.Sprintf(`{"url":%q}`, site))
 	d := mustRun(t, env, "click", `{"selector":"#small"}`)
@@ -80,4 +68,25 @@ func TestDownloads(t *testing.T) {
 	if n := len(list["downloads"].([]any)); n != 2 {
 		t.Errorf("list_downloads lists %d, want 2: %v", n, list)
 	}
+}
+
+// downloadingEnv is an Env with a browser of its own (downloads need a
+// download dir, set at launch) that saves downloads into the artifact
+// dir's downloads/, with o's other options.
+func downloadingEnv(t *testing.T, o browser.Options) *Env {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	artifacts, err := policy.OpenArtifacts(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { artifacts.Close() })
+	o.ExecPath, o.Logger, o.DownloadDir = browsertest.ExecPath(t), log, filepath.Join(artifacts.Dir(), "downloads")
+	browsers := browser.NewManager(&o)
+	t.Cleanup(func() {
+		if err := browsers.Close(); err != nil {
+			t.Errorf("closing the browser: %v", err)
+		}
+	})
+	return &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 30 * time.Second}
 }
