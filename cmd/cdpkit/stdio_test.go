@@ -31,16 +31,9 @@ func TestMCPPipedStdin(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"navigate_page","arguments":{"url":"` + site.URL + `/"}}}`,
 	}, "\n") + "\n"
-	cmd := exec.CommandContext(t.Context(), binary, "mcp")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
-	cmd.Stdin = strings.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cdpkit mcp: %v\nstderr:\n%s", err, stderr.String())
-	}
+	stdout, stderr := pipeMCP(t, tmp, exe, in)
 	got := map[float64]map[string]any{}
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 8<<20)
 	for sc.Scan() {
 		var m map[string]any
@@ -84,17 +77,10 @@ func TestMCPBadLinesDoNotStop(t *testing.T) {
 		`{"id":11,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 	}, "\n") + "\n"
-	cmd := exec.CommandContext(t.Context(), binary, "mcp")
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
-	cmd.Stdin = strings.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("cdpkit mcp: %v\nstderr:\n%s", err, stderr.String())
-	}
+	stdout, stderr := pipeMCP(t, tmp, exe, in)
 	errs := 0
 	answered := false
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 8<<20)
 	for sc.Scan() {
 		var m map[string]any
@@ -111,4 +97,20 @@ func TestMCPBadLinesDoNotStop(t *testing.T) {
 	if errs != 6 || !answered {
 		t.Errorf("%d error answers (want 6), tools/list after them answered: %v\nstdout:\n%s\nstderr:\n%s", errs, answered, stdout.String(), stderr.String())
 	}
+}
+
+// pipeMCP runs `cdpkit mcp` with in as its whole stdin, TMPDIR tmp and the
+// browser exe, and returns what it wrote to stdout and stderr once it
+// exited.
+func pipeMCP(t *testing.T, tmp, exe, in string) (stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), binary, "mcp")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CHROMIUM_PATH="+exe, "CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
+	cmd.Stdin = strings.NewReader(in)
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cdpkit mcp: %v\nstderr:\n%s", err, stderr.String())
+	}
+	return stdout, stderr
 }
