@@ -38,6 +38,10 @@ func inPhase(phase string, err error) error {
 	return &phaseError{phase: phase, err: err}
 }
 
+// argsError is err, refused before any browser work, as the *Error a
+// call returns.
+func argsError(err error) *Error { return withPhase(AsError(err), inPhase(PhaseArgs, err)) }
+
 // withPhase returns te with the phase err was marked with, if any.
 func withPhase(te *Error, err error) *Error {
 	var pe *phaseError

@@ -401,23 +401,23 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	timeout = max(timeout, min(t.Timeout, MaxTimeout))
 	args, err = t.compat(args)
 	if err != nil {
-		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
+		return nil, argsError(err)
 	}
 	args, asked, err := takeTimeout(args)
 	if err != nil {
-		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
+		return nil, argsError(err)
 	}
 	if asked > 0 {
 		timeout = asked
 	}
 	var full bool
 	if args, full, err = t.takeSnapshotArg(args); err != nil {
-		return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
+		return nil, argsError(err)
 	}
 	var token string
 	if t.Tab && !t.ownLease {
 		if args, token, err = takeLease(args); err != nil {
-			return nil, withPhase(AsError(err), inPhase(PhaseArgs, err))
+			return nil, argsError(err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
