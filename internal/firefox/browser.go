@@ -35,6 +35,11 @@ type Browser struct {
 	// and which scope owns a tab; guarded by mu.
 	scopes map[*browser.Scope]*scopeState
 	owner  map[string]*browser.Scope
+	// collector is the BiDi data collector keeping response bodies, ""
+	// without one; guarded by mu.
+	collector string
+	// mocks are the mock rules (mock.go).
+	mocks mockTable
 }
 
 // Launch starts a headless Firefox with a throwaway profile (see Options)
@@ -69,6 +74,9 @@ func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Brows
 		"browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated")
 	if err == nil {
 		err = b.startGuard(ctx)
+	}
+	if err == nil {
+		err = b.followActivity(ctx)
 	}
 	if err == nil {
 		err = b.reconcile(ctx)

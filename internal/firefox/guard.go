@@ -47,27 +47,38 @@ func (b *Browser) onRequest(e bidi.Event) {
 		IsBlocked  bool    `json:"isBlocked"`
 		Navigation *string `json:"navigation"`
 		Request    struct {
-			Request string `json:"request"`
-			URL     string `json:"url"`
+			Request       string  `json:"request"`
+			URL           string  `json:"url"`
+			Method        string  `json:"method"`
+			Destination   string  `json:"destination"`
+			InitiatorType *string `json:"initiatorType"`
 		} `json:"request"`
 	}
 	if json.Unmarshal(e.Params, &p) != nil || !p.IsBlocked {
 		return
 	}
-	go b.answer(p.Context, p.Request.Request, p.Request.URL, p.Navigation != nil)
+	r := p.Request
+	go b.answer(pausedRequest{context: p.Context, id: r.Request, url: r.URL, method: r.Method, navigation: p.Navigation != nil,
+		rtype: resourceType(r.Destination, r.InitiatorType, p.Navigation != nil)})
 }
 
-func (b *Browser) answer(context_, request, url string, navigation bool) {
+// answer judges a navigation request by the URL policy, then lets the
+// mock rules answer it (mock.go), else continues it.
+func (b *Browser) answer(p pausedRequest) {
+	context_, request, url := p.context, p.id, p.url
 	ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 	defer cancel()
 	var refused error
-	if navigation {
+	if p.navigation {
 		judge, jcancel := context.WithTimeout(ctx, guardTimeout/2)
 		refused = b.policy().Check(judge, url)
 		if refused == nil && judge.Err() != nil {
 			refused = fmt.Errorf("firefox: judging %s took too long: %w", url, judge.Err())
 		}
 		jcancel()
+	}
+	if refused == nil && b.mocked(p) {
+		return
 	}
 	if refused == nil {
 		if err := b.conn.Call(ctx, "network.continueRequest", map[string]any{"request": request}, nil); err != nil {

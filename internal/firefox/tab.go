@@ -35,6 +35,9 @@ type Tab struct {
 	promptCh  chan struct{}        // guarded by mu; closed when a prompt opens
 	refs      *refTable            // guarded by mu
 	lastLines map[string][]string  // guarded by mu; the last snapshot's lines, by kind
+
+	console consoleLog // console.go
+	net     netLog     // network.go
 }
 
 func makeTab(b *Browser, id, url string) *Tab {

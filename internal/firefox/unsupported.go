@@ -27,31 +27,6 @@ func (t *Tab) SetFiles(context.Context, string, string, []string) error {
 	return unsupported("upload_file")
 }
 
-// NetworkRequests implements browser.TabDriver; unsupported.
-func (t *Tab) NetworkRequests(context.Context, browser.RequestQuery) ([]browser.Request, int, error) {
-	return nil, 0, unsupported("the network log")
-}
-
-// NetworkRequest implements browser.TabDriver; unsupported.
-func (t *Tab) NetworkRequest(context.Context, int) (browser.RequestDetail, error) {
-	return browser.RequestDetail{}, unsupported("the network log")
-}
-
-// RequestPostData implements browser.TabDriver; unsupported.
-func (t *Tab) RequestPostData(context.Context, int) ([]byte, error) {
-	return nil, unsupported("the network log")
-}
-
-// ResponseBody implements browser.TabDriver; unsupported.
-func (t *Tab) ResponseBody(context.Context, int) ([]byte, bool, error) {
-	return nil, false, unsupported("the network log")
-}
-
-// AddMock implements browser.TabDriver; unsupported.
-func (t *Tab) AddMock(context.Context, browser.MockRule) (browser.Mock, error) {
-	return browser.Mock{}, unsupported("network mocks")
-}
-
 // Cookies implements browser.TabDriver; unsupported.
 func (t *Tab) Cookies(context.Context, []string) ([]browser.Cookie, error) {
 	return nil, unsupported("cookies")
@@ -74,19 +49,6 @@ func (t *Tab) SaveStorageState(context.Context) (*browser.StorageState, error) {
 func (t *Tab) LoadStorageState(context.Context, *browser.StorageState) error {
 	return unsupported("storage state")
 }
-
-// ConsoleMessages implements browser.TabDriver; unsupported.
-func (t *Tab) ConsoleMessages(context.Context, browser.ConsoleQuery) ([]browser.ConsoleMessage, int, error) {
-	return nil, 0, unsupported("the console log")
-}
-
-// ConsoleMessage implements browser.TabDriver; unsupported.
-func (t *Tab) ConsoleMessage(context.Context, int) (browser.ConsoleMessage, error) {
-	return browser.ConsoleMessage{}, unsupported("the console log")
-}
-
-// SetConsolePreserve implements browser.TabDriver; it does nothing.
-func (t *Tab) SetConsolePreserve(bool) {}
 
 // SetViewport implements browser.TabDriver; unsupported.
 func (t *Tab) SetViewport(context.Context, *browser.Viewport) (browser.ViewportMetrics, error) {

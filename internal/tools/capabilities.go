@@ -91,8 +91,8 @@ const (
 var backendLacks = map[string][]Capability{
 	BackendChromium: nil,
 	// Firefox over WebDriver BiDi, as cdpkit drives it so far.
-	BackendFirefox: {CapInputDrag, CapInputScroll, CapFormsUpload, CapConsole,
-		CapNetworkLog, CapNetworkMock, CapCookies, CapStorageState, CapDownloads, CapEmulate,
+	BackendFirefox: {CapInputDrag, CapInputScroll, CapFormsUpload,
+		CapCookies, CapStorageState, CapDownloads, CapEmulate,
 		CapEmulateViewport, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
 		CapCaptureScreencast, CapInputPoint, CapUndeclared},
 }

@@ -163,7 +163,7 @@ func mockHint(err error) string {
 }
 
 func listMocks(ctx context.Context, env *Env, _ listMocksArgs) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	b, err := mocksOf(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (in *clearMocksArgs) check(context.Context, *Env) error {
 func (in *clearMocksArgs) noTab() bool { return in.All || len(in.IDs) > 0 }
 
 func clearMocks(ctx context.Context, env *Env, d *door, in clearMocksArgs) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	b, err := mocksOf(ctx, env)
 	if err != nil {
 		return nil, err
 	}
