@@ -22,34 +22,6 @@ func (t *Tab) Scroll(context.Context, browser.ScrollOptions) (*browser.ScrollRes
 	return nil, unsupported("scroll")
 }
 
-// SetFiles implements browser.TabDriver; unsupported.
-func (t *Tab) SetFiles(context.Context, string, string, []string) error {
-	return unsupported("upload_file")
-}
-
-// Cookies implements browser.TabDriver; unsupported.
-func (t *Tab) Cookies(context.Context, []string) ([]browser.Cookie, error) {
-	return nil, unsupported("cookies")
-}
-
-// SetCookie implements browser.TabDriver; unsupported.
-func (t *Tab) SetCookie(context.Context, browser.CookieSpec) error { return unsupported("cookies") }
-
-// DeleteCookies implements browser.TabDriver; unsupported.
-func (t *Tab) DeleteCookies(context.Context, string, string, string, string) (int, error) {
-	return 0, unsupported("cookies")
-}
-
-// SaveStorageState implements browser.TabDriver; unsupported.
-func (t *Tab) SaveStorageState(context.Context) (*browser.StorageState, error) {
-	return nil, unsupported("storage state")
-}
-
-// LoadStorageState implements browser.TabDriver; unsupported.
-func (t *Tab) LoadStorageState(context.Context, *browser.StorageState) error {
-	return unsupported("storage state")
-}
-
 // SetViewport implements browser.TabDriver; unsupported.
 func (t *Tab) SetViewport(context.Context, *browser.Viewport) (browser.ViewportMetrics, error) {
 	return browser.ViewportMetrics{}, unsupported("resize_page")
@@ -61,7 +33,8 @@ func (t *Tab) Emulate(context.Context, browser.EmulationChange) (browser.Emulati
 }
 
 // FileChooser implements browser.TabDriver: file choosers are not tracked
-// on Firefox (upload_file is not offered), so there is never one.
+// on Firefox (upload_file sets a file input directly), so there is never
+// one.
 func (t *Tab) FileChooser(context.Context) (*browser.FileChooser, error) { return nil, nil }
 
 // HeapSnapshot implements browser.TabDriver; unsupported (BiDi has no

@@ -139,7 +139,7 @@ func TestBackendsHTTPOnlyCookie(t *testing.T) {
 		h := backendHarness(t, backend)
 		h.mustCall(t, "navigate_page", `{"url":"`+site+`/login"}`)
 		d := h.mustCall(t, "list_cookies", `{}`)
-		if !regexp.MustCompile(`"name":"session"[^}]*"httpOnly":true`).MatchString(jsonOf(t, d)) {
+		if c := cookieNamed(d, "session"); c == nil || c["httpOnly"] != true {
 			t.Fatalf("list_cookies = %s, want the httpOnly session cookie", jsonOf(t, d))
 		}
 		h.mustCall(t, "set_cookie", `{"name":"pref","value":"1","url":"`+site+`/"}`)
@@ -193,4 +193,15 @@ func TestBackendsUploadFile(t *testing.T) {
 func jsonOf(t *testing.T, v any) string {
 	t.Helper()
 	return mustJSON(t, v)
+}
+
+// cookieNamed returns the cookie called name of a list_cookies result.
+func cookieNamed(d map[string]any, name string) map[string]any {
+	list, _ := d["cookies"].([]any)
+	for _, c := range list {
+		if m, ok := c.(map[string]any); ok && m["name"] == name {
+			return m
+		}
+	}
+	return nil
 }
