@@ -50,12 +50,14 @@ var modifierBits = []struct {
 }{{input.ModAlt, "\uE00A"}, {input.ModCtrl, "\uE009"}, {input.ModMeta, "\uE03D"}, {input.ModShift, "\uE008"}}
 
 // perform runs input.performActions, returning early (with dialog set)
-// when the actions open a user prompt, which blocks them until answered.
+// when the actions open a user prompt, which blocks them until answered;
+// otherwise it waits for what the input set off (settle.go).
 func (t *Tab) perform(ctx context.Context, context string, actions []any) (dialog bool, err error) {
 	if context == "" {
 		context = t.id
 	}
 	opened := t.opened()
+	before := t.mark()
 	done := make(chan error, 1)
 	go func() {
 		done <- t.b.conn.Call(ctx, "input.performActions", map[string]any{"context": context, "actions": actions}, nil)
@@ -68,6 +70,7 @@ func (t *Tab) perform(ctx context.Context, context string, actions []any) (dialo
 			}
 			// Key and pointer state must not leak into the next call.
 			t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": context}, nil)
+			t.settleAction(ctx, before)
 			return false, nil
 		case <-opened:
 			if t.promptWaits() {

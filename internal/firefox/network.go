@@ -47,9 +47,12 @@ type netLog struct {
 	live   map[string]*netEntry // guarded by mu; the latest hop of each unfinished request
 	lastID int                  // guarded by mu
 	nav    int                  // guarded by mu; the current navigation
-	// moved is closed and replaced when a request starts or ends, for
-	// waiters on the requests in flight (settle.go).
+	// moved is closed and replaced when a request or a navigation of the
+	// main frame starts or ends, for the action's wait (settle.go).
 	moved chan struct{} // guarded by mu
+	// navStarted and navEnded count the main frame's navigations started
+	// and ended (settle.go); guarded by mu.
+	navStarted, navEnded int
 }
 
 // netEvent is the part of a network.* event cdpkit reads.
@@ -467,8 +470,10 @@ func (b *Browser) followActivity(ctx context.Context) error {
 	b.conn.On(func(e bidi.Event) { b.onLog(e.Params) }, "log.entryAdded")
 	b.conn.On(b.onNetwork, "network.beforeRequestSent", "network.responseStarted", "network.responseCompleted", "network.fetchError")
 	b.conn.On(b.onCommitted, "browsingContext.navigationCommitted")
+	b.conn.On(b.onNavigation, "browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated",
+		"browsingContext.navigationFailed")
 	err := b.conn.Subscribe(ctx, "log.entryAdded", "network.responseStarted", "network.responseCompleted", "network.fetchError",
-		"browsingContext.navigationCommitted")
+		"browsingContext.navigationCommitted", "browsingContext.navigationFailed")
 	if err != nil {
 		return err
 	}
