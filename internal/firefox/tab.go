@@ -36,6 +36,8 @@ type Tab struct {
 	refs      *refTable            // guarded by mu
 	lastLines map[string][]string  // guarded by mu; the last snapshot's lines, by kind
 
+	emu browser.Emulation // guarded by mu; what the tab emulates (emulate.go)
+
 	console consoleLog // console.go
 	net     netLog     // network.go
 }

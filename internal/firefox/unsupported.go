@@ -12,26 +12,6 @@ import (
 // Lacks), so they are not offered under Firefox and these errors are a
 // backstop, not something an agent meets in normal use.
 
-// Drag implements browser.TabDriver; unsupported.
-func (t *Tab) Drag(context.Context, browser.DragOptions) (*browser.DragResult, error) {
-	return nil, unsupported("drag")
-}
-
-// Scroll implements browser.TabDriver; unsupported.
-func (t *Tab) Scroll(context.Context, browser.ScrollOptions) (*browser.ScrollResult, error) {
-	return nil, unsupported("scroll")
-}
-
-// SetViewport implements browser.TabDriver; unsupported.
-func (t *Tab) SetViewport(context.Context, *browser.Viewport) (browser.ViewportMetrics, error) {
-	return browser.ViewportMetrics{}, unsupported("resize_page")
-}
-
-// Emulate implements browser.TabDriver; unsupported.
-func (t *Tab) Emulate(context.Context, browser.EmulationChange) (browser.Emulation, error) {
-	return browser.Emulation{}, unsupported("emulate")
-}
-
 // FileChooser implements browser.TabDriver: file choosers are not tracked
 // on Firefox (upload_file sets a file input directly), so there is never
 // one.

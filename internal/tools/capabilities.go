@@ -91,8 +91,7 @@ const (
 var backendLacks = map[string][]Capability{
 	BackendChromium: nil,
 	// Firefox over WebDriver BiDi, as cdpkit drives it so far.
-	BackendFirefox: {CapInputDrag, CapInputScroll, CapDownloads, CapEmulate,
-		CapEmulateViewport, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
+	BackendFirefox: {CapDownloads, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
 		CapCaptureScreencast, CapInputPoint, CapUndeclared},
 }
 

@@ -1,0 +1,122 @@
+package tools
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// drag, scroll, resize_page and emulate on every backend.
+
+func pointerSite(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, "<!doctype html><html><head><title>pointer</title></head><body style=\"margin:0\">"+body+"</body></html>")
+		}
+	}
+	mux.HandleFunc("/drag.html", page(`
+		<div id="src" style="position:absolute;left:20px;top:20px;width:60px;height:60px;background:#c33">src</div>
+		<div id="dst" style="position:absolute;left:300px;top:200px;width:100px;height:100px;background:#3c3">dst</div>
+		<div id="card" draggable="true" style="position:absolute;left:20px;top:400px;width:60px;height:40px;background:#33c">card</div>
+		<div id="bin" style="position:absolute;left:300px;top:400px;width:100px;height:60px;background:#999">bin</div>
+		<p id="log" style="position:absolute;top:500px"></p>
+		<script>
+		let down = false;
+		src.addEventListener('mousedown', () => { down = true; });
+		document.addEventListener('mouseup', e => {
+			if (down && document.elementsFromPoint(e.clientX, e.clientY).includes(dst)) log.dataset.mouse = 'dropped';
+			down = false;
+		});
+		card.addEventListener('dragstart', e => e.dataTransfer.setData('text/plain', 'card'));
+		bin.addEventListener('dragover', e => e.preventDefault());
+		bin.addEventListener('drop', e => { e.preventDefault(); log.dataset.html5 = e.dataTransfer.getData('text/plain'); });
+		</script>`))
+	mux.HandleFunc("/tall.html", page(`<div style="height:5000px">top</div><button id="far">Far</button><div style="height:3000px"></div>`))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestBackendsDrag: a drag on mouse events and an HTML5 drag both drop.
+func TestBackendsDrag(t *testing.T) {
+	t.Parallel()
+	site := pointerSite(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/drag.html"}`)
+		h.mustCall(t, "drag", `{"from_selector":"#src","to_selector":"#dst"}`)
+		h.mustCall(t, "drag", `{"from_selector":"#card","to_selector":"#bin"}`)
+		got := h.mustCall(t, "evaluate_script", `{"function":"() => (log.dataset.mouse || '-') + ' ' + (log.dataset.html5 || '-')"}`)["value"]
+		if got != "dropped card" {
+			t.Errorf("after the drags the page logged %q, want the mouse drop and the HTML5 drop of card", got)
+		}
+	})
+}
+
+// TestBackendsScroll: scroll down moves the page; scroll to an element
+// brings it into view.
+func TestBackendsScroll(t *testing.T) {
+	t.Parallel()
+	site := pointerSite(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/tall.html"}`)
+		d := h.mustCall(t, "scroll", `{"direction":"down","pixels":300}`)
+		if d["scrollY"] != float64(300) {
+			t.Errorf("scroll down 300 = %v, want scrollY 300", d)
+		}
+		d = h.mustCall(t, "scroll", `{"selector":"#far"}`)
+		if d["fullyInViewport"] != true {
+			t.Errorf("scroll to #far = %v, want it fully in the viewport", d)
+		}
+		if y := h.mustCall(t, "evaluate_script", `{"function":"() => scrollY > 4000"}`)["value"]; y != true {
+			t.Errorf("after scrolling to #far the page is not near it")
+		}
+	})
+}
+
+// TestBackendsResizeAndEmulate: resize_page sets what the page measures;
+// emulate sets the user agent the page sees.
+func TestBackendsResizeAndEmulate(t *testing.T) {
+	t.Parallel()
+	site := pointerSite(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/tall.html"}`)
+		d := h.mustCall(t, "resize_page", `{"width":800,"height":600}`)
+		if m, _ := d["measured"].(map[string]any); m["innerWidth"] != float64(800) || m["innerHeight"] != float64(600) {
+			t.Errorf("resize_page 800x600 = %v, want the page to measure 800x600", d)
+		}
+		h.mustCall(t, "emulate", `{"userAgent":"cdpkit-test/1.0"}`)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/tall.html"}`)
+		if got := h.mustCall(t, "evaluate_script", `{"function":"() => navigator.userAgent"}`)["value"]; got != "cdpkit-test/1.0" {
+			t.Errorf("the page sees the user agent %q, want the emulated one", got)
+		}
+		h.mustCall(t, "resize_page", `{"reset":true}`)
+	})
+}
+
+// TestFirefoxEmulateRefusesWhatBiDiLacks: an emulate option Firefox's
+// BiDi cannot carry is refused as Unsupported, naming it, and nothing of
+// the call is applied.
+func TestFirefoxEmulateRefusesWhatBiDiLacks(t *testing.T) {
+	t.Parallel()
+	site := pointerSite(t)
+	h := backendHarness(t, BackendFirefox)
+	h.mustCall(t, "navigate_page", `{"url":"`+site+`/tall.html"}`)
+	for _, tt := range []struct{ args, option string }{
+		{`{"colorScheme":"dark","userAgent":"half"}`, "colorScheme"},
+		{`{"network":"Slow 3G","userAgent":"half"}`, "network Slow 3G"},
+		{`{"cpuThrottlingRate":4,"userAgent":"half"}`, "cpuThrottling"},
+	} {
+		_, err := h.call(t, "emulate", tt.args)
+		wantCode(t, err, Unsupported, "firefox cannot do "+tt.option)
+	}
+	if ua := h.mustCall(t, "evaluate_script", `{"function":"() => navigator.userAgent"}`)["value"]; ua == "half" {
+		t.Error("a refused emulate call changed the user agent")
+	}
+}
