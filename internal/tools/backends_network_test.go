@@ -98,8 +98,9 @@ func TestBackendsNetworkLog(t *testing.T) {
 	})
 }
 
-// TestBackendsMockFetch: a page's fetch of a mocked URL gets the mock;
-// list_mocks counts the hit; after clear_mocks the network answers.
+// TestBackendsMockFetch: a page's fetch of a mocked URL gets the mock,
+// and another session's does not; list_mocks counts the hit; after
+// clear_mocks the network answers.
 func TestBackendsMockFetch(t *testing.T) {
 	t.Parallel()
 	site := networkSite(t)
@@ -110,6 +111,12 @@ func TestBackendsMockFetch(t *testing.T) {
 		fetch := `{"function":"async () => { const r = await fetch('/api/real'); return r.status + ' ' + r.headers.get('x-mock') + ' ' + await r.text(); }"}`
 		if got := h.mustCall(t, "evaluate_script", fetch)["value"]; got != `202 yes {"mocked":true}` {
 			t.Errorf("the page's fetch got %q, want the mock", got)
+		}
+		// Another session's tab is not answered by this session's rule.
+		other := backendHarness(t, backend)
+		other.mustCall(t, "navigate_page", `{"url":"`+site+`/blank.html"}`)
+		if got := other.mustCall(t, "evaluate_script", fetch)["value"]; got != "200 null from the network" {
+			t.Errorf("another session's fetch got %q, want the network's answer", got)
 		}
 		res, err := h.result(t, "list_mocks", `{}`)
 		if err != nil || !strings.Contains(res.Text, "hits 1") {

@@ -59,7 +59,7 @@ var widgetTasks = []widgetTask{
 			a.do("click", uid(a.find(panel, "switch", "Email alerts")))
 			a.wantState(`String(document.getElementById('alerts').checked)`, "true")
 		}},
-	{name: "drag-and-drop list of plain li", library: "sortablejs", page: "sortable.html", firefoxGap: "the drag tool is not implemented", run: func(a *widgetAgent) {
+	{name: "drag-and-drop list of plain li", library: "sortablejs", page: "sortable.html", run: func(a *widgetAgent) {
 		snap := a.snapshot()
 		a.do("drag", fmt.Sprintf(`{"from_uid":%q,"to_uid":%q}`,
 			a.find(snap, "listitem", "Fix login bug"), a.find(snap, "listitem", "Write release notes")))
@@ -143,7 +143,7 @@ var widgetTasks = []widgetTask{
 		a.do("click", uid(a.find(menu, "link", "Laptops")))
 		a.wantState(`window.result`, "Laptops")
 	}},
-	{name: "infinite scroll", library: "none (IntersectionObserver)", page: "feed.html", firefoxGap: "the scroll tool is not implemented", run: func(a *widgetAgent) {
+	{name: "infinite scroll", library: "none (IntersectionObserver)", page: "feed.html", run: func(a *widgetAgent) {
 		text := a.snapshot()
 		for range 30 {
 			if a.findRef(text, "button", "Save story 57") != "" {
