@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
@@ -36,7 +37,8 @@ type Tab struct {
 	refs      *refTable            // guarded by mu
 	lastLines map[string][]string  // guarded by mu; the last snapshot's lines, by kind
 
-	emu browser.Emulation // guarded by mu; what the tab emulates (emulate.go)
+	emu      browser.Emulation // guarded by mu; what the tab emulates (emulate.go)
+	imgScale atomic.Uint64     // float64 bits: the last viewport screenshot's scale (pointer_at.go)
 
 	console consoleLog // console.go
 	net     netLog     // network.go

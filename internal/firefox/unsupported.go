@@ -23,33 +23,6 @@ func (t *Tab) HeapSnapshot(context.Context, io.Writer, func(done, total int64)) 
 	return 0, unsupported("heap snapshots")
 }
 
-// ClickAt implements browser.TabDriver; unsupported (the vision tools are
-// not offered on Firefox).
-func (t *Tab) ClickAt(context.Context, browser.PointOptions) (*browser.PointResult, error) {
-	return nil, unsupported("click_at")
-}
-
-// MoveMouseTo implements browser.TabDriver; unsupported.
-func (t *Tab) MoveMouseTo(context.Context, float64, float64) (*browser.PointResult, error) {
-	return nil, unsupported("move_mouse")
-}
-
-// DragAt implements browser.TabDriver; unsupported.
-func (t *Tab) DragAt(context.Context, browser.PointOptions, browser.PointOptions) (*browser.PointResult, error) {
-	return nil, unsupported("drag_at")
-}
-
-// ScrollAt implements browser.TabDriver; unsupported.
-func (t *Tab) ScrollAt(context.Context, float64, float64, float64, float64) (*browser.PointResult, error) {
-	return nil, unsupported("scroll_at")
-}
-
-// SetImageScale implements browser.TabDriver; it does nothing.
-func (t *Tab) SetImageScale(float64) {}
-
-// ImageScale implements browser.TabDriver: always 0.
-func (t *Tab) ImageScale() float64 { return 0 }
-
 // StartScreencast implements browser.TabDriver; unsupported (BiDi has no
 // screencast).
 func (t *Tab) StartScreencast(context.Context, browser.ScreencastOptions, browser.FrameSink) (browser.ScreencastStream, error) {

@@ -120,3 +120,40 @@ func TestFirefoxEmulateRefusesWhatBiDiLacks(t *testing.T) {
 		t.Error("a refused emulate call changed the user agent")
 	}
 }
+
+// TestBackendsPointAt: the coordinate tools at points of the viewport,
+// after a viewport screenshot: click_at (with Shift held) clicks what is
+// there and names it, move_mouse hovers, drag_at drags on mouse events,
+// scroll_at turns the wheel.
+func TestBackendsPointAt(t *testing.T) {
+	t.Parallel()
+	site := pointerSite(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/drag.html"}`)
+		h.mustCall(t, "evaluate_script", `{"function":"() => { window.seen = []; src.addEventListener('click', e => seen.push('click' + (e.shiftKey ? '+shift' : ''))); dst.addEventListener('mouseover', () => seen.push('over')); addEventListener('wheel', e => seen.push('wheel ' + e.deltaY)); return true; }"}`)
+		if _, err := h.result(t, "take_screenshot", `{}`); err != nil {
+			t.Fatalf("take_screenshot: %v", err)
+		}
+		shot, _ := h.result(t, "evaluate_script", `{"function":"() => devicePixelRatio"}`)
+		scale := 1.0
+		if v, ok := shot.Data.(map[string]any); ok {
+			if f, ok := v["value"].(float64); ok && f > 0 {
+				scale = f
+			}
+		}
+		at := func(x, y float64) string { return fmt.Sprintf(`"x":%g,"y":%g`, x*scale, y*scale) }
+		d := h.mustCall(t, "click_at", `{`+at(50, 50)+`,"modifiers":["Shift"]}`)
+		if hit := fmt.Sprint(d["hit"]); hit != `div#src "src"` {
+			t.Errorf("click_at hit %q, want div#src", hit)
+		}
+		h.mustCall(t, "move_mouse", `{`+at(350, 250)+`}`)
+		h.mustCall(t, "drag_at", fmt.Sprintf(`{"fromX":%g,"fromY":%g,"toX":%g,"toY":%g}`, 50*scale, 50*scale, 350*scale, 250*scale))
+		h.mustCall(t, "scroll_at", `{`+at(200, 200)+`,"deltaX":10,"deltaY":100}`)
+		got := h.mustCall(t, "evaluate_script", `{"function":"() => seen.join() + ' ' + (log.dataset.mouse || '-')"}`)["value"]
+		// The drag leaves #dst for #src and enters it again: a second over.
+		if got != "click+shift,over,over,wheel 100 dropped" {
+			t.Errorf("the page saw %q, want the shift-click, the hover, the drag's return, the wheel and the mouse drop", got)
+		}
+	})
+}

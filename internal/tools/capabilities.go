@@ -92,7 +92,7 @@ var backendLacks = map[string][]Capability{
 	BackendChromium: nil,
 	// Firefox over WebDriver BiDi, as cdpkit drives it so far.
 	BackendFirefox: {CapDownloads, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
-		CapCaptureScreencast, CapInputPoint, CapUndeclared},
+		CapCaptureScreencast, CapUndeclared},
 }
 
 // ParseBackend checks a backend name: chromium (the default when empty)
