@@ -115,12 +115,18 @@ func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.Click
 	}
 	actions := []any{}
 	if len(keysDown) > 0 {
-		// Keys go down in the first ticks, while the pointer pauses.
+		// Actions run tick by tick across sources: keys go down in the
+		// first ticks, while the pointer pauses, stay down (pausing) while
+		// it clicks, then go up.
 		var pauses []any
 		for range keysDown {
 			pauses = append(pauses, map[string]any{"type": "pause"})
 		}
-		actions = append(actions, map[string]any{"type": "key", "id": "cdpkit-keys", "actions": append(keysDown, keysUp...)})
+		keys := keysDown
+		for range pointer {
+			keys = append(keys, map[string]any{"type": "pause"})
+		}
+		actions = append(actions, map[string]any{"type": "key", "id": "cdpkit-keys", "actions": append(keys, keysUp...)})
 		pointer = append(pauses, pointer...)
 	}
 	actions = append(actions, map[string]any{"type": "pointer", "id": "cdpkit-mouse",

@@ -157,3 +157,20 @@ func TestBackendsPointAt(t *testing.T) {
 		}
 	})
 }
+
+// TestBackendsClickModifiers: click with modifiers holds them through the
+// click, on every backend.
+func TestBackendsClickModifiers(t *testing.T) {
+	t.Parallel()
+	site := pointerSite(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/drag.html"}`)
+		h.mustCall(t, "evaluate_script", `{"function":"() => { window.seen = []; src.addEventListener('click', e => seen.push((e.shiftKey ? 'shift' : '') + (e.altKey ? 'alt' : ''))); return true; }"}`)
+		h.mustCall(t, "click", `{"selector":"#src","modifiers":["Shift"]}`)
+		h.mustCall(t, "click", `{"selector":"#src","modifiers":["Shift","Alt"]}`)
+		if got := h.mustCall(t, "evaluate_script", `{"function":"() => seen.join()"}`)["value"]; got != "shift,shiftalt" {
+			t.Errorf("the clicks carried the modifiers %q, want shift, then shift and alt", got)
+		}
+	})
+}
