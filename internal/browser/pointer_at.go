@@ -107,8 +107,10 @@ func (t *Tab) ScrollAt(ctx context.Context, x, y, dx, dy float64) (*PointResult,
 		return nil, err
 	}
 	res.Dialog, err = t.perform(ctx, ps, ps, func(ctx context.Context) error {
-		_, err := cdpapi.Call(ctx, ps, cdpinput.DispatchMouseEvent, cdpinput.DispatchMouseEventParams{
-			Type: cdpinput.DispatchMouseEventTypeMouseWheel, X: x, Y: y, DeltaX: dx, DeltaY: dy})
+		// Chromium wants both deltas, and the typed params leave out a
+		// zero one.
+		err := ps.Call(ctx, "Input.dispatchMouseEvent", map[string]any{
+			"type": cdpinput.DispatchMouseEventTypeMouseWheel, "x": x, "y": y, "deltaX": dx, "deltaY": dy}, nil)
 		if err != nil {
 			return fmt.Errorf("browser: turning the mouse wheel: %w", err)
 		}

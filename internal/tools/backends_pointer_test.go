@@ -174,3 +174,18 @@ func TestBackendsClickModifiers(t *testing.T) {
 		}
 	})
 }
+
+// TestBackendsScrollAtOneAxis: scroll_at with a delta on one axis only
+// (the other 0) turns the wheel, on every backend.
+func TestBackendsScrollAtOneAxis(t *testing.T) {
+	t.Parallel()
+	site := pointerSite(t)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/tall.html"}`)
+		h.mustCall(t, "scroll_at", `{"x":100,"y":100,"deltaY":200}`)
+		if y := h.mustCall(t, "evaluate_script", `{"function":"() => new Promise(r => requestAnimationFrame(() => r(scrollY)))"}`)["value"]; y != float64(200) {
+			t.Errorf("after scroll_at deltaY 200 the page is at scrollY %v, want 200", y)
+		}
+	})
+}
