@@ -49,7 +49,8 @@ func networkSite(t *testing.T) string {
 }
 
 // TestBackendsConsoleError: a console error the page logs appears in
-// list_console_messages with its level, and in get_console_message.
+// list_console_messages with its level, and in get_console_message; a new
+// document clears the log unless preserve is on.
 func TestBackendsConsoleError(t *testing.T) {
 	t.Parallel()
 	site := networkSite(t)
@@ -67,6 +68,16 @@ func TestBackendsConsoleError(t *testing.T) {
 		got, err := h.result(t, "get_console_message", `{"msgid":`+m[1]+`}`)
 		if err != nil || !strings.Contains(got.Text, "boom 42") || !strings.Contains(mustJSON(t, got.Data), `"level":"error"`) {
 			t.Errorf("get_console_message %s = %v, %v; want the error boom 42", m[1], got, err)
+		}
+		// A new document clears the log, unless preserve is on.
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/blank.html"}`)
+		if res, err := h.result(t, "list_console_messages", `{"preserve":true}`); err != nil || strings.Contains(res.Text, "boom") {
+			t.Errorf("after navigating away the log holds %v, %v; want it cleared", res, err)
+		}
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/console.html"}`)
+		h.mustCall(t, "navigate_page", `{"url":"`+site+`/blank.html"}`)
+		if res, err := h.result(t, "list_console_messages", `{}`); err != nil || !strings.Contains(res.Text, "boom 42") {
+			t.Errorf("with preserve on, after navigating away the log holds %v, %v; want the error kept", res, err)
 		}
 	})
 }
