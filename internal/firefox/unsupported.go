@@ -12,11 +12,6 @@ import (
 // Lacks), so they are not offered under Firefox and these errors are a
 // backstop, not something an agent meets in normal use.
 
-// FileChooser implements browser.TabDriver: file choosers are not tracked
-// on Firefox (upload_file sets a file input directly), so there is never
-// one.
-func (t *Tab) FileChooser(context.Context) (*browser.FileChooser, error) { return nil, nil }
-
 // HeapSnapshot implements browser.TabDriver; unsupported (BiDi has no
 // heap profiler).
 func (t *Tab) HeapSnapshot(context.Context, io.Writer, func(done, total int64)) (int64, error) {

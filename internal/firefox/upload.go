@@ -48,3 +48,8 @@ func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string
 	}
 	return nil
 }
+
+// FileChooser implements browser.TabDriver: file choosers are not tracked
+// on Firefox (upload_file sets a file input directly), so there is never
+// one.
+func (t *Tab) FileChooser(context.Context) (*browser.FileChooser, error) { return nil, nil }
