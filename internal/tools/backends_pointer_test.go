@@ -131,7 +131,7 @@ func TestBackendsPointAt(t *testing.T) {
 	eachBackend(t, func(t *testing.T, backend string) {
 		h := backendHarness(t, backend)
 		h.mustCall(t, "navigate_page", `{"url":"`+site+`/drag.html"}`)
-		h.mustCall(t, "evaluate_script", `{"function":"() => { window.seen = []; src.addEventListener('click', e => seen.push('click' + (e.shiftKey ? '+shift' : ''))); dst.addEventListener('mouseover', () => seen.push('over')); addEventListener('wheel', e => seen.push('wheel ' + e.deltaY)); return true; }"}`)
+		h.mustCall(t, "evaluate_script", `{"function":"() => { window.seen = []; src.addEventListener('click', e => seen.push('click' + (e.shiftKey ? '+shift' : ''))); dst.addEventListener('mouseover', () => seen.push('over')); addEventListener('wheel', e => { seen.push('wheel ' + e.deltaY); log.textContent = 'wheeled'; }); return true; }"}`)
 		if _, err := h.result(t, "take_screenshot", `{}`); err != nil {
 			t.Fatalf("take_screenshot: %v", err)
 		}
@@ -150,6 +150,7 @@ func TestBackendsPointAt(t *testing.T) {
 		h.mustCall(t, "move_mouse", `{`+at(350, 250)+`}`)
 		h.mustCall(t, "drag_at", fmt.Sprintf(`{"fromX":%g,"fromY":%g,"toX":%g,"toY":%g}`, 50*scale, 50*scale, 350*scale, 250*scale))
 		h.mustCall(t, "scroll_at", `{`+at(200, 200)+`,"deltaX":10,"deltaY":100}`)
+		h.mustCall(t, "wait_for", `{"text":["wheeled"]}`) // Chromium may deliver the wheel after the call
 		got := h.mustCall(t, "evaluate_script", `{"function":"() => seen.join() + ' ' + (log.dataset.mouse || '-')"}`)["value"]
 		// The drag leaves #dst for #src and enters it again: a second over.
 		if got != "click+shift,over,over,wheel 100 dropped" {
