@@ -98,7 +98,7 @@ var (
 // a draggable one, from (fx, fy) to the element at (tx, ty), and reports
 // true; for an element no HTML5 drag starts on it reports false, and the
 // drag is left to pointer actions.
-const html5DragJS = `function(fx, fy, tx, ty) {
+const html5DragJS = `async function(fx, fy, tx, ty) {
 	const src = this.closest('[draggable="true"]') || (this.closest('a[href], img') && this.getAttribute('draggable') !== 'false' ? this : null);
 	if (!src) return false;
 	const dt = new DataTransfer();
@@ -107,14 +107,21 @@ const html5DragJS = `function(fx, fy, tx, ty) {
 			clientX: x, clientY: y, dataTransfer: dt});
 		return el.dispatchEvent(e);
 	};
+	// A person's drag spreads its events over frames; pages (Sortable)
+	// finish setting up a drag in a task after dragstart.
+	const frame = () => new Promise(r => { requestAnimationFrame(() => setTimeout(r, 0)); setTimeout(r, 50); });
 	if (!fire(src, 'dragstart', fx, fy)) return true; // the page cancelled the drag
+	await frame();
 	const dst = document.elementFromPoint(tx, ty);
 	if (dst) {
 		fire(dst, 'dragenter', tx, ty);
+		fire(dst, 'dragover', tx, ty);
+		await frame();
 		if (!fire(dst, 'dragover', tx, ty)) fire(dst, 'drop', tx, ty);
 		else fire(dst, 'dragleave', tx, ty);
 	}
 	fire(src, 'dragend', tx, ty);
+	await frame();
 	return true;
 }`
 
