@@ -61,12 +61,12 @@ var widgetTasks = []widgetTask{
 		}},
 	{name: "drag-and-drop list of plain li", library: "sortablejs", page: "sortable.html",
 		firefoxGap: "Sortable makes an item draggable on pointerdown, so the drag is a native HTML5 one, which headless Firefox stalls on for about 30 s and drops in about 1 run of 3 under load", run: func(a *widgetAgent) {
-		snap := a.snapshot()
-		a.do("drag", fmt.Sprintf(`{"from_uid":%q,"to_uid":%q}`,
-			a.find(snap, "listitem", "Fix login bug"), a.find(snap, "listitem", "Write release notes")))
-		a.wantState(`[...document.querySelectorAll('#todo li')].map(li => li.textContent).join()`,
-			"Fix login bug,Write release notes,Update dependencies")
-	}},
+			snap := a.snapshot()
+			a.do("drag", fmt.Sprintf(`{"from_uid":%q,"to_uid":%q}`,
+				a.find(snap, "listitem", "Fix login bug"), a.find(snap, "listitem", "Write release notes")))
+			a.wantState(`[...document.querySelectorAll('#todo li')].map(li => li.textContent).join()`,
+				"Fix login bug,Write release notes,Update dependencies")
+		}},
 	{name: "rich-text editor", library: "quill", page: "editor.html",
 		firefoxGap: "its snapshot gives the contenteditable region no ref", run: func(a *widgetAgent) {
 			snap := a.snapshot()
