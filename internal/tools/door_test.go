@@ -17,7 +17,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/cdp"
 )
 
-// doorOnly are the calls that only the registry's door (tab.go) and the
+// doorOnly are the calls that only the registry's door (door.go) and the
 // changes section it builds (changes.go) may make: reaching a tab, taking
 // its turn, the crash and dialog checks, and noting or reporting changes.
 var doorOnly = map[string]bool{
@@ -37,7 +37,7 @@ func TestNoHandlerSkipsTheDoor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") || name == "tab.go" || name == "changes.go" || name == "registry.go" {
+		if strings.HasSuffix(name, "_test.go") || name == "door.go" || name == "changes.go" || name == "registry.go" {
 			continue
 		}
 		src, err := os.ReadFile(name)
@@ -61,7 +61,7 @@ func TestNoHandlerSkipsTheDoor(t *testing.T) {
 				fn = f.Name
 			}
 			if doorOnly[fn] {
-				t.Errorf("%s calls %s: that is the door's work (tab.go), driven by the tool's declaration", name, fn)
+				t.Errorf("%s calls %s: that is the door's work (door.go), driven by the tool's declaration", name, fn)
 			}
 			return true
 		})

@@ -235,3 +235,18 @@ func waitErrorRule(_ error, we *browser.WaitError) *Error {
 func init() {
 	typed(waitErrorRule)
 }
+
+// actionArgs are the arguments every state-changing tool takes besides
+// its own: the tab. (includeSnapshot, which asks for the whole snapshot
+// instead of the changes, is taken outside the schemas: see
+// snapshotArg.)
+type actionArgs struct {
+	Target string `json:"target,omitempty"`
+}
+
+// elementArgs name the element a tool acts on: a ref, or a selector.
+type elementArgs struct {
+	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	targetArgs
+}

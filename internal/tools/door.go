@@ -164,18 +164,6 @@ func pickTab(ctx context.Context, env *Env, b browser.Driver, selector string) (
 	return env.tabIn(ctx, b, selector)
 }
 
-// closeLeased closes the tab id names, within scope, for a lease just
-// given back (release_page by token: the token was the authority) or
-// reaped (its owner is gone or it expired). It reports whether the tab was
-// there to close.
-func closeLeased(ctx context.Context, b browser.Driver, scope *browser.Scope, id string) (bool, error) {
-	tab, err := b.TabIn(ctx, scope, id)
-	if err != nil {
-		return false, nil
-	}
-	return true, tab.Close(ctx)
-}
-
 // tabIn resolves a tab selector within env's scope, as the browser does,
 // plus "pageId:N" or a bare "N": the tab whose pageId is N (no browser's
 // tab id is a bare number).
@@ -209,4 +197,16 @@ func (env *Env) tabIn(ctx context.Context, b browser.Driver, selector string) (b
 		return nil, err
 	}
 	return nil, &browser.TargetNotFoundError{Selector: selector, Open: len(open)}
+}
+
+// closeLeased closes the tab id names, within scope, for a lease just
+// given back (release_page by token: the token was the authority) or
+// reaped (its owner is gone or it expired). It reports whether the tab was
+// there to close.
+func closeLeased(ctx context.Context, b browser.Driver, scope *browser.Scope, id string) (bool, error) {
+	tab, err := b.TabIn(ctx, scope, id)
+	if err != nil {
+		return false, nil
+	}
+	return true, tab.Close(ctx)
 }
