@@ -55,32 +55,27 @@ func cookieTools() []Tool {
 			Description: "Cookies of the tab's browser context, httpOnly included, or those urls would send. " +
 				"savePath writes the values to a file and returns names and metadata only, keeping secrets out of the transcript.",
 			ReadOnly: true,
-			Tab:      true,
 		}, listCookies),
 		defineOn(Tool{
 			Name:        "set_cookie",
 			Description: "Set a cookie in the tab's browser context: name, value, and url or domain (+path); expires, httpOnly, secure, sameSite, partitionKey.",
 			Idempotent:  true,
-			Tab:         true,
 		}, setCookie),
 		defineOn(Tool{
 			Name:        "delete_cookies",
 			Description: "Delete cookies: by name with url or domain (+path), or all of the tab's browser context.",
 			Destructive: true,
 			Idempotent:  true,
-			Tab:         true,
 		}, deleteCookies),
 		defineOn(Tool{
 			Name: "save_storage_state",
 			Description: "Write the tab's browser context's cookies and the localStorage of its open origins to a file " +
 				"(Playwright storageState JSON); values stay out of the result.",
 			ReadOnly: true,
-			Tab:      true,
 		}, saveStorageState),
 		defineOn(Tool{
 			Name:        "load_storage_state",
 			Description: "Load a storage state file (cookies + localStorage, Playwright storageState JSON) into the tab's browser context: log in once, reuse it.",
-			Tab:         true,
 		}, loadStorageState),
 	}
 }

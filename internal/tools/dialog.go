@@ -20,7 +20,7 @@ func dialogTools() []Tool {
 			Name:        "handle_dialog",
 			Description: "Answer the dialog blocking the page.",
 			NoQueue:     true,
-			Tab:         true, Dialog: DialogClears, Changes: ReportChanges, Core: true,
+			Dialog:      DialogClears, Changes: ReportChanges, Core: true,
 		}, handleDialog),
 	}
 }

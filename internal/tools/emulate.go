@@ -76,14 +76,13 @@ func emulateTools() []Tool {
 			Description: "Set the tab's viewport (width and height, or a preset) or reset it; it lasts across navigations. " +
 				"Returns what was asked, what the page measures and a warning when they differ.",
 			Idempotent: true,
-			Tab:        true, Dialog: DialogPasses, Changes: ReportChanges,
+			Dialog:     DialogPasses, Changes: ReportChanges,
 		}, resizePage),
 		defineOn(Tool{
 			Name: "emulate",
 			Description: "Emulate a user agent, color scheme, reduced motion, CPU or network throttling, a geolocation " +
 				"or extra request headers in a tab; each is optional and lasts until changed. Returns all that is in effect.",
 			Idempotent: true,
-			Tab:        true,
 		}, emulate),
 	}
 }

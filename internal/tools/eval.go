@@ -29,8 +29,8 @@ func evalTools() []Tool {
 				"undefined, NaN… shown readably; ~25k chars max, or savePath). Off unless cdpkit runs with --allow-eval.",
 			// A page in mid-navigation may not answer yet; the value
 			// matters more than the changes.
-			Tab: true, Changes: TryChanges,
-			Verbs: []Verb{{Name: "eval", Args: []string{"function:js"}, Summary: "run JavaScript in the page (daemon needs --allow-eval)", Rank: 8}},
+			Changes: TryChanges,
+			Verbs:   []Verb{{Name: "eval", Args: []string{"function:js"}, Summary: "run JavaScript in the page (daemon needs --allow-eval)", Rank: 8}},
 		}, evaluateScript),
 	}
 }

@@ -29,7 +29,6 @@ func findTools() []Tool {
 			Description: "Search the snapshot for text, a role or a name: matching lines with refs and their enclosing element.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true,
 		}, find),
 	}
 }

@@ -78,36 +78,36 @@ func formTools() []Tool {
 		defineOn(Tool{
 			Name:        "fill",
 			Description: "Set a field's value as a user edit would: input, textarea, contenteditable, select, checkbox, radio. Element as in click.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "fill", Args: []string{"uid:ref", "value:text"}, Summary: "set a field's value", Rank: 4}},
 		}, fill),
 		defineOn(Tool{
 			Name:        "fill_form",
 			Description: "Fill several fields in order, as fill does; stops at the first that fails.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
+			Dialog:      DialogPasses, Changes: ReportChanges,
 		}, fillForm),
 		defineOn(Tool{
 			Name:        "type_text",
 			Description: "Type text as key events into the focused element or uid.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "type", Args: []string{"text"}, Summary: "type text into the focused element", Rank: 5}},
 		}, typeText),
 		defineOn(Tool{
 			Name:        "press_key",
 			Description: "Press a key or combo in the focused element or uid.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "press", Args: []string{"key"}, Summary: "press a key or combo such as Enter or Control+A", Rank: 6}},
 		}, pressKey),
 		defineOn(Tool{
 			Name:        "select_option",
 			Description: "Select options of a <select> by value or label, or pick one of a custom ARIA combobox/listbox by label (opens it, clicks, verifies). Returns the selected values.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
+			Dialog:      DialogPasses, Changes: ReportChanges,
 			Verbs: []Verb{{Name: "select", Args: []string{"uid:ref", "values:value"}, Summary: "select options of a <select> or combobox by value or label", Rank: 13}},
 		}, selectOption),
 		defineOn(Tool{
 			Name:        "upload_file",
 			Description: "Give local files (in the upload roots) to a file input.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "upload", Args: []string{"uid:ref", "paths:path"}, Summary: "give files to a file input (paths are the caller's)", Rank: 14}},
 		}, uploadFile),
 	}

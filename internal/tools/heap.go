@@ -26,7 +26,6 @@ func heapTools() []Tool {
 			Description: "Snapshot of the page's JavaScript heap, saved as a .heapsnapshot file (opens in DevTools' Memory panel). " +
 				"Returns path, bytes, node count and the 10 constructors with the most shallow (self) size, the page's own before the engine's (internal).",
 			ReadOnly: true,
-			Tab:      true,
 		}, takeHeapSnapshot),
 	}
 }

@@ -42,7 +42,7 @@ func leaseTools() []Tool {
 			Description: "Give a lease back (by lease token, or target for an auto lease). Closes the tab if cdpkit opened it, unless close is false.",
 			Idempotent:  true,
 			NoQueue:     true,
-			Tab:         true, Recovers: true, Dialog: DialogPasses,
+			Recovers:    true, Dialog: DialogPasses,
 			Verbs: []Verb{{Name: "release", Args: []string{"lease"}, Summary: "give a lease back (closes the tab if cdpkit opened it)", Rank: 41}},
 		}, releasePage),
 		define(Tool{

@@ -40,7 +40,6 @@ func lighthouseTools() []Tool {
 				"category scores, the 10 heaviest failing audits, HTML and JSON report paths. Needs Node.js and npm " +
 				"(LIGHTHOUSE_UNAVAILABLE without); installs lighthouse on first use. Takes 20-60 s.",
 			ReadOnly: true,
-			Tab:      true,
 			Timeout:  lighthouseTimeout,
 		}, lighthouseAudit),
 	}

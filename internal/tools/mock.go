@@ -46,7 +46,6 @@ func mockTools() []Tool {
 			Description: "Fake backend: answer a tab's matching requests with a canned response (fulfill), a network error (fail), " +
 				"or pass them on with latency/faults (continue). First matching rule wins; rules survive reloads until clear_mocks. " +
 				"The URL policy still applies. Without --allow-eval a fulfilled body is data only (JSON, text, images): a document or script is evaluation.",
-			Tab: true,
 		}, mockRequest),
 		define(Tool{
 			Name:        "list_mocks",
@@ -57,7 +56,6 @@ func mockTools() []Tool {
 			Name:        "clear_mocks",
 			Description: "Remove mock rules: those that apply to the tab (default), some ids, or all; requests go to the network again.",
 			Idempotent:  true,
-			Tab:         true,
 		}, clearMocks),
 	}
 }

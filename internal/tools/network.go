@@ -59,7 +59,6 @@ func networkTools() []Tool {
 			Description: "A tab's network requests, oldest first, one per line: `#12 GET 404 fetch 1.2kB 35ms host/path`. " +
 				"Kept since cdpkit attached, for the last 3 navigations (current one unless includePreserved).",
 			ReadOnly: true,
-			Tab:      true,
 		}, listNetworkRequests),
 		defineOn(Tool{
 			Name: "get_network_request",
@@ -67,7 +66,6 @@ func networkTools() []Tool {
 				"response body (text inlined up to maxBodyChars; savePath writes it whole).",
 			ReadOnly:   true,
 			Idempotent: true,
-			Tab:        true,
 		}, getNetworkRequest),
 	}
 }

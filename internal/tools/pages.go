@@ -61,7 +61,7 @@ func pageTools() []Tool {
 			Description: "Load url, or go back, forward or reload, and wait. Returns url, title, HTTP status, changes.",
 			// A dialog the old page shows does not stop a navigation
 			// away from it; navigating recovers a crashed tab.
-			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
+			Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
 			Core: true,
 			Verbs: []Verb{
 				{Name: "open", Args: []string{"url"}, Summary: "go to a URL in the active tab", Rank: 1},
@@ -75,14 +75,14 @@ func pageTools() []Tool {
 			Description: "Make a tab the active one (the default target).",
 			Idempotent:  true,
 			NoQueue:     true,
-			Tab:         true, Recovers: true, Dialog: DialogPasses, Core: true,
+			Recovers:    true, Dialog: DialogPasses, Core: true,
 		}, selectPage),
 		defineOn(Tool{
 			Name:        "close_page",
 			Description: "Close a tab. Returns the open tabs left and which is active.",
 			Destructive: true,
 			NoQueue:     true,
-			Tab:         true, Recovers: true, Dialog: DialogPasses,
+			Recovers:    true, Dialog: DialogPasses,
 		}, closePage),
 	}
 }

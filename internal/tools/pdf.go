@@ -24,7 +24,6 @@ func pdfTools() []Tool {
 			Name:        "save_pdf",
 			Description: "Print the page to a PDF file in the artifact dir (path, bytes), as the browser's print dialog would.",
 			ReadOnly:    true,
-			Tab:         true,
 		}, savePDF),
 	}
 }

@@ -64,19 +64,17 @@ func perfTools() []Tool {
 			Description: "Start a performance trace of the tab, as DevTools' Performance panel records (brings the tab to the front: " +
 				"a background tab does not paint). reload measures the page load; autoStop returns the analysis in this call. " +
 				"One trace at a time per browser.",
-			Tab: true,
 		}, startTrace),
 		defineOn(Tool{
 			Name: "performance_stop_trace",
 			Description: "Stop the tab's trace, save it (opens in DevTools and Perfetto) and return a summary: LCP with element " +
 				"and phases, FCP, CLS with shifted nodes, TBT, long tasks with scripts, INP, main-thread time, render-blocking requests.",
-			Tab: true, Dialog: DialogPasses,
+			Dialog: DialogPasses,
 		}, stopTrace),
 		defineOn(Tool{
 			Name: "performance_trace",
 			Description: "Trace the page in one call: start, reload (or record durationMs), stop, save and summarize as " +
 				"performance_stop_trace. Reports the CPU and network throttling it ran under (see emulate).",
-			Tab: true,
 		}, perfTrace),
 		define(Tool{
 			Name:        "performance_analyze_insight",

@@ -51,25 +51,25 @@ func pointerTools() []Tool {
 			Name: "click",
 			Description: "Click with real mouse events. Element: uid, selector, role+name or byText (or text). " +
 				"Waits waitMs (5000) until visible, stable, enabled, uncovered.",
-			Tab: true, Changes: ReportChanges, Core: true,
+			Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
 		}, click),
 		defineOn(Tool{
 			Name:        "hover",
 			Description: "Move the mouse over an element, named and waited for as by click. Returns hovered (whether it matches :hover).",
-			Tab:         true, Changes: ReportChanges,
-			Verbs: []Verb{{Name: "hover", Args: []string{"uid:ref"}, Summary: "move the mouse over an element", Rank: 15}},
+			Changes:     ReportChanges,
+			Verbs:       []Verb{{Name: "hover", Args: []string{"uid:ref"}, Summary: "move the mouse over an element", Rank: 15}},
 		}, hover),
 		defineOn(Tool{
 			Name:        "drag",
 			Description: "Drag an element onto another with the mouse (HTML5 drag and drop too).",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, dragTool),
 		defineOn(Tool{
 			Name: "scroll",
 			Description: "Scroll by direction (80% of the viewport, or pixels), to an element (reports inViewport, fullyInViewport) " +
 				"or to x/y. Returns scrollX, scrollY and the page and viewport sizes.",
-			Tab: true, Changes: ReportChanges,
+			Changes: ReportChanges,
 		}, scroll),
 	}
 }

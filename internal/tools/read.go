@@ -52,21 +52,19 @@ func readTools() []Tool {
 			Name:        "list_console_messages",
 			Description: "Console messages, exceptions and browser errors, oldest first. Cleared on navigation unless preserve.",
 			ReadOnly:    true,
-			Tab:         true, Core: true,
+			Core:        true,
 		}, listConsoleMessages),
 		defineOn(Tool{
 			Name:        "get_console_message",
 			Description: "One console message by id, whole (up to 20000 chars), with its location and stack.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true,
 		}, getConsoleMessage),
 		defineOn(Tool{
 			Name:        "get_url",
 			Description: "A tab's current url, title and document.readyState.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true,
 			Verbs:       []Verb{{Name: "get url", Summary: "print the tab's url, title and readyState", Rank: 17}},
 		}, getURL),
 		defineOn(Tool{
@@ -74,8 +72,8 @@ func readTools() []Tool {
 			Description: "Visible text of the page or an element; a field's value, never a password's.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true, Core: true,
-			Verbs: []Verb{{Name: "get text", Args: []string{"uid:ref?"}, Summary: "print the visible text of the page, or of an element", Rank: 16}},
+			Core:        true,
+			Verbs:       []Verb{{Name: "get text", Args: []string{"uid:ref?"}, Summary: "print the visible text of the page, or of an element", Rank: 16}},
 		}, getText),
 	}
 }

@@ -49,14 +49,14 @@ func recordTools() []Tool {
 			Name: "start_screen_recording",
 			Description: "Record a tab to video until stop_screen_recording: a frame per repaint, spooled to disk; it survives navigation. " +
 				"Brings the tab to the front (a background tab does not paint). Needs ffmpeg. One recording per tab.",
-			NoQueue: true, Dialog: DialogPasses, Tab: true,
+			NoQueue: true, Dialog: DialogPasses,
 			Verbs: []Verb{{Name: "record start", Summary: "start recording the active tab to video", Rank: 20}},
 		}, startRecording),
 		defineOn(Tool{
 			Name: "stop_screen_recording",
 			Description: "Stop a tab's recording and encode it to MP4 (H.264 unless started with codec hevc): path, codec, durationMs, frameCount, encodedFrames. Timing follows the real repaints. " +
 				"Also reports a recording that ended by itself (tab closed, cap reached).",
-			NoQueue: true, Dialog: DialogPasses, Tab: true, Recovers: true,
+			NoQueue: true, Dialog: DialogPasses, Recovers: true,
 			Verbs: []Verb{{Name: "record stop", Args: []string{"savePath:path?"}, Summary: "stop recording and save the MP4 (to path, else the artifact dir)", Rank: 21}},
 		}, stopRecording),
 	}

@@ -44,7 +44,9 @@ type Tool struct {
 	// Tab says the tool works on the tab its target argument names: the
 	// registry starts the browser, resolves the target within the call's
 	// scope, applies the dialog policy, checks that the renderer lives and
-	// queues the call before the handler gets the tab.
+	// queues the call before the handler gets the tab. The helper that
+	// declares the tool sets it: defineOn does, define does not; the
+	// fields below, up to SaysWhere, are the door's and need it.
 	Tab bool
 	// Recovers says the tool works on a crashed tab (navigating it
 	// recovers it; selecting or closing it needs no renderer).
@@ -141,20 +143,20 @@ type tabless interface {
 
 // define declares a tool that needs no tab, whose arguments decode into In.
 // Field docs come from `jsonschema:"…"` tags; fields without `omitempty`
-// are required.
+// are required. Such a tool has no door, so it cannot claim what the
+// door does (Tab, NoQueue, Recovers, Dialog, Changes, SaysWhere).
 func define[In any](t Tool, h func(ctx context.Context, env *Env, in In) (*Result, error)) Tool {
-	if t.Tab || t.Changes != NoChanges {
+	if t.Tab || t.NoQueue || t.Recovers || t.Dialog != DialogBlocks || t.Changes != NoChanges || t.SaysWhere {
 		panic(fmt.Sprintf("tools: %s: a tool on a tab is declared with defineOn", t.Name))
 	}
 	return declare(t, func(ctx context.Context, env *Env, _ *door, in In) (*Result, error) { return h(ctx, env, in) })
 }
 
-// defineOn declares a tool that works on a tab: the handler gets the door
-// the registry opened for the call, with the browser and the ready tab.
+// defineOn declares a tool that works on a tab (it sets Tab): the handler
+// gets the door the registry opened for the call, with the browser and the
+// ready tab.
 func defineOn[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
-	if !t.Tab {
-		panic(fmt.Sprintf("tools: %s: defineOn needs Tab", t.Name))
-	}
+	t.Tab = true
 	return declare(t, h)
 }
 

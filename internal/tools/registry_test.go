@@ -150,3 +150,36 @@ func TestToolsAreDeclaredOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestDefineHelperSaysWhetherATabIsNeeded checks that the helper a tool is
+// declared with is what says it works on a tab: defineOn sets Tab, and
+// define refuses a declaration that claims any of the door's work.
+func TestDefineHelperSaysWhetherATabIsNeeded(t *testing.T) {
+	t.Parallel()
+	onTab := func(context.Context, *Env, *door, echoArgs) (*Result, error) { return nil, nil }
+	if tool := defineOn(Tool{Name: "on_tab"}, onTab); !tool.Tab {
+		t.Error("defineOn: Tab = false, want true")
+	}
+	if tool := echoTool(nil); tool.Tab {
+		t.Error("define: Tab = true, want false")
+	}
+	claims := map[string]Tool{
+		"Tab":       {Tab: true},
+		"NoQueue":   {NoQueue: true},
+		"Recovers":  {Recovers: true},
+		"Dialog":    {Dialog: DialogPasses},
+		"Changes":   {Changes: TryChanges},
+		"SaysWhere": {SaysWhere: true},
+	}
+	for field, decl := range claims {
+		t.Run(field, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("define with %s set did not panic", field)
+				}
+			}()
+			decl.Name = "browser_level"
+			define(decl, func(context.Context, *Env, echoArgs) (*Result, error) { return nil, nil })
+		})
+	}
+}

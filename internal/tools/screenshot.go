@@ -46,8 +46,8 @@ func screenshotTools() []Tool {
 			Name:        "take_screenshot",
 			Description: "Screenshot of the viewport, page or an element, saved and returned inline (downscaled if big).",
 			ReadOnly:    true,
-			Tab:         true, Core: true,
-			Verbs: []Verb{{Name: "screenshot", Args: []string{"path?"}, Summary: "save a screenshot (to path, else the artifact dir)", Rank: 7}},
+			Core:        true,
+			Verbs:       []Verb{{Name: "screenshot", Args: []string{"path?"}, Summary: "save a screenshot (to path, else the artifact dir)", Rank: 7}},
 		}, takeScreenshot),
 	}
 }

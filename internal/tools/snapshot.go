@@ -25,8 +25,8 @@ func snapshotTools() []Tool {
 			Name:        "take_snapshot",
 			Description: "The page as lines with refs (`e12 button \"Save\"`), valid while the document lives.",
 			ReadOnly:    true,
-			Tab:         true, Core: true,
-			Verbs: []Verb{{Name: "snapshot", Summary: "print the page with refs (-i: interactive elements only)", Rank: 2}},
+			Core:        true,
+			Verbs:       []Verb{{Name: "snapshot", Summary: "print the page with refs (-i: interactive elements only)", Rank: 2}},
 		}, takeSnapshot),
 	}
 }

@@ -53,22 +53,22 @@ func visionTools() []Tool {
 			Name: "click_at",
 			Description: "Click at x, y of the last viewport screenshot (its pixels, downscaled or not) with real mouse events. " +
 				"Returns what was hit and changes.",
-			Tab: true, Changes: ReportChanges,
+			Changes: ReportChanges,
 		}, clickAt),
 		defineOn(Tool{
 			Name:        "move_mouse",
 			Description: "Move the mouse to x, y of the last viewport screenshot, hovering what is there.",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, moveMouse),
 		defineOn(Tool{
 			Name:        "drag_at",
 			Description: "Drag with the left button from fromX, fromY to toX, toY of the last viewport screenshot.",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, dragAt),
 		defineOn(Tool{
 			Name:        "scroll_at",
 			Description: "Turn the mouse wheel at x, y of the last viewport screenshot by deltaX, deltaY CSS px.",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, scrollAt),
 	}
 }

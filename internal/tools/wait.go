@@ -37,7 +37,7 @@ func waitTools() []Tool {
 			ReadOnly:    true,
 			// A dialog blocks the page it waits on; a time alone needs
 			// no tab (noTab).
-			Tab: true, Core: true,
+			Core:  true,
 			Verbs: []Verb{{Name: "wait", Args: []string{"text?"}, Summary: "wait until any of these texts appears (or --selector, --url, --textGone, --time)", Rank: 18}},
 		}, waitFor),
 	}
