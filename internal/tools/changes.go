@@ -89,6 +89,44 @@ type Changes struct {
 	FileChooser *FileChooserNote `json:"fileChooser,omitempty"`
 }
 
+// changesHolder is the data of a result whose tool reports changes (see
+// Tool.Changes): the door fills its changes section after the handler
+// returns it. Such data embeds changed or changedIfAny, behind a pointer,
+// or is a changesMap.
+type changesHolder interface {
+	setChanges(c *Changes)
+	changes() *Changes
+}
+
+// changed is the changes section of a result's data, there even when it
+// could not be read (null).
+type changed struct {
+	Changes *Changes `json:"changes"`
+}
+
+func (s *changed) setChanges(c *Changes) { s.Changes = c }
+func (s *changed) changes() *Changes     { return s.Changes }
+
+// changedIfAny is a changes section left out of the data when it could
+// not be read (a tool that only tries, see TryChanges).
+type changedIfAny struct {
+	Changes *Changes `json:"changes,omitempty"`
+}
+
+func (s *changedIfAny) setChanges(c *Changes) { s.Changes = c }
+func (s *changedIfAny) changes() *Changes     { return s.Changes }
+
+// changesMap is a result's data as a JSON object whose "changes" member
+// the door fills.
+type changesMap map[string]any
+
+func (m changesMap) setChanges(c *Changes) { m["changes"] = c }
+
+func (m changesMap) changes() *Changes {
+	c, _ := m["changes"].(*Changes)
+	return c
+}
+
 // FileChooserNote is a file picker an action opened.
 type FileChooserNote struct {
 	*browser.FileChooser

@@ -26,8 +26,8 @@ func dialogTools() []Tool {
 }
 
 type handleDialogData struct {
-	Dialog  *browser.Dialog `json:"dialog"`
-	Changes *Changes        `json:"changes"`
+	Dialog *browser.Dialog `json:"dialog"`
+	changed
 }
 
 func (in *handleDialogArgs) check(context.Context, *Env) error {
@@ -49,7 +49,7 @@ func handleDialog(ctx context.Context, _ *Env, d *door, in handleDialogArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: handleDialogData{Dialog: dl}}, nil
+	return &Result{Data: &handleDialogData{Dialog: dl}}, nil
 }
 
 // maxDialogMessage caps a dialog's message in an error: the page chose it.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -98,10 +97,22 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	if t.SaysWhere {
 		c.URL, c.Title, c.Navigated = "", "", false
 	}
-	if res.Data, err = withChanges(res.Data, c); err != nil {
+	if err := putChanges(res.Data, c); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// putChanges fills the changes section of a result's data (see
+// changesHolder). A tool that reports changes and returns data with no
+// place for them is a cdpkit bug.
+func putChanges(data any, c *Changes) error {
+	h, ok := data.(changesHolder)
+	if !ok {
+		return fmt.Errorf("tools: result %T has no place for changes", data)
+	}
+	h.setChanges(c)
+	return nil
 }
 
 // enterTab makes a call wait its turn on tab: a state-changing call takes
@@ -121,37 +132,6 @@ func enterTab(ctx context.Context, env *Env, tab browser.TabDriver) error {
 	}
 	c.hold(tab, release)
 	return nil
-}
-
-var changesType = reflect.TypeFor[*Changes]()
-
-// withChanges puts c in a result's data: the "changes" key of a map, or
-// the Changes field of a struct (or pointer to one). A tool that reports
-// changes and returns data with no place for them is a cdpkit bug.
-func withChanges(data any, c *Changes) (any, error) {
-	if m, ok := data.(map[string]any); ok {
-		m["changes"] = c
-		return m, nil
-	}
-	v := reflect.ValueOf(data)
-	isPtr := v.Kind() == reflect.Pointer && !v.IsNil()
-	if isPtr {
-		v = v.Elem()
-	} else if v.IsValid() {
-		cp := reflect.New(v.Type()).Elem()
-		cp.Set(v)
-		v = cp
-	}
-	if v.Kind() == reflect.Struct {
-		if f := v.FieldByName("Changes"); f.IsValid() && f.Type() == changesType && f.CanSet() {
-			f.Set(reflect.ValueOf(c))
-			if isPtr {
-				return data, nil
-			}
-			return v.Interface(), nil
-		}
-	}
-	return nil, fmt.Errorf("tools: result %T has no place for changes", data)
 }
 
 // pickTab resolves selector within env's scope without the lease check:

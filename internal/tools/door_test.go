@@ -68,45 +68,78 @@ func TestNoHandlerSkipsTheDoor(t *testing.T) {
 	}
 }
 
-func TestWithChanges(t *testing.T) {
+// TestPutChanges checks that the door fills the changes section of the
+// data types that hold one (see changesHolder), and refuses any other.
+func TestPutChanges(t *testing.T) {
 	t.Parallel()
 	c := &Changes{URL: "u"}
 	type withField struct {
-		A       int      `json:"a"`
-		Changes *Changes `json:"changes"`
+		A int `json:"a"`
+		changed
 	}
 	type withEmbedded struct {
 		*browser.NavResult
-		Changes *Changes `json:"changes,omitempty"`
+		changedIfAny
+	}
+	type plainField struct {
+		Changes *Changes `json:"changes"`
 	}
 	tests := []struct {
 		name string
 		data any
 		want string // the data as JSON, or "error"
 	}{
-		{"map", map[string]any{"key": "k"}, `{"changes":{"url":"u"},"key":"k"}`},
-		{"struct", withField{A: 1}, `{"a":1,"changes":{"url":"u"}}`},
+		{"map", changesMap{"key": "k"}, `{"changes":{"url":"u"},"key":"k"}`},
 		{"pointer", &withField{A: 2}, `{"a":2,"changes":{"url":"u"}}`},
-		{"embedded", withEmbedded{NavResult: &browser.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
-		{"no field", struct{ A int }{1}, "error"},
+		{"embedded", &withEmbedded{NavResult: &browser.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
+		{"not a pointer", withField{A: 1}, "error"},
+		{"plain map", map[string]any{"key": "k"}, "error"},
+		{"a field of its own", &plainField{}, "error"},
 		{"nil", nil, "error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := withChanges(tt.data, c)
+			err := putChanges(tt.data, c)
 			if tt.want == "error" {
 				if err == nil {
-					t.Errorf("withChanges(%T) = %v, want an error", tt.data, got)
+					t.Errorf("putChanges(%T) = nil, want an error", tt.data)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := mustJSON(t, got); s != tt.want {
-				t.Errorf("withChanges(%T) = %s, want %s", tt.data, s, tt.want)
+			if s := mustJSON(t, tt.data); s != tt.want {
+				t.Errorf("putChanges(%T): data %s, want %s", tt.data, s, tt.want)
 			}
 		})
+	}
+}
+
+// TestChangesLeftOut checks how each kind of section shows changes that
+// could not be read: changed as null, changedIfAny and changesMap not at
+// all, as the tools' results always did.
+func TestChangesLeftOut(t *testing.T) {
+	t.Parallel()
+	type always struct {
+		A int `json:"a"`
+		changed
+	}
+	type ifAny struct {
+		A int `json:"a"`
+		changedIfAny
+	}
+	for _, tt := range []struct {
+		data any
+		want string
+	}{
+		{&always{A: 1}, `{"a":1,"changes":null}`},
+		{&ifAny{A: 1}, `{"a":1}`},
+		{changesMap{"a": 1}, `{"a":1}`},
+	} {
+		if s := mustJSON(t, tt.data); s != tt.want {
+			t.Errorf("%T without changes = %s, want %s", tt.data, s, tt.want)
+		}
 	}
 }
 

@@ -91,7 +91,7 @@ type resizeResult struct {
 	Asked    *browser.Viewport       `json:"asked,omitempty"` // nil after a reset
 	Measured browser.ViewportMetrics `json:"measured"`
 	Warning  string                  `json:"warning,omitempty"`
-	Changes  *Changes                `json:"changes,omitempty"`
+	changedIfAny
 }
 
 // Bounds of resize_page: a viewport side under minViewportSide leaves no
@@ -153,7 +153,7 @@ func resizePage(ctx context.Context, _ *Env, d *door, in resizeArgs) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: resizeResult{Asked: v, Measured: m, Warning: viewportWarning(v, m)}}, nil
+	return &Result{Data: &resizeResult{Asked: v, Measured: m, Warning: viewportWarning(v, m)}}, nil
 }
 
 // viewportWarning says how what the page measures differs from what was

@@ -43,7 +43,7 @@ type evalData struct {
 	Note      string          `json:"note,omitempty"`
 	Path      string          `json:"path,omitempty"`
 	Bytes     int             `json:"bytes,omitempty"`
-	Changes   *Changes        `json:"changes,omitempty"`
+	changedIfAny
 }
 
 // refArg matches an argument that names an element by ref.
@@ -78,7 +78,7 @@ func evaluateScript(ctx context.Context, env *Env, d *door, in evalArgs) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	data := evalData{Truncated: res.Truncated, Navigated: res.Navigated, URL: res.URL}
+	data := &evalData{Truncated: res.Truncated, Navigated: res.Navigated, URL: res.URL}
 	switch {
 	case res.Navigated:
 		data.Note = "the page navigated before the function returned, so there is no value"

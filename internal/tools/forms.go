@@ -123,7 +123,7 @@ func needElement(uid, selector string) error {
 
 type fillResult struct {
 	*browser.FillResult
-	Changes *Changes `json:"changes"`
+	changed
 }
 
 func (in *fillArgs) check(context.Context, *Env) error { return in.checkTarget() }
@@ -137,7 +137,7 @@ func fill(ctx context.Context, _ *Env, d *door, in fillArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: fillResult{FillResult: res}}, nil
+	return &Result{Data: &fillResult{FillResult: res}}, nil
 }
 
 type filledField struct {
@@ -182,7 +182,7 @@ func fillForm(ctx context.Context, _ *Env, d *door, in fillFormArgs) (*Result, e
 		}
 		filled = append(filled, filledField{UID: f.UID, Selector: f.Selector, FillResult: res})
 	}
-	return &Result{Data: map[string]any{"filled": filled}}, nil
+	return &Result{Data: changesMap{"filled": filled}}, nil
 }
 
 // fieldName names a field for a message: its uid, or its quoted selector.
@@ -213,7 +213,7 @@ func typeText(ctx context.Context, _ *Env, d *door, in typeTextArgs) (*Result, e
 	if err := d.tab.TypeText(ctx, in.UID, in.Selector, in.Text); err != nil {
 		return nil, err
 	}
-	data := map[string]any{"typed": utf8.RuneCountInString(in.Text)}
+	data := changesMap{"typed": utf8.RuneCountInString(in.Text)}
 	if in.SubmitKey != "" {
 		if err := d.tab.PressKey(ctx, "", "", in.SubmitKey); err != nil {
 			return nil, err
@@ -243,7 +243,7 @@ func pressKey(ctx context.Context, _ *Env, d *door, in pressKeyArgs) (*Result, e
 			return nil, err
 		}
 	}
-	data := map[string]any{"key": in.Key}
+	data := changesMap{"key": in.Key}
 	if n > 1 {
 		data["repeat"] = n
 	}
@@ -265,7 +265,7 @@ func selectOption(ctx context.Context, _ *Env, d *door, in selectOptionArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: map[string]any{"selected": sel}}, nil
+	return &Result{Data: changesMap{"selected": sel}}, nil
 }
 
 func (in *uploadFileArgs) check(ctx context.Context, env *Env) error {
@@ -304,7 +304,7 @@ func uploadFile(ctx context.Context, _ *Env, d *door, in uploadFileArgs) (*Resul
 	if err := d.tab.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
 		return nil, err
 	}
-	return &Result{Data: map[string]any{"files": in.names}}, nil
+	return &Result{Data: changesMap{"files": in.names}}, nil
 }
 
 // uploadRoots returns the directories upload_file may read: the artifact

@@ -106,25 +106,31 @@ func obsURL(data any) string {
 		if u, ok := m["url"].(string); ok {
 			return u
 		}
-		if c, ok := m["changes"].(*Changes); ok && c != nil {
-			return c.URL
-		}
 		return ""
 	}
+	if u, ok := urlField(data); ok {
+		return u
+	}
+	if h, ok := data.(changesHolder); ok && h.changes() != nil {
+		return h.changes().URL
+	}
+	return ""
+}
+
+// urlField is the URL field of a result's data, if it is a struct (or a
+// pointer to one) with one.
+func urlField(data any) (string, bool) {
 	v := reflect.ValueOf(data)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
 	if v.Kind() != reflect.Struct {
-		return ""
+		return "", false
 	}
 	if f := v.FieldByName("URL"); f.IsValid() && f.Kind() == reflect.String {
-		return f.String()
+		return f.String(), true
 	}
-	if f := v.FieldByName("Changes"); f.IsValid() && f.Type() == changesType && !f.IsNil() {
-		return f.Interface().(*Changes).URL
-	}
-	return ""
+	return "", false
 }
 
 // ObsSession reports the session whose calls env runs (env.SessionID,

@@ -202,7 +202,7 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 
 type navigateResult struct {
 	*browser.NavResult
-	Changes *Changes `json:"changes,omitempty"`
+	changedIfAny
 }
 
 // check refuses bad arguments before any browser work.
@@ -274,7 +274,7 @@ func navigatePage(ctx context.Context, env *Env, d *door, in navigateArgs) (*Res
 	// The registry reads the changes next; the navigation happened even
 	// if the page cannot be read now, and the result says so.
 	progress(ctx, "loaded; reading the changes")
-	return &Result{Data: navigateResult{NavResult: nav}}, nil
+	return &Result{Data: &navigateResult{NavResult: nav}}, nil
 }
 
 func (in *selectPageArgs) check(context.Context, *Env) error {

@@ -104,8 +104,8 @@ type pointerData struct {
 	// NotSubmitted names the control that kept the browser from
 	// submitting the form the click submitted, and the message the
 	// browser showed for it: "Email": Please fill out this field.
-	NotSubmitted string   `json:"notSubmitted,omitempty"`
-	Changes      *Changes `json:"changes"`
+	NotSubmitted string `json:"notSubmitted,omitempty"`
+	changed
 }
 
 // oneElement refuses uid and selector together.
@@ -184,7 +184,7 @@ func dragTool(ctx context.Context, _ *Env, d *door, in dragArgs) (*Result, error
 
 type scrollData struct {
 	*browser.ScrollResult
-	Changes *Changes `json:"changes"`
+	changed
 }
 
 func (in *scrollArgs) check(context.Context, *Env) error {
@@ -234,5 +234,5 @@ func scroll(ctx context.Context, _ *Env, d *door, in scrollArgs) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: scrollData{ScrollResult: res}}, nil
+	return &Result{Data: &scrollData{ScrollResult: res}}, nil
 }

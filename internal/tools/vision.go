@@ -74,10 +74,10 @@ func visionTools() []Tool {
 }
 
 type pointData struct {
-	X       float64  `json:"x"` // CSS px of the viewport
-	Y       float64  `json:"y"`
-	Hit     string   `json:"hit"`
-	Changes *Changes `json:"changes"`
+	X   float64 `json:"x"` // CSS px of the viewport
+	Y   float64 `json:"y"`
+	Hit string  `json:"hit"`
+	changed
 }
 
 // cssPoint maps screenshot pixels to CSS pixels of the viewport.
