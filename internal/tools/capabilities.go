@@ -51,9 +51,10 @@ const (
 
 // toolNeeds declares, once, what each tool needs from the backend. A tool
 // not listed needs CapUndeclared, so a new tool is kept from a backend
-// until someone says what it needs.
+// until someone says what it needs. TestToolNeedsMatchHandlers checks it
+// against what each handler calls.
 var toolNeeds = map[string][]Capability{
-	"list_pages": {CapTabs}, "new_page": {CapTabs}, "select_page": {CapTabs}, "close_page": {CapTabs},
+	"list_pages": {CapTabs}, "new_page": {CapTabs, CapNavigate}, "select_page": {CapTabs}, "close_page": {CapTabs},
 	"navigate_page": {CapNavigate}, "get_url": {CapTabs},
 	"take_snapshot": {CapSnapshot}, "find": {CapSnapshot}, "get_text": {CapText},
 	"click": {CapInput}, "hover": {CapInput}, "type_text": {CapInput}, "press_key": {CapInput},
@@ -62,7 +63,7 @@ var toolNeeds = map[string][]Capability{
 	"take_screenshot":       {CapScreenshot},
 	"save_pdf":              {CapPDF},
 	"take_heapsnapshot":     {CapHeapSnapshot},
-	"lighthouse_audit":      {CapAuditLighthouse},
+	"lighthouse_audit":      {CapAuditLighthouse, CapCookies}, // the audit browser gets the tab's cookies
 	"evaluate_script":       {CapEvaluate},
 	"handle_dialog":         {CapDialogs},
 	"wait_for":              {CapWait},
@@ -75,9 +76,11 @@ var toolNeeds = map[string][]Capability{
 	"save_storage_state": {CapStorageState}, "load_storage_state": {CapStorageState},
 	"list_downloads": {CapDownloads},
 	"click_at":       {CapInputPoint}, "move_mouse": {CapInputPoint}, "drag_at": {CapInputPoint}, "scroll_at": {CapInputPoint},
-	"performance_start_trace": {CapTracePerformance}, "performance_stop_trace": {CapTracePerformance},
-	"performance_trace": {CapTracePerformance}, "performance_analyze_insight": {CapTracePerformance},
-	"start_screen_recording": {CapCaptureScreencast}, "stop_screen_recording": {CapCaptureScreencast},
+	// Tracing reloads (reload), and the start reports the throttling in
+	// effect; a recording's first and last frames are screenshots.
+	"performance_start_trace": {CapTracePerformance, CapNavigate, CapEmulate}, "performance_stop_trace": {CapTracePerformance},
+	"performance_trace": {CapTracePerformance, CapNavigate}, "performance_analyze_insight": {CapTracePerformance},
+	"start_screen_recording": {CapCaptureScreencast, CapScreenshot}, "stop_screen_recording": {CapCaptureScreencast, CapScreenshot},
 	"claim_page": {CapLeases}, "release_page": {CapLeases}, "list_leases": {CapLeases},
 }
 
