@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -145,6 +146,44 @@ func TestToolNeedsMatchHandlers(t *testing.T) {
 	}
 }
 
+// TestChangesHaveAPlace fails when a tool that reports changes builds a
+// result whose data has no place for them (see changesHolder): the door
+// would fail the call as a cdpkit bug. It reads the Result literals its
+// handler reaches.
+func TestChangesHaveAPlace(t *testing.T) {
+	t.Parallel()
+	r := loadReach(t)
+	decls := r.toolHandlers(t)
+	holder := r.pkg.Scope().Lookup("changesHolder").Type().Underlying().(*types.Interface)
+	result := r.pkg.Scope().Lookup("Result").Type()
+	for _, tool := range All() {
+		if tool.Changes == NoChanges {
+			continue
+		}
+		results := 0
+		r.walk(decls[tool.Name], func(n ast.Node) {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok || !types.Identical(r.info.TypeOf(lit), result) {
+				return
+			}
+			for _, e := range lit.Elts {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if k, _ := kv.Key.(*ast.Ident); !ok || k == nil || k.Name != "Data" {
+					continue
+				}
+				results++
+				if typ := r.info.TypeOf(kv.Value); !types.Implements(typ, holder) {
+					t.Errorf("%s reports changes, but its result's data %s (%s) has no place for them: embed changed or changedIfAny behind a pointer, or use a changesMap",
+						tool.Name, types.ExprString(kv.Value), types.TypeString(typ, types.RelativeTo(r.pkg)))
+				}
+			}
+		})
+		if results == 0 {
+			t.Errorf("%s reports changes, but its handler builds no Result with Data", tool.Name)
+		}
+	}
+}
+
 // need is the capability method m (Type.Method, or Method on an unnamed
 // interface) needs, failing the test when the table does not say.
 func (r *reach) need(t *testing.T, m, who string) Capability {
@@ -179,12 +218,20 @@ type reach struct {
 }
 
 // loadReach type-checks this package against its dependencies' export
-// data, as go list builds it.
+// data, as go list builds it, once for the tests that read it.
 func loadReach(t *testing.T) *reach {
 	t.Helper()
+	r, err := typeChecked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var typeChecked = sync.OnceValues(func() (*reach, error) {
 	out, err := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Export,Dir,GoFiles", ".").Output()
 	if err != nil {
-		t.Fatalf("go list -export -deps .: %v", err)
+		return nil, fmt.Errorf("go list -export -deps .: %v", err)
 	}
 	type listed struct {
 		ImportPath, Export, Dir string
@@ -194,18 +241,18 @@ func loadReach(t *testing.T) *reach {
 	var self listed // go list -deps lists the package itself last
 	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
 		if err := dec.Decode(&self); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		exports[self.ImportPath] = self.Export
 	}
 	fset := token.NewFileSet()
 	r := &reach{funcs: map[*types.Func]*ast.FuncDecl{}, info: &types.Info{
-		Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}}
 	for _, name := range self.GoFiles {
 		f, err := parser.ParseFile(fset, filepath.Join(self.Dir, name), nil, parser.SkipObjectResolution)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		r.files = append(r.files, f)
 	}
@@ -216,7 +263,7 @@ func loadReach(t *testing.T) *reach {
 		return os.Open(exports[path])
 	})
 	if r.pkg, err = (&types.Config{Importer: imp}).Check(self.ImportPath, fset, r.files, r.info); err != nil {
-		t.Fatalf("type-checking %s: %v", self.ImportPath, err)
+		return nil, fmt.Errorf("type-checking %s: %v", self.ImportPath, err)
 	}
 	for _, f := range r.files {
 		for _, d := range f.Decls {
@@ -225,8 +272,8 @@ func loadReach(t *testing.T) *reach {
 			}
 		}
 	}
-	return r
-}
+	return r, nil
+})
 
 // method is the declaration of this package's method recv.name.
 func (r *reach) method(recv, name string) ast.Node {
@@ -293,35 +340,42 @@ func (r *reach) toolHandlers(t *testing.T) map[string]ast.Node {
 // on an unnamed interface).
 func (r *reach) reached(root ast.Node) map[string]bool {
 	out := map[string]bool{}
+	r.walk(root, func(n ast.Node) {
+		if n, ok := n.(*ast.SelectorExpr); ok {
+			if sel, ok := r.info.Selections[n]; ok && sel.Kind() != types.FieldVal {
+				if m, ok := r.contract(sel); ok {
+					out[m] = true
+				}
+			}
+		}
+	})
+	return out
+}
+
+// walk visits the nodes of root and of this package's functions and
+// methods it reaches, each function once.
+func (r *reach) walk(root ast.Node, visit func(ast.Node)) {
 	seen := map[*types.Func]bool{}
 	var walk func(n ast.Node)
 	walk = func(n ast.Node) {
 		ast.Inspect(n, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.SelectorExpr:
-				sel, ok := r.info.Selections[n]
-				if !ok || sel.Kind() == types.FieldVal {
-					return true
-				}
-				if m, ok := r.contract(sel); ok {
-					out[m] = true
-				}
-			case *ast.Ident:
-				fn, ok := r.info.Uses[n].(*types.Func)
-				if !ok {
-					return true
-				}
-				fn = fn.Origin()
-				if d := r.funcs[fn]; d != nil && !seen[fn] {
-					seen[fn] = true
-					walk(d.Body)
+			if n == nil {
+				return true
+			}
+			visit(n)
+			if id, ok := n.(*ast.Ident); ok {
+				if fn, ok := r.info.Uses[id].(*types.Func); ok {
+					fn = fn.Origin()
+					if d := r.funcs[fn]; d != nil && !seen[fn] {
+						seen[fn] = true
+						walk(d.Body)
+					}
 				}
 			}
 			return true
 		})
 	}
 	walk(root)
-	return out
 }
 
 // contract reports whether a selected method is one of a backend's, and
