@@ -29,12 +29,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/apienv"
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/firefox"
+	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -114,7 +116,7 @@ type Options struct {
 	// Dialogs says which JavaScript dialogs are answered without the
 	// caller: "report" (the default: alerts and beforeunload are accepted,
 	// confirm and prompt wait for an answer), "accept" or "dismiss".
-	Dialogs string
+	Dialogs DialogPolicy
 	// AllowedOrigins, BlockedOrigins, AllowPrivateNetworks and
 	// BlockLoopback are the URL policy, as cdpkit's flags of the same
 	// names: by default private networks are refused and loopback allowed.
@@ -174,6 +176,13 @@ type Options struct {
 	// IgnoreHTTPSErrors loads HTTPS pages whose certificates do not verify.
 	IgnoreHTTPSErrors bool
 
+	// LeaseDir, if set, is the directory of a tab lease store (created
+	// 0700), shared with every cdpkit process that uses it (cdpkit's own
+	// is leases/ in its state dir): Claim leases a tab there so that other
+	// agents are refused it. Empty means leases are off, and Claim fails
+	// with INVALID_ARGS.
+	LeaseDir string
+
 	// Logger receives cdpkit's logs; nil discards them.
 	Logger *slog.Logger
 
@@ -209,7 +218,7 @@ func New(o *Options) (*Browser, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	dialogs, err := browser.ParseDialogPolicy(o.Dialogs)
+	dialogs, err := browser.ParseDialogPolicy(string(o.Dialogs))
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "use report, accept or dismiss"}
 	}
@@ -266,6 +275,14 @@ func New(o *Options) (*Browser, error) {
 		AllowEval: o.AllowEval, ShowSecrets: o.ShowSecrets, DialogPolicy: dialogs, URLPolicy: urls}
 	if o.UploadRoots != nil {
 		b.env.UploadRoots = policy.UploadRoots(o.UploadRoots)
+	}
+	if o.LeaseDir != "" {
+		store, err := lease.Open(o.LeaseDir, nil)
+		if err != nil {
+			b.removeTemp()
+			return nil, &Error{Code: string(tools.InvalidArgs), Message: "LeaseDir: " + err.Error(), Hint: "give a directory only you may read and write"}
+		}
+		b.env.Leases, b.env.Client = store, "go"
 	}
 	for _, t := range tools.ForBackend(tools.All(), backend) {
 		b.tools[t.Name] = &t
@@ -480,26 +497,37 @@ func (b *Browser) call(ctx context.Context, name string, args map[string]any, ou
 	return nil
 }
 
-// run runs the tool name with args and returns its result.
+// run runs the tool name with args, leaving out the zero values (absent,
+// as the tools' defaults expect), and returns its result.
 func (b *Browser) run(ctx context.Context, name string, args map[string]any) (*tools.Result, error) {
-	t := b.tools[name]
-	if t == nil {
-		return nil, &Error{Code: string(tools.Unsupported), Message: b.backend + " cannot run " + name,
-			Hint: "use Options.Browser chromium for this"}
+	for k, v := range args {
+		if v == nil || v == "" || v == false || v == 0 {
+			delete(args, k)
+		}
 	}
 	if args == nil {
 		args = map[string]any{}
-	}
-	for k, v := range args {
-		if v == nil || v == "" || v == false || v == 0 {
-			delete(args, k) // absent, as the tools' defaults expect
-		}
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error()}
 	}
-	res, err := t.Call(ctx, b.env, raw)
+	return b.runRaw(ctx, name, raw)
+}
+
+// runRaw runs the tool name with args, a JSON object, through the
+// registry: the door, its checks and its errors.
+func (b *Browser) runRaw(ctx context.Context, name string, args json.RawMessage) (*tools.Result, error) {
+	t := b.tools[name]
+	if t == nil {
+		if !slices.ContainsFunc(tools.All(), func(t tools.Tool) bool { return t.Name == name }) {
+			return nil, &Error{Code: string(tools.InvalidArgs), Message: fmt.Sprintf("no tool named %q", name),
+				Hint: "cdpkit.Tools(&cdpkit.ToolOptions{Profile: \"full\"}) lists them"}
+		}
+		return nil, &Error{Code: string(tools.Unsupported), Message: b.backend + " cannot run " + name,
+			Hint: "use Options.Browser chromium for this"}
+	}
+	res, err := t.Call(ctx, b.env, args)
 	if err != nil {
 		return nil, asError(err)
 	}

@@ -47,7 +47,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 		CDPTimeout: bo.CDPTimeout, LaunchTimeout: bo.LaunchTimeout, IdleTimeout: bo.IdleTimeout,
 		ArtifactDir: cfg.artifactDir, UploadRoots: cfg.uploadRoots, Timeout: cfg.toolTimeout, QueueLimit: cfg.queueLimit,
 		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes,
-		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,
+		AllowEval: cfg.allowEval, Dialogs: cdpkit.DialogPolicy(cfg.dialogs), Logger: log,
 		ShowSecrets: cfg.showSecrets, StorageState: cfg.storageState, DownloadMax: bo.DownloadMax,
 		Browser: cfg.backend, WebDriverURL: bo.WebDriverURL, WebDriverCapabilities: bo.WebDriverCaps,
 		WebDriverWait: bo.WebDriverWait,
