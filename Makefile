@@ -39,6 +39,8 @@ lint:
 	@$(CACHEPROXY) $(GO) run $(STATICCHECK) -version >/dev/null 2>&1 || \
 		$(GO) run $(STATICCHECK) -version >/dev/null || $(GO) run $(STATICCHECK) -version >/dev/null
 	$(CACHEPROXY) $(GO) run $(STATICCHECK) ./...
+	@# the public API against its committed listing, api/cdpkit.txt
+	$(GO) test -count=1 -run 'TestAPI' .
 
 # cross checks that every package, test files included, compiles for darwin
 # and windows (go vet type-checks all of it, so a test reaching for a
