@@ -84,7 +84,7 @@ test: deps
 	wait $$race; race_rc=$$?; \
 	wait $$lint; lint_rc=$$?; echo "--- make lint cross"; cat $$checks; rm -f $$checks; \
 	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ] || [ $$lint_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
-	cd examples && $(GO) vet ./... && $(GO) run ./clickref
+	cd examples && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) run ./clickref
 
 # demo needs only a browser: no test tool is installed and no service is
 # left running (a test checks this rule).
