@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cdpkit/cdpkit"
@@ -325,4 +326,40 @@ func ExampleTab_Call() {
 	// true
 	// 0 console errors
 	// true
+}
+
+// Capture one element as JPEG; the file is in the artifact dir too.
+func ExampleTab_Screenshot() {
+	ctx, b, tab, done := openPage(`<h1>Report</h1><div id=chart style="width:300px;height:200px;background:teal"></div>`, nil)
+	defer done()
+
+	shot, err := tab.Screenshot(ctx, &cdpkit.ScreenshotOptions{Element: &cdpkit.Element{Selector: "#chart"}, Format: "jpeg", Quality: 80})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(shot.Format, shot.Width, shot.Height, len(shot.Data) > 0)
+	fmt.Println(strings.HasPrefix(shot.Path, b.ArtifactDir()))
+	// Output:
+	// jpeg 300 200 true
+	// true
+}
+
+// Record the tab to an MP4 while acting on it (ffmpeg encodes it).
+func ExampleTab_StartRecording() {
+	ctx, _, tab, done := openPage(`<button onclick="document.body.style.background = 'gold'">Paint</button>`, nil)
+	defer done()
+
+	if err := tab.StartRecording(ctx, nil); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := tab.Click(ctx, cdpkit.CSS("button")); err != nil {
+		log.Fatal(err)
+	}
+	video, err := tab.StopRecording(ctx, "paint.mp4")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(filepath.Base(video.Path), video.Codec, video.FrameCount > 0, video.StoppedBy)
+	// Output:
+	// paint.mp4 h264 true stop
 }
