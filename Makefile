@@ -39,6 +39,8 @@ lint:
 	@$(CACHEPROXY) $(GO) run $(STATICCHECK) -version >/dev/null 2>&1 || \
 		$(GO) run $(STATICCHECK) -version >/dev/null || $(GO) run $(STATICCHECK) -version >/dev/null
 	$(CACHEPROXY) $(GO) run $(STATICCHECK) ./...
+	@# the public API against its committed listing, api/cdpkit.txt
+	$(GO) test -count=1 -run 'TestAPI' .
 
 # cross checks that every package, test files included, compiles for darwin
 # and windows (go vet type-checks all of it, so a test reaching for a
@@ -82,7 +84,7 @@ test: deps
 	wait $$race; race_rc=$$?; \
 	wait $$lint; lint_rc=$$?; echo "--- make lint cross"; cat $$checks; rm -f $$checks; \
 	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ] || [ $$lint_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
-	cd examples && $(GO) vet ./... && $(GO) run ./clickref
+	cd examples && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) run ./clickref
 
 # demo needs only a browser: no test tool is installed and no service is
 # left running (a test checks this rule).

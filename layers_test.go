@@ -42,6 +42,12 @@ var layerRules = []struct {
 	{"internal/cli", isRaw, "the CDP handles are for tests and measurement"},
 	{"internal/firefox", func(p string) bool { return strings.HasPrefix(p, "github.com/chromedp/cdproto") }, "the Firefox backend speaks BiDi; it borrows only internal/cdp's transport"},
 	{"cmd/cdpkit", isRaw, "the CDP handles are for tests and measurement"},
+	{"cmd/cdpkit", isBackend, "cmd/cdpkit parses its flags into cdpkit.Options; cdpkit.New alone translates them for a backend"},
+}
+
+// isBackend reports a browser backend package: Chromium's, Firefox's.
+func isBackend(path string) bool {
+	return path == module+"/internal/browser" || path == module+"/internal/firefox"
 }
 
 func isRaw(path string) bool { return path == module+"/internal/browser/rawcdp" }

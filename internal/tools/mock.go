@@ -182,7 +182,7 @@ func listMocks(ctx context.Context, env *Env, _ listMocksArgs) (*Result, error) 
 	return &Result{Data: struct {
 		Rules  int `json:"rules"`
 		Pruned int `json:"pruned,omitempty"`
-	}{len(rules), len(pruned)}, Text: s.String()}, nil
+	}{len(rules), len(pruned)}, Text: s.String(), Rows: rules}, nil
 }
 
 // mockLine renders a rule as one line:

@@ -125,7 +125,7 @@ func listNetworkRequests(ctx context.Context, env *Env, d *door, in listNetworkA
 	if h.Truncated {
 		h.Hint = fmt.Sprintf("pageIdx 0-%d pages through all; filter by resourceTypes, url or status", h.Pages-1)
 	}
-	return &Result{Data: h, Text: b.String()}, nil
+	return &Result{Data: h, Text: b.String(), Rows: reqs}, nil
 }
 
 func contains(list []string, s string) bool {

@@ -16,6 +16,9 @@ type Result struct {
 	Data  any
 	Text  string
 	Image *Image
+	// Rows are the items Text lists, as values, for the Go API (which
+	// decodes them into its own types); MCP and the CLI send Text instead.
+	Rows any
 	// SessionReset says the browser was restarted before this call: tabs,
 	// refs and page state from before are gone.
 	SessionReset bool
