@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/policy"
+	"github.com/cdpkit/cdpkit/internal/wsconn"
 )
 
 // attach connects to a running browser named by o.BrowserURL, o.WSEndpoint
@@ -41,7 +42,7 @@ func attach(ctx context.Context, o *Options) (*cdp.Conn, string, *wdHold, error)
 	}
 	safe := policy.RedactEndpoint(endpoint)
 	t, err := cdp.DialWebSocket(ctx, endpoint, o.WSHeaders)
-	var he *cdp.HandshakeError
+	var he *wsconn.HandshakeError
 	if errors.As(err, &he) {
 		return fail(handshakeError(safe, he.Status, he.RetryAfter, len(o.WSHeaders) > 0))
 	}

@@ -123,7 +123,7 @@ func checkCookie(c *CookieSpec) error {
 	return nil
 }
 
-func (c *CookieSpec) param() *network.CookieParam {
+func cookieParam(c *CookieSpec) *network.CookieParam {
 	p := &network.CookieParam{Name: c.Name, Value: c.Value, URL: c.URL, Domain: c.Domain, Path: c.Path, Secure: c.Secure,
 		HTTPOnly: c.HTTPOnly, SameSite: network.CookieSameSite(c.SameSite)}
 	if c.Expires > 0 {
@@ -146,7 +146,7 @@ func (t *Tab) SetCookie(ctx context.Context, c CookieSpec) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Call(ctx, "Network.setCookie", c.param(), nil); err != nil {
+	if err := s.Call(ctx, "Network.setCookie", cookieParam(&c), nil); err != nil {
 		if strings.Contains(err.Error(), "Sanitizing cookie failed") || strings.Contains(err.Error(), "Invalid") {
 			return fmt.Errorf("%w: the browser refused the cookie: %v", ErrInvalidArgument, err)
 		}

@@ -148,7 +148,7 @@ func (c *EmulationChange) Validate() error {
 	if r := c.CPUThrottling; r != nil && !(*r >= 1 && *r <= 20) {
 		return bad("cpuThrottling %v: use a slowdown factor from 1 (none) to 20", *r)
 	}
-	if err := c.validateNetwork(); err != nil {
+	if err := validateNetwork(c); err != nil {
 		return err
 	}
 	if g := c.Geolocation; g != nil {

@@ -52,7 +52,7 @@ func NetworkPreset(name string) string {
 	return ""
 }
 
-func (c *EmulationChange) validateNetwork() error {
+func validateNetwork(c *EmulationChange) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
 	}

@@ -66,7 +66,7 @@ func (m *Manager) StartAuditBrowser(ctx context.Context, cookies []Cookie) (*Aud
 	if len(cookies) > 0 {
 		params := make([]*network.CookieParam, 0, len(cookies))
 		for _, c := range cookies {
-			params = append(params, (&CookieSpec{Cookie: c}).param())
+			params = append(params, cookieParam(&CookieSpec{Cookie: c}))
 		}
 		if _, err := cdpapi.Call(ctx, conn.Browser(), storage.SetCookies, storage.SetCookiesParams{Cookies: params}); err != nil {
 			a.Close()

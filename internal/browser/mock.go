@@ -388,14 +388,14 @@ func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock,
 		return true
 	})
 	for _, r := range m.rules {
-		if q.selects(r, bctx, owner) {
+		if mockSelects(&q, r, bctx, owner) {
 			rules = append(rules, r.Mock)
 		}
 	}
 	return rules, pruned, nil
 }
 
-func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID, owner *Scope) bool {
+func mockSelects(q *MockQuery, r *mockRule, bctx cdpapi.BrowserContextID, owner *Scope) bool {
 	if q.Scope != nil && r.owner != q.Scope {
 		return false
 	}
@@ -422,14 +422,14 @@ func (b *Browser) ClearMocks(ctx context.Context, q MockQuery) ([]Mock, error) {
 	m := &b.mocks
 	m.mu.Lock()
 	for _, id := range q.IDs {
-		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && q.selects(r, bctx, owner) }) {
+		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && mockSelects(&q, r, bctx, owner) }) {
 			m.mu.Unlock()
 			return nil, fmt.Errorf("%w: no mock rule %d here", ErrInvalidArgument, id)
 		}
 	}
 	var gone []Mock
 	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
-		if q.selects(r, bctx, owner) {
+		if mockSelects(&q, r, bctx, owner) {
 			gone = append(gone, r.Mock)
 			return true
 		}

@@ -39,7 +39,7 @@ func (t *Tab) NetworkRequests(ctx context.Context, q RequestQuery) ([]Request, i
 	var out []Request
 	total := 0
 	for _, e := range t.net.list {
-		if !q.match(e, t.net.nav) {
+		if !requestMatches(&q, e, t.net.nav) {
 			continue
 		}
 		total++
@@ -50,7 +50,7 @@ func (t *Tab) NetworkRequests(ctx context.Context, q RequestQuery) ([]Request, i
 	return out, total, nil
 }
 
-func (q *RequestQuery) match(e *netEntry, nav int) bool {
+func requestMatches(q *RequestQuery, e *netEntry, nav int) bool {
 	if !q.Preserved && e.Nav != nav {
 		return false
 	}

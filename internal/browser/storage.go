@@ -182,7 +182,7 @@ func (b *Browser) applyStorageState(ctx context.Context, bctx cdpapi.BrowserCont
 		if c.Expires > 0 {
 			spec.Expires = c.Expires
 		}
-		params = append(params, spec.param())
+		params = append(params, cookieParam(&spec))
 	}
 	if len(params) > 0 {
 		if _, err := cdpapi.Call(ctx, b.conn.Browser(), storage.SetCookies, storage.SetCookiesParams{Cookies: params, BrowserContextID: bctx}); err != nil {

@@ -19,9 +19,9 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
 	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
+	"github.com/cdpkit/cdpkit/internal/wsconn"
 )
 
 // profilePrefix names the throwaway profiles of launched Firefoxes, so
@@ -186,12 +186,16 @@ func (p *process) readStderr(r io.Reader, endpoint chan<- string) {
 	io.Copy(io.Discard, r)
 }
 
+// maxMessage bounds one message from Firefox: screenshots and PDFs arrive
+// as base64 in one (the same bound as CDP's).
+const maxMessage = 256 << 20
+
 // connect dials a BiDi websocket and starts a session on it.
 func connect(ctx context.Context, url string, o *Options) (*bidi.Conn, error) {
 	if !strings.HasSuffix(url, "/session") && !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(url, "ws://"), "wss://"), "/") {
 		url += "/session"
 	}
-	t, err := cdp.DialWebSocket(ctx, url, nil)
+	t, err := wsconn.Dial(ctx, url, nil, maxMessage)
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,12 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/pagejs"
 )
 
 // Page-side JavaScript of this backend lives in js/, one function
 // expression a file; the helpers shared with Chromium come from
-// browser.PageScript. Values reach them as arguments, never spliced into
+// pagejs.Script. Values reach them as arguments, never spliced into
 // their source.
 
 //go:embed js/*.js
@@ -29,7 +30,7 @@ func ownScript(name string) string {
 }
 
 func sharedScript(name string) string {
-	s, err := browser.PageScript(name)
+	s, err := pagejs.Script(name)
 	if err != nil {
 		panic(err) // a build mistake
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/pagejs"
 )
 
 // waitSlice bounds one in-page wait; between slices the wait starts again,
@@ -16,8 +17,8 @@ const waitSlice = 2 * time.Second
 var (
 	waitJS = sharedScript("wait")
 	// read_text.js runs after the hidden-text filter Chromium uses
-	// (browser.HiddenTextPrelude), in readSandbox.
-	readTextJS = "(function() {" + browser.HiddenTextPrelude() + "return (" + sharedScript("read_text") + "); })()"
+	// (pagejs.HiddenTextPrelude), in readSandbox.
+	readTextJS = "(function() {" + pagejs.HiddenTextPrelude() + "return (" + sharedScript("read_text") + "); })()"
 )
 
 // WaitFor implements browser.TabDriver with the same in-page waiter as
