@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -46,7 +47,7 @@ func NetworkPreset(name string) string {
 	case "none", "nothrottling", "noemulation", "online":
 		return "none"
 	}
-	if _, ok := networkConditions[key]; ok {
+	if slices.Contains(NetworkPresets, key) {
 		return key
 	}
 	return ""

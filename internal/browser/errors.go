@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/wsconn"
 )
 
 // Errors of the connection to the browser, named here so that callers
@@ -12,11 +12,11 @@ import (
 // them in any error a method returns.
 var (
 	// ErrTimeout means the browser did not answer a command in time.
-	ErrTimeout = cdp.ErrTimeout
+	ErrTimeout = wsconn.ErrTimeout
 	// ErrDisconnected means the connection to the browser is gone.
-	ErrDisconnected = cdp.ErrDisconnected
+	ErrDisconnected = wsconn.ErrDisconnected
 	// ErrSessionClosed means the tab went away during the call.
-	ErrSessionClosed = cdp.ErrSessionClosed
+	ErrSessionClosed = wsconn.ErrSessionClosed
 )
 
 // Sentinel errors. Front-ends map them to agent-facing codes.
