@@ -34,6 +34,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/apienv"
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/firefox"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
@@ -209,7 +210,7 @@ func New(o *Options) (*Browser, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	dialogs, err := browser.ParseDialogPolicy(o.Dialogs)
+	dialogs, err := driver.ParseDialogPolicy(o.Dialogs)
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "use report, accept or dismiss"}
 	}
@@ -250,7 +251,7 @@ func New(o *Options) (*Browser, error) {
 		return nil, err
 	}
 	if len(o.StorageState) > 0 {
-		st, err := browser.ParseStorageState(o.StorageState)
+		st, err := driver.ParseStorageState(o.StorageState)
 		if err != nil {
 			b.removeTemp()
 			return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "give a storage state as save_storage_state writes it"}
@@ -299,18 +300,18 @@ func launchOptions(o *Options, bo *browser.Options) error {
 	case o.Device != "" && (o.ViewportWidth != 0 || o.ViewportHeight != 0):
 		return &Error{Code: string(tools.InvalidArgs), Message: "give a viewport or a device, not both", Hint: "a device preset sets the viewport"}
 	case o.Device != "":
-		v, ok := browser.ViewportPreset(o.Device)
+		v, ok := driver.ViewportPreset(o.Device)
 		if !ok {
 			return &Error{Code: string(tools.InvalidArgs), Message: fmt.Sprintf("unknown device %q", o.Device), Hint: "use mobile, tablet or desktop"}
 		}
 		bo.Viewport = &v
 	case o.ViewportWidth != 0 || o.ViewportHeight != 0:
-		bo.Viewport = &browser.Viewport{Width: o.ViewportWidth, Height: o.ViewportHeight, DeviceScaleFactor: 1}
+		bo.Viewport = &driver.Viewport{Width: o.ViewportWidth, Height: o.ViewportHeight, DeviceScaleFactor: 1}
 	}
 	if err := bo.CheckLaunchOptions(); err != nil {
 		e := asError(err).(*Error)
 		if e.Code == string(tools.InvalidArgs) {
-			e.Message = strings.TrimPrefix(e.Message, browser.ErrInvalidArgument.Error()+": ")
+			e.Message = strings.TrimPrefix(e.Message, driver.ErrInvalidArgument.Error()+": ")
 			e.Hint = "see the launch options in cdpkit's docs/flags.md"
 		}
 		return e
@@ -376,7 +377,7 @@ func (b *Browser) Close() error {
 	err := b.env.Browsers.Close()
 	b.env.Artifacts.Close()
 	b.removeTemp()
-	if errors.Is(err, browser.ErrClosed) {
+	if errors.Is(err, driver.ErrClosed) {
 		return nil
 	}
 	return err

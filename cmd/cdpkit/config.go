@@ -18,6 +18,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cli"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/mcpserver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
@@ -61,10 +62,10 @@ type config struct {
 	uploadRoots  policy.UploadRoots
 	logFormat    string
 	logLevel     string
-	allowEval    bool                 // evaluate_script is enabled
-	showSecrets  bool                 // network tools show credential headers
-	storageState []byte               // --storage-state's file, checked
-	dialogs      browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
+	allowEval    bool                // evaluate_script is enabled
+	showSecrets  bool                // network tools show credential headers
+	storageState []byte              // --storage-state's file, checked
+	dialogs      driver.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
 
 	launch launchFlags // --headed, --user-data-dir, --viewport … (launchflags.go)
 
@@ -167,15 +168,15 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		if err != nil {
 			return err
 		}
-		if _, err := browser.ParseStorageState(data); err != nil {
+		if _, err := driver.ParseStorageState(data); err != nil {
 			return err
 		}
 		c.storageState = data
 		return nil
 	})
-	c.dialogs = browser.DialogsReport
+	c.dialogs = driver.DialogsReport
 	fs.Func("dialogs", "JavaScript dialogs cdpkit answers by itself: `report` (the default: accepts alerts; confirm and prompt wait for handle_dialog), accept or dismiss", func(s string) error {
-		p, err := browser.ParseDialogPolicy(s)
+		p, err := driver.ParseDialogPolicy(s)
 		if err != nil || s == "" {
 			return errors.New("want report, accept or dismiss")
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -94,7 +95,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			detail, err = checkNav(nav, int(served.Load()))
 		}
 		if d.check("navigate", detail, err) {
-			shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{})
+			shot, err := tab.Screenshot(ctx, driver.ScreenshotOptions{})
 			if err == nil {
 				d.check("screenshot", fmt.Sprintf("%dx%d png, %d bytes", shot.Width, shot.Height, len(shot.Data)), nil)
 			} else {
@@ -123,7 +124,7 @@ func (d *doctor) check(what, detail string, err error) bool {
 	}
 	d.failed = true
 	fmt.Fprintf(d.out, "FAIL  %-22s %v\n", what, err)
-	var nb *browser.NoBrowserError
+	var nb *driver.NoBrowserError
 	if errors.As(err, &nb) && nb.Hint != "" {
 		fmt.Fprintf(d.out, "      fix: %s\n", nb.Hint)
 	}
@@ -137,7 +138,7 @@ const pageTitle = "cdpkit doctor"
 // be its own and its server must have answered it (served requests). A
 // backend that reports no HTTP status (Firefox over BiDi) is judged by
 // what the server saw; one that reports a status must report 200.
-func checkNav(n *browser.NavResult, served int) (string, error) {
+func checkNav(n *driver.NavResult, served int) (string, error) {
 	switch {
 	case n == nil:
 		return "", errors.New("no navigation result")

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/firefox"
 )
 
@@ -48,7 +48,7 @@ func doctorFirefox(ctx context.Context, cfg *config, stdout io.Writer) int {
 			detail, err = checkNav(nav, int(served.Load()))
 		}
 		if d.check("navigate", detail, err) {
-			shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{})
+			shot, err := tab.Screenshot(ctx, driver.ScreenshotOptions{})
 			if err == nil {
 				d.check("screenshot", fmt.Sprintf("%dx%d png, %d bytes", shot.Width, shot.Height, len(shot.Data)), nil)
 			} else {

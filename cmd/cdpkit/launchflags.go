@@ -9,6 +9,7 @@ import (
 
 	"github.com/cdpkit/cdpkit"
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // launchFlags are the launch options (issue #23 item 3): each a flag, with
@@ -47,12 +48,12 @@ func (l *launchFlags) check() error {
 		if l.device != "" {
 			return errors.New("give --viewport or --device, not both")
 		}
-		if _, err := browser.ParseViewport(l.viewport); err != nil {
-			return errors.New("--" + strings.TrimPrefix(err.Error(), browser.ErrInvalidArgument.Error()+": "))
+		if _, err := driver.ParseViewport(l.viewport); err != nil {
+			return errors.New("--" + strings.TrimPrefix(err.Error(), driver.ErrInvalidArgument.Error()+": "))
 		}
 	}
 	if l.device != "" {
-		if _, ok := browser.ViewportPreset(l.device); !ok {
+		if _, ok := driver.ViewportPreset(l.device); !ok {
 			return errors.New("--device " + l.device + ": want mobile, tablet or desktop")
 		}
 	}
@@ -71,8 +72,8 @@ func (l *launchFlags) fill(bo *browser.Options) {
 	bo.ProxyServer, bo.ProxyBypass = o.ProxyServer, o.ProxyBypass
 	bo.Lang, bo.Timezone, bo.IgnoreHTTPSErrors = o.Lang, o.Timezone, o.IgnoreHTTPSErrors
 	if l.viewport != "" {
-		bo.Viewport, _ = browser.ParseViewport(l.viewport)
-	} else if v, ok := browser.ViewportPreset(l.device); ok {
+		bo.Viewport, _ = driver.ParseViewport(l.viewport)
+	} else if v, ok := driver.ViewportPreset(l.device); ok {
 		bo.Viewport = &v
 	}
 }
@@ -88,7 +89,7 @@ func (l *launchFlags) apply(o *cdpkit.Options) error {
 		o.UserDataDir = dir
 	}
 	if l.viewport != "" {
-		v, err := browser.ParseViewport(l.viewport)
+		v, err := driver.ParseViewport(l.viewport)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/idle"
 	"github.com/cdpkit/cdpkit/internal/webdriver"
 )
@@ -46,11 +47,11 @@ const (
 // start one browser.
 type Manager struct {
 	opts  Options
-	lock  chan struct{} // a 1-slot semaphore guarding the fields below, so waiting honors ctx
-	b     *Browser      // guarded by lock
-	done  bool          // guarded by lock
-	gone  bool          // guarded by lock; a browser ran and is gone (crashed, dropped, or idle)
-	emu   Emulation     // guarded by lock; what the gone browser's tabs emulated
+	lock  chan struct{}    // a 1-slot semaphore guarding the fields below, so waiting honors ctx
+	b     *Browser         // guarded by lock
+	done  bool             // guarded by lock
+	gone  bool             // guarded by lock; a browser ran and is gone (crashed, dropped, or idle)
+	emu   driver.Emulation // guarded by lock; what the gone browser's tabs emulated
 	sweep sync.Once
 
 	profile string // guarded by lock; launched browsers' user-data-dir, kept across relaunches
@@ -93,7 +94,7 @@ func NewManager(o *Options) *Manager {
 // the last one died. The context bounds the wait and the start.
 func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
 	if m.opts.Backend != nil {
-		return nil, &UnsupportedError{Backend: m.opts.Backend.Name(), What: "the Chromium-only operations"}
+		return nil, &driver.UnsupportedError{Backend: m.opts.Backend.Name(), What: "the Chromium-only operations"}
 	}
 	select {
 	case m.lock <- struct{}{}:
@@ -102,7 +103,7 @@ func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
 	}
 	defer func() { <-m.lock }()
 	if m.done {
-		return nil, ErrClosed
+		return nil, driver.ErrClosed
 	}
 	if m.b != nil {
 		select {
@@ -139,7 +140,7 @@ func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
 	if m.profile == "" {
 		dir, err := newProfile(m.opts.tempDir)
 		if err != nil {
-			return nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+			return nil, &driver.NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}
 		m.profile = dir
 	}
@@ -194,7 +195,7 @@ func (m *Manager) attachLocked(ctx context.Context) (*Browser, error) {
 			m.b = b
 			return b, nil
 		}
-		var be *BusyError
+		var be *driver.BusyError
 		switch {
 		case errors.As(err, &be) && be.Status == 0:
 			// A Grid queued the request for all the wait allowed.
@@ -241,7 +242,7 @@ func (m *Manager) startedLocked(ctx context.Context, b *Browser) *Browser {
 		if err := b.applyEmulation(ctx, m.emu); err != nil {
 			m.opts.logger().Warn("applying the emulation again after a restart", "err", err)
 		}
-		m.emu = Emulation{}
+		m.emu = driver.Emulation{}
 		m.opts.logger().Info("started a new browser in place of the last one", "profile", m.profile)
 	} else {
 		m.opts.logger().Info("browser launched", "profile", m.profile)
@@ -402,7 +403,7 @@ func (m *Manager) Peek() *Browser {
 
 // CurrentDriver returns the running browser as a Driver without starting
 // one, or nil: Current's, or with Options.Backend the backend's.
-func (m *Manager) CurrentDriver() Driver {
+func (m *Manager) CurrentDriver() driver.Driver {
 	if m.opts.Backend != nil {
 		return m.opts.Backend.Current()
 	}

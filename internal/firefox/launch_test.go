@@ -16,6 +16,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/bidi"
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -60,7 +61,7 @@ func TestLaunchCloseLeavesNothing(t *testing.T) {
 		}
 		td, err := b.NewTab(ctx, nil)
 		if err == nil {
-			var nav *browser.NavResult
+			var nav *driver.NavResult
 			if nav, err = td.Navigate(ctx, srv.URL+"/other.html"); err == nil && nav.Title != "Other" {
 				err = fmt.Errorf("title %q, want %q", nav.Title, "Other")
 			}

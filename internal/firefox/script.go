@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/pagejs"
 )
 
@@ -86,7 +86,7 @@ func (t *Tab) targetOf(this *sharedRef, args []any) string {
 // callRaw runs script.callFunction with this (a node, or nil) and BiDi
 // local-value args, in the document of the nodes given (see targetOf),
 // and returns the remote value.
-// A thrown exception is a *browser.EvalError; a node reference that no
+// A thrown exception is a *driver.EvalError; a node reference that no
 // longer resolves is bidi.ErrNoSuchNode.
 func (t *Tab) callRaw(ctx context.Context, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
 	return t.call(ctx, t.targetOf(this, args), "", fn, this, args, maxObjectDepth)
@@ -137,7 +137,7 @@ func (t *Tab) call(ctx context.Context, context, sandbox, fn string, this *share
 	}
 	if r.Type == "exception" {
 		msg, _, _ := strings.Cut(r.ExceptionDetails.Text, "\n")
-		return nil, &browser.EvalError{Message: msg}
+		return nil, &driver.EvalError{Message: msg}
 	}
 	return &r.Result, nil
 }

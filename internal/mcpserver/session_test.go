@@ -22,6 +22,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -158,7 +159,7 @@ func ok(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, v
 }
 
 type pageList struct {
-	Pages []browser.Page `json:"pages"`
+	Pages []driver.Page `json:"pages"`
 }
 
 func ids(pl pageList) []string {
@@ -232,7 +233,7 @@ func waitClosed(t *testing.T, env *tools.Env, id string) {
 		if err != nil {
 			return err
 		}
-		if slices.ContainsFunc(all, func(p browser.Page) bool { return string(p.ID) == id }) {
+		if slices.ContainsFunc(all, func(p driver.Page) bool { return string(p.ID) == id }) {
 			return errors.New("the tab of an ended session is still open")
 		}
 		return nil

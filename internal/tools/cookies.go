@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -115,7 +115,7 @@ func listCookies(ctx context.Context, env *Env, d *door, in listCookiesArgs) (*R
 	}
 	if in.SavePath == "" {
 		return &Result{Data: struct {
-			Cookies []browser.Cookie `json:"cookies"`
+			Cookies []driver.Cookie `json:"cookies"`
 		}{cookies}}, nil
 	}
 	data, err := json.MarshalIndent(cookies, "", "  ")
@@ -140,9 +140,9 @@ func listCookies(ctx context.Context, env *Env, d *door, in listCookiesArgs) (*R
 // browserArgError turns an error of the browser's argument checks into
 // INVALID_ARGS with hint; other errors pass through.
 func browserArgError(err error, hint string) error {
-	if errors.Is(err, browser.ErrInvalidArgument) {
+	if errors.Is(err, driver.ErrInvalidArgument) {
 		msg := err.Error()
-		msg = strings.Replace(msg, browser.ErrInvalidArgument.Error()+": ", "", 1)
+		msg = strings.Replace(msg, driver.ErrInvalidArgument.Error()+": ", "", 1)
 		return errorf(InvalidArgs, false, hint, "%s", msg)
 	}
 	return err
@@ -150,7 +150,7 @@ func browserArgError(err error, hint string) error {
 
 func setCookie(ctx context.Context, env *Env, d *door, in setCookieArgs) (*Result, error) {
 	tab := d.tab
-	spec := browser.CookieSpec{URL: in.URL, Cookie: browser.Cookie{Name: in.Name, Value: in.Value, Domain: in.Domain, Path: in.Path,
+	spec := driver.CookieSpec{URL: in.URL, Cookie: driver.Cookie{Name: in.Name, Value: in.Value, Domain: in.Domain, Path: in.Path,
 		Expires: in.Expires, HTTPOnly: in.HTTPOnly, Secure: in.Secure, SameSite: in.SameSite, PartitionKey: in.PartitionKey}}
 	if err := tab.SetCookie(ctx, spec); err != nil {
 		return nil, browserArgError(err, "see set_cookie's input schema; a secure cookie needs an https url")
@@ -205,7 +205,7 @@ type stateInfo struct {
 	Origins []string `json:"origins"`
 }
 
-func stateSummary(path string, st *browser.StorageState) stateInfo {
+func stateSummary(path string, st *driver.StorageState) stateInfo {
 	info := stateInfo{Path: path, Cookies: len(st.Cookies), Origins: []string{}}
 	for _, o := range st.Origins {
 		info.Origins = append(info.Origins, fmt.Sprintf("%s (%d keys)", o.Origin, len(o.LocalStorage)))
@@ -221,7 +221,7 @@ func loadStorageState(ctx context.Context, env *Env, d *door, in storageStateArg
 	if err != nil {
 		return nil, err
 	}
-	st, err := browser.ParseStorageState(data)
+	st, err := driver.ParseStorageState(data)
 	if err != nil {
 		return nil, browserArgError(err, "give a file written by save_storage_state or Playwright's storageState")
 	}

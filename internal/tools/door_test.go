@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // doorOnly are the calls that only the registry's door (tab.go) and the
@@ -76,7 +76,7 @@ func TestWithChanges(t *testing.T) {
 		Changes *Changes `json:"changes"`
 	}
 	type withEmbedded struct {
-		*browser.NavResult
+		*driver.NavResult
 		Changes *Changes `json:"changes,omitempty"`
 	}
 	tests := []struct {
@@ -87,7 +87,7 @@ func TestWithChanges(t *testing.T) {
 		{"map", map[string]any{"key": "k"}, `{"changes":{"url":"u"},"key":"k"}`},
 		{"struct", withField{A: 1}, `{"a":1,"changes":{"url":"u"}}`},
 		{"pointer", &withField{A: 2}, `{"a":2,"changes":{"url":"u"}}`},
-		{"embedded", withEmbedded{NavResult: &browser.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
+		{"embedded", withEmbedded{NavResult: &driver.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
 		{"no field", struct{ A int }{1}, "error"},
 		{"nil", nil, "error"},
 	}
@@ -121,12 +121,12 @@ func TestAsErrorFollowsTheWrapping(t *testing.T) {
 		message string
 	}{
 		{"a disconnect caused by a crash is a crash",
-			&cdp.DisconnectedError{Method: "m", Cause: &browser.CrashedError{}}, BrowserCrashed, "the browser crashed during the call"},
+			&cdp.DisconnectedError{Method: "m", Cause: &driver.CrashedError{}}, BrowserCrashed, "the browser crashed during the call"},
 		{"a disconnect alone", &cdp.DisconnectedError{Method: "m"}, BrowserCrashed, "the browser went away during the call"},
-		{"a renderer crash failing a pending call", fmt.Errorf("x: %w", browser.ErrTargetCrashed), TargetCrashed, "the tab's renderer crashed"},
+		{"a renderer crash failing a pending call", fmt.Errorf("x: %w", driver.ErrTargetCrashed), TargetCrashed, "the tab's renderer crashed"},
 		{"a step timeout around a deadline", &stepTimeout{Tool: "click", Step: "aiming", Err: context.DeadlineExceeded}, Timeout, "click timed out after 0s while aiming"},
-		{"an element error around its cause", fmt.Errorf("x: %w", &browser.ElementError{Ref: "e3", Err: browser.ErrRefStale}), RefStale, "e3 belongs to a page state that is gone"},
-		{"a sentinel an element error does not wrap falls through", browser.ErrRefStale, Internal, browser.ErrRefStale.Error()},
+		{"an element error around its cause", fmt.Errorf("x: %w", &driver.ElementError{Ref: "e3", Err: driver.ErrRefStale}), RefStale, "e3 belongs to a page state that is gone"},
+		{"a sentinel an element error does not wrap falls through", driver.ErrRefStale, Internal, driver.ErrRefStale.Error()},
 		{"a deadline in a cancelled call", errors.Join(context.Canceled, context.DeadlineExceeded), Timeout, errors.Join(context.Canceled, context.DeadlineExceeded).Error()},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type listDownloadsArgs struct{}
@@ -27,9 +27,9 @@ func listDownloads(ctx context.Context, env *Env, _ listDownloadsArgs) (*Result,
 	}
 	list := b.Downloads(env.Scope)
 	if list == nil {
-		list = []browser.Download{}
+		list = []driver.Download{}
 	}
 	return &Result{Data: struct {
-		Downloads []browser.Download `json:"downloads"`
+		Downloads []driver.Download `json:"downloads"`
 	}{list}}, nil
 }

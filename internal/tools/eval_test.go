@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestEvaluateScriptDisabled checks that evaluate_script is refused before
@@ -40,7 +41,7 @@ func TestEvalArgList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []browser.EvalArg{{Ref: "e12"}, {Ref: "@e3"}, {Value: []byte(`"e"`)}, {Value: []byte(`"hello"`)}, {Value: []byte(`12.5`)},
+	want := []driver.EvalArg{{Ref: "e12"}, {Ref: "@e3"}, {Value: []byte(`"e"`)}, {Value: []byte(`"hello"`)}, {Value: []byte(`12.5`)},
 		{Value: []byte(`null`)}, {Value: []byte(`{"uid":"e1","x":2}`)}, {Value: []byte(`[1]`)}}
 	if len(got) != len(want) {
 		t.Fatalf("got %d args, want %d", len(got), len(want))
@@ -82,7 +83,7 @@ func TestEvaluateScript(t *testing.T) {
 
 	t.Run("element args by ref", func(t *testing.T) {
 		tab := h.tab(t, "")
-		snap, err := tab.Snapshot(t.Context(), browser.SnapshotOptions{})
+		snap, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -59,8 +60,8 @@ func sharedManager(t *testing.T) *browser.Manager {
 // renderer processes); see harnessOptions for a browser of its own.
 type harness struct {
 	env   *Env
-	scope *browser.Scope // nil with a browser of the test's own
-	logs  *logBuffer     // env.Log's output, at debug level
+	scope *driver.Scope // nil with a browser of the test's own
+	logs  *logBuffer    // env.Log's output, at debug level
 	// checkChanges makes call fail the test when a result has no changes
 	// section (every action reports one).
 	checkChanges bool
@@ -102,7 +103,7 @@ func newHarness(t *testing.T, o *harnessOptions) *harness {
 		return h
 	}
 	h.env.Browsers = sharedManager(t)
-	h.scope = browser.NewScope(&browser.ScopeOptions{Isolate: true})
+	h.scope = driver.NewScope(&driver.ScopeOptions{Isolate: true})
 	h.env.Scope = h.scope
 	t.Cleanup(func() {
 		if b := h.env.Browsers.Current(); b != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type savePDFArgs struct {
@@ -54,7 +54,7 @@ func savePDF(ctx context.Context, env *Env, d *door, in savePDFArgs) (*Result, e
 	var n int64
 	path, err := env.Artifacts.Write(name, func(w io.Writer) error {
 		var err error
-		n, err = d.tab.PrintPDF(ctx, browser.PDFOptions{
+		n, err = d.tab.PrintPDF(ctx, driver.PDFOptions{
 			Landscape: in.Landscape, PrintBackground: in.PrintBackground, PageRanges: in.PageRanges}, w)
 		return err
 	})

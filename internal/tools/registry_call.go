@@ -10,18 +10,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // isTimeout reports an error of a call that ran out of time, unless it
 // already says what timed out.
 func isTimeout(err error) bool {
 	var te *Error
-	var wte *browser.WaitTimeoutError
+	var wte *driver.WaitTimeoutError
 	if errors.As(err, &te) || errors.As(err, &wte) {
 		return false
 	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout)
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrTimeout)
 }
 
 // cutShort reports whether err, which does not say it timed out, is still
@@ -62,7 +62,7 @@ type call struct {
 	includeSnapshot bool   // the snapshotArg argument
 
 	mu   sync.Mutex
-	held map[browser.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release
+	held map[driver.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release
 }
 
 type callKey struct{}
@@ -74,17 +74,17 @@ func callFrom(ctx context.Context) *call {
 }
 
 // hold records that the call holds tab's slot until it ends.
-func (c *call) hold(tab browser.TabDriver, release func()) {
+func (c *call) hold(tab driver.TabDriver, release func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.held == nil {
-		c.held = make(map[browser.TabDriver]func())
+		c.held = make(map[driver.TabDriver]func())
 	}
 	c.held[tab] = release
 }
 
 // holds reports whether the call holds tab's slot.
-func (c *call) holds(tab browser.TabDriver) bool {
+func (c *call) holds(tab driver.TabDriver) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.held[tab]

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // decoding webp captures for the inline copy
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The inline copy of a screenshot, the one the model sees, stays within
@@ -129,7 +129,7 @@ func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (
 		}
 	}
 	progress(ctx, "capturing")
-	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{
+	shot, err := tab.Screenshot(ctx, driver.ScreenshotOptions{
 		Format: format, Quality: in.Quality, FullPage: in.FullPage, Ref: in.UID, Selector: in.Selector,
 		MaxPixels: env.MaxScreenshotPixels, MaxBytes: env.MaxImageBytes,
 	})
@@ -170,7 +170,7 @@ func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (
 
 // inlineImage returns shot itself if it is within the inline bounds, else
 // a smaller copy: png stays png if that fits the bytes, otherwise jpeg.
-func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
+func inlineImage(shot *driver.Screenshot) (*driver.Screenshot, error) {
 	if max(shot.Width, shot.Height) <= maxInlineSide && len(shot.Data) <= maxInlineBytes {
 		return shot, nil
 	}
@@ -205,7 +205,7 @@ func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
 			return nil, fmt.Errorf("tools: encoding the inline screenshot: %w", err)
 		}
 		if buf.Len() <= maxInlineBytes || side <= 64 {
-			return &browser.Screenshot{Data: buf.Bytes(), Format: format, Width: w, Height: h}, nil
+			return &driver.Screenshot{Data: buf.Bytes(), Format: format, Width: w, Height: h}, nil
 		}
 		side = side * 3 / 4
 	}

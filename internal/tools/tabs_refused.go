@@ -1,6 +1,6 @@
 package tools
 
-import "github.com/cdpkit/cdpkit/internal/browser"
+import "github.com/cdpkit/cdpkit/internal/driver"
 
 // refusedTabsHint is what an agent can do about tabs closed past its
 // session's tab limit.
@@ -11,7 +11,7 @@ const refusedTabsHint = "the session has as many tabs open as --max-tabs-per-ses
 // on the tabs pages open.
 func noteRefusedTabs(o *before, c *Changes) {
 	r, ok := o.b.(interface {
-		TakeRefusedTabs(*browser.Scope) []browser.RefusedTab
+		TakeRefusedTabs(*driver.Scope) []driver.RefusedTab
 	})
 	if !ok {
 		return

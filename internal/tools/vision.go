@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The vision tools act at coordinates read off a screenshot, for models
@@ -81,7 +81,7 @@ type pointData struct {
 }
 
 // cssPoint maps screenshot pixels to CSS pixels of the viewport.
-func cssPoint(tab browser.TabDriver, x, y float64) (float64, float64) {
+func cssPoint(tab driver.TabDriver, x, y float64) (float64, float64) {
 	s := tab.ImageScale()
 	if s <= 0 {
 		return x, y
@@ -98,7 +98,7 @@ func checkPoint(names ...float64) error {
 	return nil
 }
 
-func pointResult(res *browser.PointResult) *Result {
+func pointResult(res *driver.PointResult) *Result {
 	return &Result{Data: &pointData{X: math.Round(res.X*10) / 10, Y: math.Round(res.Y*10) / 10, Hit: res.Hit}}
 }
 
@@ -120,7 +120,7 @@ func (in *clickAtArgs) check(context.Context, *Env) error {
 
 func clickAt(ctx context.Context, _ *Env, d *door, in clickAtArgs) (*Result, error) {
 	x, y := cssPoint(d.tab, in.X, in.Y)
-	res, err := d.tab.ClickAt(ctx, browser.PointOptions{X: x, Y: y, Button: in.Button, Clicks: in.ClickCount, Modifiers: in.mods})
+	res, err := d.tab.ClickAt(ctx, driver.PointOptions{X: x, Y: y, Button: in.Button, Clicks: in.ClickCount, Modifiers: in.mods})
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (in *dragAtArgs) check(context.Context, *Env) error {
 func dragAt(ctx context.Context, _ *Env, d *door, in dragAtArgs) (*Result, error) {
 	fx, fy := cssPoint(d.tab, in.FromX, in.FromY)
 	tx, ty := cssPoint(d.tab, in.ToX, in.ToY)
-	res, err := d.tab.DragAt(ctx, browser.PointOptions{X: fx, Y: fy}, browser.PointOptions{X: tx, Y: ty})
+	res, err := d.tab.DragAt(ctx, driver.PointOptions{X: fx, Y: fy}, driver.PointOptions{X: tx, Y: ty})
 	if err != nil {
 		return nil, err
 	}
