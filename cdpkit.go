@@ -244,7 +244,7 @@ func New(o *Options) (*Browser, error) {
 	urls := &policy.Policy{AllowedOrigins: o.AllowedOrigins, BlockedOrigins: o.BlockedOrigins,
 		AllowPrivateNetworks: o.AllowPrivateNetworks, BlockLoopback: o.BlockLoopback, FileDirs: fileDirs}
 	bo := browser.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful, WSHeaders: o.WSHeaders, AutoConnect: o.AutoConnect,
-		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, IdleTimeout: o.IdleTimeout, Logger: log, URLPolicy: urls,
+		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log, URLPolicy: urls,
 		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: o.DownloadMax}
 	if err := launchOptions(o, &bo); err != nil {
 		b.removeTemp()
@@ -258,11 +258,15 @@ func New(o *Options) (*Browser, error) {
 		}
 		bo.StorageState = st
 	}
+	var be driver.Backend
 	if backend == tools.BackendFirefox {
-		bo.Backend = firefox.NewBackend(&firefox.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful,
+		be = firefox.NewBackend(&firefox.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful,
 			WSEndpoint: bo.WSEndpoint, CommandTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log, URLPolicy: urls})
+	} else {
+		be = browser.NewManager(&bo).Backend()
 	}
-	b.env = &tools.Env{Browsers: browser.NewManager(&bo), Artifacts: artifacts, Log: log, Timeout: o.Timeout,
+	browsers := driver.NewManager(be, &driver.ManagerOptions{IdleTimeout: o.IdleTimeout, Logger: log})
+	b.env = &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: o.Timeout,
 		QueueLimit: o.QueueLimit, MaxScreenshotPixels: o.MaxScreenshotPixels, MaxImageBytes: o.MaxImageBytes,
 		AllowEval: o.AllowEval, ShowSecrets: o.ShowSecrets, DialogPolicy: dialogs, URLPolicy: urls}
 	if o.UploadRoots != nil {

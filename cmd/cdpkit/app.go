@@ -44,7 +44,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	o := &cdpkit.Options{
 		ExecPath: bo.ExecPath, Args: bo.Args, Headful: bo.Headful,
 		Endpoint: bo.BrowserURL, WSHeaders: bo.WSHeaders, AutoConnect: bo.AutoConnect,
-		CDPTimeout: bo.CDPTimeout, LaunchTimeout: bo.LaunchTimeout, IdleTimeout: bo.IdleTimeout,
+		CDPTimeout: bo.CDPTimeout, LaunchTimeout: bo.LaunchTimeout, IdleTimeout: cfg.browserIdle,
 		ArtifactDir: cfg.artifactDir, UploadRoots: cfg.uploadRoots, Timeout: cfg.toolTimeout, QueueLimit: cfg.queueLimit,
 		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes,
 		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,

@@ -31,7 +31,10 @@ const maxStorageStateFile = 20 << 20
 // config is everything the flags and environment say.
 type config struct {
 	browser browser.Options
-	tools   string // --tools: core, full or a list of names
+	// browserIdle stops the browser after this long without a call
+	// (CDPKIT_IDLE_TIMEOUT); zero means never.
+	browserIdle time.Duration
+	tools       string // --tools: core, full or a list of names
 
 	// serve only
 	listen      string
@@ -304,13 +307,13 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if c.queueLimit, err = envInt("CDPKIT_QUEUE_LIMIT"); err != nil {
 		return nil, err
 	}
-	c.browser.IdleTimeout = defaultIdleTimeout
+	c.browserIdle = defaultIdleTimeout
 	if v := os.Getenv("CDPKIT_IDLE_TIMEOUT"); v == "0" {
-		c.browser.IdleTimeout = 0
+		c.browserIdle = 0
 	} else if d, err := envDuration("CDPKIT_IDLE_TIMEOUT"); err != nil {
 		return nil, err
 	} else if d > 0 {
-		c.browser.IdleTimeout = d
+		c.browserIdle = d
 	}
 	if c.maxPixels, err = envInt("CDPKIT_MAX_SCREENSHOT_PIXELS"); err != nil {
 		return nil, err

@@ -197,9 +197,10 @@ func TestBrowserCrash(t *testing.T) {
 	tmp := privateTempDir(t)
 	base := storageServer(t)
 	m := NewManager(&Options{ExecPath: exe, tempDir: tmp})
-	defer m.Close()
+	dm := driver.NewManager(m.Backend(), nil)
+	defer dm.Close()
 
-	release := m.Use()
+	release := dm.Use()
 	b, err := m.Browser(t.Context())
 	if err != nil {
 		t.Fatalf("Browser: %v", err)
@@ -324,10 +325,11 @@ func TestIdleShutdown(t *testing.T) {
 	exe := browsertest.ExecPath(t)
 	tmp := privateTempDir(t)
 	const idle = 300 * time.Millisecond
-	m := NewManager(&Options{ExecPath: exe, IdleTimeout: idle, tempDir: tmp})
-	defer m.Close()
+	m := NewManager(&Options{ExecPath: exe, tempDir: tmp})
+	dm := driver.NewManager(m.Backend(), &driver.ManagerOptions{IdleTimeout: idle})
+	defer dm.Close()
 
-	release := m.Use()
+	release := dm.Use()
 	b, err := m.Browser(t.Context())
 	if err != nil {
 		t.Fatalf("Browser: %v", err)
@@ -355,7 +357,7 @@ func TestIdleShutdown(t *testing.T) {
 		t.Errorf("profile after the idle shutdown: stat err = %v, want not exist", err)
 	}
 
-	release = m.Use()
+	release = dm.Use()
 	b2, err := m.Browser(t.Context())
 	if err != nil {
 		t.Fatalf("Browser after the idle shutdown: %v", err)

@@ -73,12 +73,8 @@ func (t *Tab) Close(ctx context.Context) error { return t.b.CloseTab(ctx, t) }
 var _ driver.TabDriver = (*Tab)(nil)
 
 // Driver returns the running browser as a Driver, starting (or
-// reconnecting to) it first if needed, as Browser does; with
-// Options.Backend set, the backend's.
+// reconnecting to) it first if needed, as Browser does.
 func (m *Manager) Driver(ctx context.Context) (driver.Driver, error) {
-	if m.opts.Backend != nil {
-		return m.opts.Backend.Driver(ctx)
-	}
 	b, err := m.Browser(ctx)
 	if err != nil {
 		return nil, err

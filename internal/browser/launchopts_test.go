@@ -347,10 +347,11 @@ func TestEgressUpstream(t *testing.T) {
 func TestManagerKeepsUserDataDir(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "profile")
-	m := NewManager(&Options{ExecPath: browsertest.ExecPath(t), UserDataDir: dir, IdleTimeout: 50 * time.Millisecond})
-	defer m.Close()
+	m := NewManager(&Options{ExecPath: browsertest.ExecPath(t), UserDataDir: dir})
+	dm := driver.NewManager(m.Backend(), &driver.ManagerOptions{IdleTimeout: 50 * time.Millisecond})
+	defer dm.Close()
 	for round := range 2 {
-		release := m.Use()
+		release := dm.Use()
 		b, err := m.Browser(t.Context())
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)

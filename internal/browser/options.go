@@ -55,10 +55,6 @@ type Options struct {
 	// LaunchTimeout bounds starting or reaching the browser; zero means 30s.
 	LaunchTimeout time.Duration
 
-	// IdleTimeout makes a [Manager] stop its browser after this long without
-	// a call in flight; zero means never.
-	IdleTimeout time.Duration
-
 	Logger *slog.Logger
 
 	// URLPolicy judges every document request of every frame and tab, in
@@ -113,11 +109,6 @@ type Options struct {
 	// IgnoreHTTPSErrors makes pages load over HTTPS with certificates that
 	// do not verify (self-signed, expired, wrong host).
 	IgnoreHTTPSErrors bool
-
-	// Backend, if set, is the browser the Manager drives instead of a
-	// Chromium: its Driver serves every tool, and Manager.Browser fails
-	// with ErrUnsupported.
-	Backend driver.Backend
 
 	// NoNetworkLog turns each tab's request log off, so that `make bench`
 	// can measure what the log adds to a navigation; list_network_requests

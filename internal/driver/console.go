@@ -56,7 +56,7 @@ type ConsoleMessage struct {
 	Line      int       `json:"line,omitempty"` // 1-based; 0 when unknown
 	Time      time.Time `json:"time"`
 	// Stack holds the top frames as "fn url:line:col", in
-	// [Tab.ConsoleMessage] only.
+	// [TabDriver.ConsoleMessage] only.
 	Stack []string `json:"stack,omitempty"`
 }
 

@@ -11,7 +11,7 @@ var (
 	ErrTargetCrashed = errors.New("browser: the tab crashed")
 
 	// ErrBrowserCrashed means the launched browser's process exited on its
-	// own. The next [Manager.Browser] call starts a new one.
+	// own. The next [Manager.Driver] call starts a new one.
 	ErrBrowserCrashed = errors.New("browser: the browser crashed")
 )
 

@@ -30,7 +30,7 @@ type Dialog struct {
 	// DialogAccepted or DialogDismissed.
 	Handled string `json:"handled"`
 	// Earlier counts the dialogs that closed before this one since the last
-	// report, in [Tab.DialogNote] only.
+	// report, in [TabDriver.DialogNote] only.
 	Earlier int `json:"earlier,omitempty"`
 }
 
@@ -65,7 +65,7 @@ func ParseDialogPolicy(s string) (DialogPolicy, error) {
 // Dialog errors.
 var (
 	// ErrDialogOpen means a JavaScript dialog waits for an answer, so the
-	// page can run nothing until [Tab.HandleDialog] answers it.
+	// page can run nothing until [TabDriver.HandleDialog] answers it.
 	ErrDialogOpen = errors.New("browser: a JavaScript dialog is open")
 	// ErrNoDialog means no dialog waits for an answer.
 	ErrNoDialog = errors.New("browser: no JavaScript dialog is open")

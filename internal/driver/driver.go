@@ -84,7 +84,7 @@ type TabDriver interface {
 	PrintPDF(ctx context.Context, o PDFOptions, w io.Writer) (int64, error)
 	// StartScreencast streams the tab's repaints to sink until the
 	// stream's Stop, the tab's end, or a sink error; see
-	// [Tab.StartScreencast].
+	// [TabDriver.StartScreencast].
 	StartScreencast(ctx context.Context, o ScreencastOptions, sink FrameSink) (ScreencastStream, error)
 
 	SetDialogPolicy(p DialogPolicy)

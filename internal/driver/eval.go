@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// EvalArg is one argument of [Tab.Evaluate]: the element a ref names, or a
+// EvalArg is one argument of [TabDriver.Evaluate]: the element a ref names, or a
 // JSON value.
 type EvalArg struct {
 	Ref   string          // "e12": the element, passed as its DOM node

@@ -58,7 +58,7 @@ type MockRule struct {
 	Context bool `json:"-"`
 }
 
-// Mock is a rule as [Browser.Mocks] reports it.
+// Mock is a rule as the Chromium backend's Mocks reports it.
 type Mock struct {
 	ID int `json:"id"`
 	MockRule
@@ -143,7 +143,7 @@ func isCTL(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
 // ErrInvalidArgument.
 var ErrSharedScope = errors.New("browser: the scope is shared with other sessions")
 
-// MockQuery selects rules for [Browser.Mocks] and [Browser.ClearMocks].
+// MockQuery selects rules for the Chromium backend's Mocks and the Chromium backend's ClearMocks.
 type MockQuery struct {
 	Scope *Scope // only rules made by this scope's tabs; nil means all
 	IDs   []int  // only these rules; all when empty

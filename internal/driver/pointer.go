@@ -43,7 +43,7 @@ func (e *CoveredError) Reason() string {
 
 // ClickOptions say what to click and how.
 type ClickOptions struct {
-	// Ref or Selector names the element (see [Tab.Element]).
+	// Ref or Selector names the element (see [TabDriver.Element]).
 	Ref      string
 	Selector string
 	// Button is "left" (the default), "right" or "middle".
@@ -67,7 +67,7 @@ type ClickResult struct {
 	// Forced is set when the click went through the DOM, not the mouse.
 	Forced bool
 	// Dialog is set when the click opened a JavaScript dialog that waits
-	// for an answer: the page is blocked until [Tab.HandleDialog].
+	// for an answer: the page is blocked until [TabDriver.HandleDialog].
 	Dialog bool
 	// NotSubmitted is set when the click was on a submit button whose
 	// form the browser refused to submit: a control is invalid, and the
@@ -93,7 +93,7 @@ type HoverResult struct {
 }
 
 // DragOptions name the element to drag and the one to drop it on, each by
-// ref or selector (see [Tab.Element]).
+// ref or selector (see [TabDriver.Element]).
 type DragOptions struct {
 	FromRef, FromSelector string
 	ToRef, ToSelector     string

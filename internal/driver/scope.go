@@ -20,7 +20,7 @@ var ErrScopeClosed = errors.New("browser: the session ended")
 //
 // # Lifetime
 //
-// A Scope lives until [Browser.CloseScope], which closes its tabs (and its
+// A Scope lives until the Chromium backend's CloseScope, which closes its tabs (and its
 // browser context) in that browser; a tab opened in a closed scope is
 // closed at once and fails with [ErrScopeClosed].
 //
@@ -44,7 +44,7 @@ type ScopeOptions struct {
 	// MaxTabs bounds the tabs the scope has open at once: opening one
 	// more fails with a [TabLimitError], and a tab its pages open past
 	// the bound (a popup, target=_blank) is closed and reported by
-	// [Browser.TakeRefusedTabs]. Zero means no bound.
+	// the Chromium backend's TakeRefusedTabs. Zero means no bound.
 	MaxTabs int
 	// DownloadDir, with Isolate, is where the downloads of the scope's
 	// browser context are saved, apart from other scopes'; empty means the
@@ -53,7 +53,7 @@ type ScopeOptions struct {
 }
 
 // NewScope returns an empty scope. Its first tab is opened on first use
-// (see [Browser.ResolveIn]).
+// (see the Chromium backend's ResolveIn).
 func NewScope(o *ScopeOptions) *Scope {
 	if o == nil {
 		return &Scope{}
@@ -66,12 +66,12 @@ func NewScope(o *ScopeOptions) *Scope {
 // same.
 func (s *Scope) Isolated() bool { return s.isolate }
 
-// Ended reports whether s was closed (see [Browser.CloseScope]): a backend
+// Ended reports whether s was closed (see the Chromium backend's CloseScope): a backend
 // refuses new tabs in it with ErrScopeClosed.
 func (s *Scope) Ended() bool { return s.closed.Load() }
 
 // End marks s closed; a backend's CloseScope calls it before closing the
-// scope's tabs, as [Browser.CloseScope] does.
+// scope's tabs, as the Chromium backend's CloseScope does.
 func (s *Scope) End() { s.closed.Store(true) }
 
 // MaxTabs is ScopeOptions.MaxTabs: the tabs the scope may have open at

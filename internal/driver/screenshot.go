@@ -65,7 +65,7 @@ type ScreenshotOptions struct {
 	// the page is scrolled to.
 	FullPage bool
 	// Ref or Selector captures one element: a snapshot ref ("e12") or,
-	// when Ref is empty, a CSS selector (see [Tab.Element]). The element is
+	// when Ref is empty, a CSS selector (see [TabDriver.Element]). The element is
 	// scrolled into view. Not with FullPage.
 	Ref      string
 	Selector string

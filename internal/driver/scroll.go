@@ -10,7 +10,7 @@ type ScrollOptions struct {
 	Direction string
 	Pixels    float64
 	// Ref or Selector names an element to scroll into view (see
-	// [Tab.Element]).
+	// [TabDriver.Element]).
 	Ref      string
 	Selector string
 	// X and Y scroll the page to a position; a nil one keeps its axis.

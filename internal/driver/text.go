@@ -1,10 +1,10 @@
 package driver
 
-// DefaultTextChars is the text [Tab.Text] returns when TextOptions.MaxChars
+// DefaultTextChars is the text [TabDriver.Text] returns when TextOptions.MaxChars
 // is zero.
 const DefaultTextChars = 24_000
 
-// TextOptions says what [Tab.Text] reads.
+// TextOptions says what [TabDriver.Text] reads.
 type TextOptions struct {
 	// Ref ("e12") or, when Ref is empty, Selector names the element to
 	// read; with neither, Text reads the page.
@@ -14,7 +14,7 @@ type TextOptions struct {
 	MaxChars int
 }
 
-// TextResult is what [Tab.Text] read.
+// TextResult is what [TabDriver.Text] read.
 type TextResult struct {
 	Text string `json:"-"`
 	// Chars is the length of the whole text, as JavaScript counts it.

@@ -16,7 +16,7 @@ const (
 	StateDetached = "detached" // not in the document
 )
 
-// WaitCondition is what [Tab.WaitFor] waits for: the first of its parts
+// WaitCondition is what [TabDriver.WaitFor] waits for: the first of its parts
 // that holds ends the wait.
 type WaitCondition struct {
 	// Texts: any of them appears in the page's visible text

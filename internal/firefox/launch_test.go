@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
@@ -223,7 +222,7 @@ func TestAttachWSEndpoint(t *testing.T) {
 func TestManagerIdleStopsFirefox(t *testing.T) {
 	exe := browsertest.FirefoxPath(t)
 	be := NewBackend(&Options{ExecPath: exe, LaunchTimeout: 90 * time.Second})
-	m := browser.NewManager(&browser.Options{Backend: be, IdleTimeout: 200 * time.Millisecond})
+	m := driver.NewManager(be, &driver.ManagerOptions{IdleTimeout: 200 * time.Millisecond})
 	defer m.Close()
 	release := m.Use()
 	if _, err := m.Driver(t.Context()); err != nil {

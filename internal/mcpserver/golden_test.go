@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/tools"
@@ -176,7 +177,7 @@ func TestGoldenCallResults(t *testing.T) {
 	// A scope of its own, so the exchange sees only its own tab.
 	env.Scope = driver.NewScope(&driver.ScopeOptions{Isolate: true})
 	t.Cleanup(func() {
-		if b := env.Browsers.Current(); b != nil {
+		if b := browser.ManagerOf(env.Browsers.Backend()).Current(); b != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			b.CloseScope(ctx, env.Scope)

@@ -67,7 +67,7 @@ func browserEnv(t *testing.T) *tools.Env {
 			shared.err = err
 			return
 		}
-		browsers := browser.NewManager(&browser.Options{ExecPath: exe, Logger: log})
+		browsers := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: exe, Logger: log}).Backend(), nil)
 		shared.env = &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 90 * time.Second} // generous: CI machines are loaded
 	})
 	if shared.err != nil {
@@ -229,7 +229,7 @@ func TestHTTPSessionsHaveTheirOwnTabs(t *testing.T) {
 func waitClosed(t *testing.T, env *tools.Env, id string) {
 	t.Helper()
 	browsertest.Eventually(t, 30*time.Second, func() error {
-		all, err := env.Browsers.Current().Pages(t.Context())
+		all, err := browser.ManagerOf(env.Browsers.Backend()).Current().Pages(t.Context())
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/firefox"
@@ -41,7 +40,7 @@ var backendsShared struct {
 	policy    *policy.Policy
 
 	ffOnce sync.Once
-	ff     *browser.Manager
+	ff     *driver.Manager
 }
 
 // backendsPolicy is the URL policy of the package's browsers: the
@@ -70,14 +69,13 @@ func closeBackends() error {
 
 // firefoxManager returns the package's Firefox Manager; it skips the test
 // when no Firefox is installed (a failure with CDPKIT_REQUIRE_BROWSER=1).
-func firefoxManager(t *testing.T) *browser.Manager {
+func firefoxManager(t *testing.T) *driver.Manager {
 	t.Helper()
 	exe := browsertest.FirefoxPath(t)
 	pol := backendsPolicy()
 	backendsShared.ffOnce.Do(func() {
 		log := slog.New(slog.NewTextHandler(&logBuffer{}, nil))
-		backendsShared.ff = browser.NewManager(&browser.Options{Logger: log,
-			Backend: firefox.NewBackend(&firefox.Options{ExecPath: exe, URLPolicy: pol, Logger: log, LaunchTimeout: 2 * time.Minute})})
+		backendsShared.ff = driver.NewManager(firefox.NewBackend(&firefox.Options{ExecPath: exe, URLPolicy: pol, Logger: log, LaunchTimeout: 2 * time.Minute}), &driver.ManagerOptions{Logger: log})
 	})
 	return backendsShared.ff
 }

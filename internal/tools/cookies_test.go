@@ -97,7 +97,7 @@ func TestCookiesAndStorageState(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the saved state does not parse: %v\n%s", err, data)
 	}
-	seeded := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: env.Log, StorageState: st})
+	seeded := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: env.Log, StorageState: st}).Backend(), nil)
 	t.Cleanup(func() { seeded.Close() })
 	other := &Env{Browsers: seeded, Artifacts: env.Artifacts, Log: env.Log, Timeout: env.Timeout}
 	mustRun(t, other, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/app"))

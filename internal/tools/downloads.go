@@ -21,11 +21,15 @@ func downloadTools() []Tool {
 }
 
 func listDownloads(ctx context.Context, env *Env, _ listDownloadsArgs) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	d, err := env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list := b.Downloads(env.Scope)
+	dl, err := role[driver.DownloadLister](env, d, "listing downloads")
+	if err != nil {
+		return nil, err
+	}
+	list := dl.Downloads(env.Scope)
 	if list == nil {
 		list = []driver.Download{}
 	}

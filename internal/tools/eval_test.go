@@ -15,7 +15,7 @@ import (
 // TestEvaluateScriptDisabled checks that evaluate_script is refused before
 // any browser work: the Manager never starts a browser.
 func TestEvaluateScriptDisabled(t *testing.T) {
-	browsers := browser.NewManager(&browser.Options{ExecPath: "/nonexistent/chromium"})
+	browsers := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: "/nonexistent/chromium"}).Backend(), nil)
 	defer browsers.Close()
 	env := testEnv()
 	env.Browsers = browsers
@@ -27,7 +27,7 @@ func TestEvaluateScriptDisabled(t *testing.T) {
 			t.Errorf("hint %q does not say how to enable it", te.Hint)
 		}
 	}
-	if b := browsers.Current(); b != nil {
+	if b := browser.ManagerOf(browsers.Backend()).Current(); b != nil {
 		t.Errorf("a browser was started (pid %d)", b.PID())
 	}
 }

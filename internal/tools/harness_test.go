@@ -28,7 +28,7 @@ const toolTimeout = 60 * time.Second
 // can look for secrets in everything the browser layer logged.
 var shared struct {
 	once sync.Once
-	m    *browser.Manager
+	m    *driver.Manager
 	logs *logBuffer
 }
 
@@ -42,13 +42,13 @@ func TestMain(m *testing.M) {
 }
 
 // sharedManager returns the package's browser Manager.
-func sharedManager(t *testing.T) *browser.Manager {
+func sharedManager(t *testing.T) *driver.Manager {
 	t.Helper()
 	exe := browsertest.ExecPath(t)
 	shared.once.Do(func() {
 		shared.logs = &logBuffer{}
 		log := slog.New(slog.NewTextHandler(shared.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		shared.m = browser.NewManager(&browser.Options{ExecPath: exe, Logger: log, URLPolicy: backendsPolicy()})
+		shared.m = driver.NewManager(browser.NewManager(&browser.Options{ExecPath: exe, Logger: log, URLPolicy: backendsPolicy()}).Backend(), nil)
 	})
 	return shared.m
 }
@@ -94,7 +94,7 @@ func newHarness(t *testing.T, o *harnessOptions) *harness {
 		if bo.Logger == nil {
 			bo.Logger = log
 		}
-		h.env.Browsers = browser.NewManager(&bo)
+		h.env.Browsers = driver.NewManager(browser.NewManager(&bo).Backend(), nil)
 		t.Cleanup(func() {
 			if err := h.env.Browsers.Close(); err != nil {
 				t.Errorf("closing the browser: %v", err)
@@ -106,7 +106,7 @@ func newHarness(t *testing.T, o *harnessOptions) *harness {
 	h.scope = driver.NewScope(&driver.ScopeOptions{Isolate: true})
 	h.env.Scope = h.scope
 	t.Cleanup(func() {
-		if b := h.env.Browsers.Current(); b != nil {
+		if b := browser.ManagerOf(h.env.Browsers.Backend()).Current(); b != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			b.CloseScope(ctx, h.scope)
@@ -224,7 +224,7 @@ func (h *harness) callCtx(ctx context.Context, name, args string) (map[string]an
 // browser returns the harness's browser, starting it if needed.
 func (h *harness) browser(t *testing.T) *browser.Browser {
 	t.Helper()
-	b, err := h.env.Browsers.Browser(t.Context())
+	b, err := browser.ManagerOf(h.env.Browsers.Backend()).Browser(t.Context())
 	if err != nil {
 		t.Fatalf("starting the browser: %v", err)
 	}

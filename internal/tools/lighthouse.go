@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -101,7 +102,11 @@ func lighthouseAudit(ctx context.Context, env *Env, d *door, in lighthouseArgs) 
 	if err != nil {
 		return nil, err
 	}
-	ab, err := env.Browsers.StartAuditBrowser(ctx, cookies)
+	auditor, err := role[driver.Auditor](env, env.Browsers.Backend(), "starting an audit browser")
+	if err != nil {
+		return nil, err
+	}
+	ab, err := auditor.StartAuditBrowser(ctx, cookies)
 	if err != nil {
 		return nil, err
 	}

@@ -162,8 +162,17 @@ func mockHint(err error) string {
 	return "see mock_request's input schema"
 }
 
+// mockLister returns the running browser's mock table.
+func mockLister(ctx context.Context, env *Env) (driver.MockLister, error) {
+	d, err := env.Browsers.Driver(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return role[driver.MockLister](env, d, "listing and clearing mocks")
+}
+
 func listMocks(ctx context.Context, env *Env, _ listMocksArgs) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	b, err := mockLister(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +256,7 @@ func (in *clearMocksArgs) check(context.Context, *Env) error {
 func (in *clearMocksArgs) noTab() bool { return in.All || len(in.IDs) > 0 }
 
 func clearMocks(ctx context.Context, env *Env, d *door, in clearMocksArgs) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	b, err := mockLister(ctx, env)
 	if err != nil {
 		return nil, err
 	}

@@ -309,8 +309,8 @@ func mockEnv(t *testing.T) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log, URLPolicy: pol,
-		Args: []string{"--host-resolver-rules=MAP blocked.test 127.0.0.1, MAP other.test 127.0.0.1"}})
+	browsers := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log, URLPolicy: pol,
+		Args: []string{"--host-resolver-rules=MAP blocked.test 127.0.0.1, MAP other.test 127.0.0.1"}}).Backend(), nil)
 	t.Cleanup(func() {
 		if err := browsers.Close(); err != nil {
 			t.Errorf("closing the browser: %v", err)

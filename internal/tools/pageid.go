@@ -3,7 +3,6 @@ package tools
 import (
 	"sync"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
@@ -30,7 +29,7 @@ type tabNumbers struct {
 
 // numbersKey names the tabs one table numbers.
 type numbersKey struct {
-	m *browser.Manager
+	m *driver.Manager
 	s *driver.Scope // nil: every tab (stdio, the CLI daemon)
 }
 

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
@@ -39,7 +38,7 @@ func (d *pageIDDriver) PagesNow(*driver.Scope) ([]driver.Page, error) {
 func TestPageIDNumbering(t *testing.T) {
 	t.Parallel()
 	d := &pageIDDriver{}
-	env := &Env{Browsers: new(browser.Manager)}
+	env := &Env{Browsers: new(driver.Manager)}
 	scoped := &Env{Browsers: env.Browsers, Scope: driver.NewScope(nil)}
 	t.Cleanup(func() { env.forgetPageIDs(); scoped.forgetPageIDs() })
 	steps := []struct {

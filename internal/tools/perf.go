@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/trace"
@@ -376,7 +375,7 @@ func analyzeFile(ctx context.Context, env *Env, path string) (*trace.Report, err
 var lastTraces sync.Map // traceOwner → string
 
 type traceOwner struct {
-	m *browser.Manager
+	m *driver.Manager
 	s *driver.Scope
 }
 

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/record"
 )
@@ -26,7 +25,7 @@ const streamStopWait = 10 * time.Second
 var recordings = &recordingSet{active: map[recKey]*recording{}, ended: map[recKey]*recording{}}
 
 type recKey struct {
-	m   *browser.Manager
+	m   *driver.Manager
 	tab string
 }
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
@@ -42,7 +41,7 @@ const timeoutArg = "timeout_ms"
 // Env is what handlers work with. It is shared by all calls and must not be
 // changed after the first call.
 type Env struct {
-	Browsers  *browser.Manager
+	Browsers  *driver.Manager
 	Artifacts *policy.Artifacts // where tools write files
 	Log       *slog.Logger
 	// Timeout bounds each tool call that gives no timeout_ms; zero means
