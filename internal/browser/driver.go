@@ -70,7 +70,23 @@ func (t *Tab) StartScreencast(ctx context.Context, o driver.ScreencastOptions, s
 // Close closes the tab and waits until it is gone.
 func (t *Tab) Close(ctx context.Context) error { return t.b.CloseTab(ctx, t) }
 
-var _ driver.TabDriver = (*Tab)(nil)
+// Chromium's tab plays every role.
+var (
+	_ driver.TabDriver       = (*Tab)(nil)
+	_ driver.LocationCache   = (*Tab)(nil)
+	_ driver.NetworkLog      = (*Tab)(nil)
+	_ driver.Mocker          = (*Tab)(nil)
+	_ driver.CookieStore     = (*Tab)(nil)
+	_ driver.Console         = (*Tab)(nil)
+	_ driver.Uploader        = (*Tab)(nil)
+	_ driver.DragScroller    = (*Tab)(nil)
+	_ driver.Pointer         = (*Tab)(nil)
+	_ driver.Emulator        = (*Tab)(nil)
+	_ driver.Screencaster    = (*Tab)(nil)
+	_ driver.Tracer          = (*Tab)(nil)
+	_ driver.HeapSnapshotter = (*Tab)(nil)
+	_ driver.PDFPrinter      = (*Tab)(nil)
+)
 
 // Driver returns the running browser as a Driver, starting (or
 // reconnecting to) it first if needed, as Browser does.

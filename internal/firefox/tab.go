@@ -307,3 +307,10 @@ func (t *Tab) origin() (made bool, opener string) {
 	defer t.b.mu.Unlock()
 	return t.made, t.opener
 }
+
+// The roles Firefox's tab plays beyond the core (driver/contract.go); it
+// lacks the others, and the tools refuse what needs them.
+var (
+	_ driver.TabDriver  = (*Tab)(nil)
+	_ driver.PDFPrinter = (*Tab)(nil)
+)

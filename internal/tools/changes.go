@@ -171,7 +171,8 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if !now[string(o.tab.ID())] {
 		return c, nil // the tab itself closed: there is nowhere to read
 	}
-	if fc, err := o.tab.FileChooser(ctx); err == nil && fc != nil {
+	if up, ok := o.tab.(driver.Uploader); !ok {
+	} else if fc, err := up.FileChooser(ctx); err == nil && fc != nil {
 		hint := "call upload_file with the input's uid and the files"
 		if fc.Ref != "" {
 			hint = "call upload_file with uid " + fc.Ref + " and the files"

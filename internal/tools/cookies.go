@@ -109,7 +109,11 @@ func listCookies(ctx context.Context, env *Env, d *door, in listCookiesArgs) (*R
 		}
 	}
 	tab := d.tab
-	cookies, err := tab.Cookies(ctx, in.URLs)
+	cs, err := role[driver.CookieStore](env, tab, "cookies")
+	if err != nil {
+		return nil, err
+	}
+	cookies, err := cs.Cookies(ctx, in.URLs)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +156,11 @@ func setCookie(ctx context.Context, env *Env, d *door, in setCookieArgs) (*Resul
 	tab := d.tab
 	spec := driver.CookieSpec{URL: in.URL, Cookie: driver.Cookie{Name: in.Name, Value: in.Value, Domain: in.Domain, Path: in.Path,
 		Expires: in.Expires, HTTPOnly: in.HTTPOnly, Secure: in.Secure, SameSite: in.SameSite, PartitionKey: in.PartitionKey}}
-	if err := tab.SetCookie(ctx, spec); err != nil {
+	cs, err := role[driver.CookieStore](env, tab, "cookies")
+	if err != nil {
+		return nil, err
+	}
+	if err := cs.SetCookie(ctx, spec); err != nil {
 		return nil, browserArgError(err, "see set_cookie's input schema; a secure cookie needs an https url")
 	}
 	return &Result{Data: struct {
@@ -170,7 +178,11 @@ func deleteCookies(ctx context.Context, env *Env, d *door, in deleteCookiesArgs)
 		return nil, errorf(InvalidArgs, false, "give name with url or with domain (and path)", "give url or domain with name, one of them")
 	}
 	tab := d.tab
-	n, err := tab.DeleteCookies(ctx, in.Name, in.URL, in.Domain, in.Path)
+	cs, err := role[driver.CookieStore](env, tab, "cookies")
+	if err != nil {
+		return nil, err
+	}
+	n, err := cs.DeleteCookies(ctx, in.Name, in.URL, in.Domain, in.Path)
 	if err != nil {
 		return nil, browserArgError(err, "see delete_cookies' input schema")
 	}
@@ -184,7 +196,11 @@ func saveStorageState(ctx context.Context, env *Env, d *door, in storageStateArg
 		return nil, err
 	}
 	tab := d.tab
-	st, err := tab.SaveStorageState(ctx)
+	cs, err := role[driver.CookieStore](env, tab, "storage state")
+	if err != nil {
+		return nil, err
+	}
+	st, err := cs.SaveStorageState(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +242,11 @@ func loadStorageState(ctx context.Context, env *Env, d *door, in storageStateArg
 		return nil, browserArgError(err, "give a file written by save_storage_state or Playwright's storageState")
 	}
 	tab := d.tab
-	if err := tab.LoadStorageState(ctx, st); err != nil {
+	cs, err := role[driver.CookieStore](env, tab, "storage state")
+	if err != nil {
+		return nil, err
+	}
+	if err := cs.LoadStorageState(ctx, st); err != nil {
 		return nil, browserArgError(err, "check the file's cookies")
 	}
 	return &Result{Data: stateSummary(in.Path, st)}, nil

@@ -148,9 +148,13 @@ func (in *resizeArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func resizePage(ctx context.Context, _ *Env, d *door, in resizeArgs) (*Result, error) {
+func resizePage(ctx context.Context, env *Env, d *door, in resizeArgs) (*Result, error) {
 	v := in.viewport
-	m, err := d.tab.SetViewport(ctx, v)
+	em, err := role[driver.Emulator](env, d.tab, "resize_page")
+	if err != nil {
+		return nil, err
+	}
+	m, err := em.SetViewport(ctx, v)
 	if err != nil {
 		return nil, err
 	}
@@ -224,8 +228,12 @@ func (in *emulateArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func emulate(ctx context.Context, _ *Env, d *door, in emulateArgs) (*Result, error) {
-	e, err := d.tab.Emulate(ctx, in.change)
+func emulate(ctx context.Context, env *Env, d *door, in emulateArgs) (*Result, error) {
+	em, err := role[driver.Emulator](env, d.tab, "emulate")
+	if err != nil {
+		return nil, err
+	}
+	e, err := em.Emulate(ctx, in.change)
 	if err != nil {
 		return nil, err
 	}

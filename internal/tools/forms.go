@@ -300,8 +300,12 @@ func (in *uploadFileArgs) check(ctx context.Context, env *Env) error {
 	return oneElement(in.UID, in.Selector)
 }
 
-func uploadFile(ctx context.Context, _ *Env, d *door, in uploadFileArgs) (*Result, error) {
-	if err := d.tab.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
+func uploadFile(ctx context.Context, env *Env, d *door, in uploadFileArgs) (*Result, error) {
+	up, err := role[driver.Uploader](env, d.tab, "upload_file")
+	if err != nil {
+		return nil, err
+	}
+	if err := up.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
 		return nil, err
 	}
 	return &Result{Data: map[string]any{"files": in.names}}, nil

@@ -98,7 +98,11 @@ func lighthouseAudit(ctx context.Context, env *Env, d *door, in lighthouseArgs) 
 		}
 	}
 	progress(ctx, "starting the audit browser")
-	cookies, err := d.tab.Cookies(ctx, nil)
+	cs, err := role[driver.CookieStore](env, d.tab, "cookies")
+	if err != nil {
+		return nil, err
+	}
+	cookies, err := cs.Cookies(ctx, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,11 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 	// Everything the browser checks (pattern, regex, failRate, reason…) is
 	// checked before anything is armed.
 	tab := d.tab
-	m, err := tab.AddMock(ctx, r)
+	mk, err := role[driver.Mocker](env, tab, "network mocks")
+	if err != nil {
+		return nil, err
+	}
+	m, err := mk.AddMock(ctx, r)
 	if err != nil {
 		if errors.Is(err, driver.ErrInvalidArgument) {
 			return nil, errorf(InvalidArgs, false, mockHint(err), "%s", strings.TrimPrefix(err.Error(), driver.ErrInvalidArgument.Error()+": "))

@@ -46,7 +46,8 @@ func (o *before) location(ctx context.Context) (driver.Location, error) {
 // committed since (no round trip), and no title.
 func beforeLocation(ctx context.Context, tab driver.TabDriver, urlOnly bool) (driver.Location, error) {
 	if urlOnly {
-		if url, ok := tab.LastURL(); ok {
+		if lc, ok := tab.(driver.LocationCache); !ok {
+		} else if url, ok := lc.LastURL(); ok {
 			return driver.Location{URL: url}, nil
 		}
 	}

@@ -108,7 +108,11 @@ func listNetworkRequests(ctx context.Context, env *Env, d *door, in listNetworkA
 	}
 	q := driver.RequestQuery{URL: in.URL, Preserved: in.IncludePreserved, Offset: in.PageIdx * size, Limit: size, Types: in.types, Status: in.status}
 	tab := d.tab
-	reqs, total, err := tab.NetworkRequests(ctx, q)
+	nl, err := role[driver.NetworkLog](env, tab, "the network log")
+	if err != nil {
+		return nil, err
+	}
+	reqs, total, err := nl.NetworkRequests(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +226,11 @@ func getNetworkRequest(ctx context.Context, env *Env, d *door, in getNetworkArgs
 		limit = defaultBodyChars
 	}
 	tab := d.tab
-	rd, err := tab.NetworkRequest(ctx, in.ReqID)
+	nl, err := role[driver.NetworkLog](env, tab, "the network log")
+	if err != nil {
+		return nil, err
+	}
+	rd, err := nl.NetworkRequest(ctx, in.ReqID)
 	var re *driver.RequestError
 	switch {
 	case errors.As(err, &re) && re.Gone:
@@ -242,7 +250,7 @@ func getNetworkRequest(ctx context.Context, env *Env, d *door, in getNetworkArgs
 		out.Duration = rd.Duration.Round(time.Millisecond).String()
 	}
 	if rd.HasBody {
-		body, err := tab.RequestPostData(ctx, in.ReqID)
+		body, err := nl.RequestPostData(ctx, in.ReqID)
 		switch {
 		case errors.Is(err, driver.ErrBodyGone):
 			out.RequestBody = &bodyInfo{Note: "the browser no longer has the body this request sent"}
@@ -253,7 +261,7 @@ func getNetworkRequest(ctx context.Context, env *Env, d *door, in getNetworkArgs
 		}
 	}
 	if rd.Done && rd.Failure == "" {
-		body, binary, err := tab.ResponseBody(ctx, in.ReqID)
+		body, binary, err := nl.ResponseBody(ctx, in.ReqID)
 		switch {
 		case errors.Is(err, driver.ErrBodyGone):
 			out.ResponseBody = &bodyInfo{Note: "the browser no longer has this response's body (evicted, or a redirect)"}

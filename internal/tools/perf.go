@@ -167,7 +167,11 @@ func startTracing(ctx context.Context, env *Env, tab driver.TabDriver, name stri
 	if err := tab.MakeActive(ctx, true); err != nil {
 		return err
 	}
-	return tab.StartTrace(ctx, driver.TraceOptions{Limit: limit, Save: func(r io.Reader) (string, error) {
+	tr, err := role[driver.Tracer](env, tab, "performance traces")
+	if err != nil {
+		return err
+	}
+	return tr.StartTrace(ctx, driver.TraceOptions{Limit: limit, Save: func(r io.Reader) (string, error) {
 		return env.Artifacts.Write(name, func(w io.Writer) error {
 			if !strings.HasSuffix(name, ".gz") {
 				_, err := io.Copy(w, r)
@@ -200,7 +204,11 @@ func startTrace(ctx context.Context, env *Env, d *door, in startTraceArgs) (*Res
 				return nil, err
 			}
 		}
-		e, err := d.tab.Emulate(ctx, driver.EmulationChange{}) // changes nothing; reports what is in effect
+		em, err := role[driver.Emulator](env, d.tab, "emulate")
+		if err != nil {
+			return nil, err
+		}
+		e, err := em.Emulate(ctx, driver.EmulationChange{}) // changes nothing; reports what is in effect
 		if err != nil {
 			return nil, err
 		}
@@ -248,12 +256,16 @@ func fits(ctx context.Context, wait time.Duration, arg string) error {
 // stops, saves and summarizes the trace. The trace is stopped whatever
 // fails on the way.
 func recordAndStop(ctx context.Context, env *Env, tab driver.TabDriver, reload bool, wait time.Duration) (res *Result, err error) {
+	tr, err := role[driver.Tracer](env, tab, "performance traces")
+	if err != nil {
+		return nil, err
+	}
 	stopped := false
 	defer func() {
 		if !stopped {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceReserve)
 			defer cancel()
-			tab.StopTrace(sctx)
+			tr.StopTrace(sctx)
 		}
 	}()
 	if reload {
@@ -267,7 +279,7 @@ func recordAndStop(ctx context.Context, env *Env, tab driver.TabDriver, reload b
 	stopped = true
 	progress(ctx, "stopping and saving the trace")
 	end := heartbeat(ctx, "stopping and saving the trace")
-	f, err := tab.StopTrace(ctx)
+	f, err := tr.StopTrace(ctx)
 	end()
 	if err != nil {
 		return nil, err
@@ -298,7 +310,11 @@ func recordTrace(ctx context.Context, wait time.Duration) error {
 func stopTrace(ctx context.Context, env *Env, d *door, _ stopTraceArgs) (*Result, error) {
 	progress(ctx, "stopping and saving the trace")
 	end := heartbeat(ctx, "stopping and saving the trace")
-	f, err := d.tab.StopTrace(ctx)
+	tr, err := role[driver.Tracer](env, d.tab, "performance traces")
+	if err != nil {
+		return nil, err
+	}
+	f, err := tr.StopTrace(ctx)
 	end()
 	if err != nil {
 		return nil, err

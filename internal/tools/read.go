@@ -110,16 +110,20 @@ func (in *listConsoleArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func listConsoleMessages(ctx context.Context, _ *Env, d *door, in listConsoleArgs) (*Result, error) {
-	tab, levels := d.tab, in.levels
+func listConsoleMessages(ctx context.Context, env *Env, d *door, in listConsoleArgs) (*Result, error) {
+	levels := in.levels
+	con, err := role[driver.Console](env, d.tab, "the console log")
+	if err != nil {
+		return nil, err
+	}
 	size := in.PageSize
 	if size == 0 {
 		size = defaultPageSize
 	}
 	if in.Preserve != nil {
-		tab.SetConsolePreserve(*in.Preserve)
+		con.SetConsolePreserve(*in.Preserve)
 	}
-	msgs, total, err := tab.ConsoleMessages(ctx, driver.ConsoleQuery{Levels: levels, Offset: in.PageIdx * size, Limit: size, Clear: in.Clear})
+	msgs, total, err := con.ConsoleMessages(ctx, driver.ConsoleQuery{Levels: levels, Offset: in.PageIdx * size, Limit: size, Clear: in.Clear})
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +208,12 @@ func (in *getConsoleArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func getConsoleMessage(ctx context.Context, _ *Env, d *door, in getConsoleArgs) (*Result, error) {
-	m, err := d.tab.ConsoleMessage(ctx, in.MsgID)
+func getConsoleMessage(ctx context.Context, env *Env, d *door, in getConsoleArgs) (*Result, error) {
+	con, err := role[driver.Console](env, d.tab, "the console log")
+	if err != nil {
+		return nil, err
+	}
+	m, err := con.ConsoleMessage(ctx, in.MsgID)
 	var ce *driver.ConsoleMessageError
 	switch {
 	case errors.As(err, &ce) && ce.Gone:

@@ -140,7 +140,13 @@ func startRecording(ctx context.Context, env *Env, d *door, in startRecordingArg
 	opts := driver.ScreencastOptions{
 		Format: format, Quality: in.Quality, MaxWidth: in.MaxWidth, MaxHeight: in.MaxHeight, EveryNthFrame: in.EveryNthFrame,
 	}
-	stream, err := d.tab.StartScreencast(ctx, opts, spoolSink{spool})
+	sc, err := role[driver.Screencaster](env, d.tab, "screen recording")
+	if err != nil {
+		spool.Remove()
+		recordings.drop(r)
+		return nil, err
+	}
+	stream, err := sc.StartScreencast(ctx, opts, spoolSink{spool})
 	if err != nil {
 		spool.Remove()
 		recordings.drop(r)

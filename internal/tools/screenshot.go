@@ -160,7 +160,9 @@ func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (
 	}
 	if !in.FullPage && in.UID == "" && in.Selector == "" && shot.Width > 0 {
 		// What the agent sees of the viewport, for the vision tools.
-		tab.SetImageScale(shot.Scale * float64(img.Width) / float64(shot.Width))
+		if p, ok := tab.(driver.Pointer); ok {
+			p.SetImageScale(shot.Scale * float64(img.Width) / float64(shot.Width))
+		}
 	}
 	if img.Width != shot.Width || img.Height != shot.Height || img.Format != shot.Format {
 		data.Inline = &inlineInfo{Format: img.Format, Width: img.Width, Height: img.Height}
