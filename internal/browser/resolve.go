@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/target"
@@ -164,30 +163,9 @@ func (b *Browser) ResolveIn(ctx context.Context, s *driver.Scope, selector strin
 
 // parseSelector turns a selector into a predicate over (index, page).
 func parseSelector(sel string) (func(int, driver.Page) bool, error) {
-	kind, arg, hasArg := strings.Cut(sel, ":")
-	if !hasArg {
-		switch sel {
-		case "", "active":
-			return func(_ int, p driver.Page) bool { return p.Active }, nil
-		}
-		id := target.ID(sel)
-		return func(_ int, p driver.Page) bool { return target.ID(p.ID) == id }, nil
+	ts, err := driver.ParseTabSelector(sel)
+	if err != nil {
+		return nil, err
 	}
-	switch kind {
-	case "index":
-		n, err := strconv.Atoi(arg)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%w: %q: index must be a number ≥ 0", driver.ErrInvalidSelector, sel)
-		}
-		return func(i int, _ driver.Page) bool { return i == n }, nil
-	case "url", "title":
-		if arg == "" {
-			return nil, fmt.Errorf("%w: %q: empty %s substring", driver.ErrInvalidSelector, sel, kind)
-		}
-		if kind == "url" {
-			return func(_ int, p driver.Page) bool { return strings.Contains(p.URL, arg) }, nil
-		}
-		return func(_ int, p driver.Page) bool { return strings.Contains(p.Title, arg) }, nil
-	}
-	return nil, fmt.Errorf("%w: %q: use active, index:N, url:SUBSTR, title:SUBSTR or a tab id", driver.ErrInvalidSelector, sel)
+	return ts.Match, nil
 }

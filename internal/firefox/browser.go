@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
@@ -275,12 +273,16 @@ func (b *Browser) DownloadMark() int { return 0 }
 func (b *Browser) DownloadsSince(context.Context, int, string) []driver.Download { return nil }
 
 // TabIn implements driver.Driver: "active" (or ""), "index:N",
-// "url:SUBSTR", "title:SUBSTR" or a context id.
+// "url:SUBSTR", "title:SUBSTR" or a context id (driver.ParseTabSelector).
+// With no tab active, "active" is the last tab.
 func (b *Browser) TabIn(ctx context.Context, s *driver.Scope, selector string) (driver.TabDriver, error) {
+	sel, err := driver.ParseTabSelector(selector)
+	if err != nil {
+		return nil, err
+	}
 	tabs := b.visible(s)
 	notFound := &driver.TargetNotFoundError{Selector: selector, Open: len(tabs)}
-	switch {
-	case selector == "" || selector == "active":
+	if sel.Active() {
 		active := b.activeOf(s)
 		for _, t := range tabs {
 			if t.id == active {
@@ -291,35 +293,21 @@ func (b *Browser) TabIn(ctx context.Context, s *driver.Scope, selector string) (
 			return b.NewTab(ctx, &driver.TabOptions{Scope: s})
 		}
 		return tabs[len(tabs)-1], nil
-	case strings.HasPrefix(selector, "index:"):
-		i, err := strconv.Atoi(strings.TrimPrefix(selector, "index:"))
-		if err != nil || i < 0 {
-			return nil, fmt.Errorf("%w: %q: index:N wants N ≥ 0", driver.ErrInvalidSelector, selector)
-		}
-		if i >= len(tabs) {
-			return nil, notFound
-		}
-		return tabs[i], nil
-	case strings.HasPrefix(selector, "url:"), strings.HasPrefix(selector, "title:"):
+	}
+	if sel.ByContent() {
 		pages, err := b.PagesIn(ctx, s)
 		if err != nil {
 			return nil, err
 		}
-		byURL := strings.HasPrefix(selector, "url:")
-		want := strings.ToLower(selector[strings.Index(selector, ":")+1:])
 		for i, p := range pages {
-			have := p.Title
-			if byURL {
-				have = p.URL
-			}
-			if strings.Contains(strings.ToLower(have), want) {
+			if sel.Match(i, p) && i < len(tabs) {
 				return tabs[i], nil
 			}
 		}
 		return nil, notFound
 	}
-	for _, t := range tabs {
-		if t.id == selector {
+	for i, t := range tabs {
+		if sel.Match(i, driver.Page{ID: t.id}) {
 			return t, nil
 		}
 	}
