@@ -168,7 +168,7 @@ func (b *Browser) claim(ctx context.Context, s *driver.Scope, id target.ID, acti
 // browser context, and makes s refuse new tabs. Failures are ignored: the
 // tabs may be gone already. The context bounds the CDP calls.
 func (b *Browser) CloseScope(ctx context.Context, s *driver.Scope) {
-	s.MarkClosed()
+	s.End()
 	b.mu.Lock()
 	var ids []target.ID
 	for id, owner := range b.owner {

@@ -66,7 +66,7 @@ func NewScope(o *ScopeOptions) *Scope {
 // same.
 func (s *Scope) Isolated() bool { return s.isolate }
 
-// Ended reports whether s was closed (see the Chromium backend's CloseScope): a backend
+// Ended reports whether s was closed (see Driver.CloseScope): a backend
 // refuses new tabs in it with ErrScopeClosed.
 func (s *Scope) Ended() bool { return s.closed.Load() }
 
@@ -80,10 +80,6 @@ func (s *Scope) MaxTabs() int { return s.maxTabs }
 
 // DownloadDir is ScopeOptions.DownloadDir.
 func (s *Scope) DownloadDir() string { return s.downloadDir }
-
-// MarkClosed records that the scope's session ended; a backend calls it
-// as it closes the scope's tabs.
-func (s *Scope) MarkClosed() { s.closed.Store(true) }
 
 // Seen records serial, a backend's browser, as the first one the scope
 // acted in, unless one is recorded; see TakeReset.
