@@ -21,9 +21,10 @@ func (e *UnsupportedError) Error() string {
 
 func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
 
-// Backend is a browser engine other than the built-in Chromium, such as
-// Firefox over WebDriver BiDi, that a Manager drives instead (see
-// Options.Backend). Implementations are safe for concurrent use.
+// Backend is a browser engine a Manager drives: Chromium over CDP
+// (browser.Manager.Backend) or Firefox over WebDriver BiDi
+// (firefox.NewBackend). It may play the roles in roles.go besides.
+// Implementations are safe for concurrent use.
 type Backend interface {
 	// Name is the backend's name, such as "firefox".
 	Name() string

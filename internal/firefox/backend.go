@@ -8,7 +8,7 @@ import (
 
 // Backend starts Firefox lazily, on the first call that needs it, and a
 // new one in place of one that died. It implements driver.Backend, so a
-// browser.Manager serves the tools from it (browser.Options.Backend).
+// driver.Manager serves the tools from it.
 type Backend struct {
 	o Options
 
