@@ -33,7 +33,7 @@ type Backend interface {
 	Driver(ctx context.Context) (Driver, error)
 	// Current returns the running browser without starting one, or nil.
 	Current() Driver
-	// Stop stops the browser, if any, for being idle (Options.IdleTimeout);
+	// Stop stops the browser, if any, for being idle (ManagerOptions.IdleTimeout);
 	// the next Driver call starts one again.
 	Stop() error
 	// Close stops the browser, if any, and removes what it left on disk;
