@@ -67,7 +67,7 @@ var (
 	_ driver.Auditor     = backend{}
 )
 
-// Downloads implements driver.DownloadLister.
+// Downloads implements driver.DownloadLog.
 func (c chromium) Downloads(s *driver.Scope) []driver.Download { return c.b.Downloads(s) }
 
 // Mocks implements driver.MockLister.
@@ -81,6 +81,7 @@ func (c chromium) ClearMocks(ctx context.Context, q driver.MockQuery) ([]driver.
 }
 
 var (
-	_ driver.DownloadLister = chromium{}
-	_ driver.MockLister     = chromium{}
+	_ driver.DownloadLog = chromium{}
+	_ driver.TabLimiter  = chromium{}
+	_ driver.MockLister  = chromium{}
 )

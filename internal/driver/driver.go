@@ -19,11 +19,6 @@ type Driver interface {
 	// PagesNow is PagesIn from memory, without a round trip to the
 	// browser; a title may lag behind the page's.
 	PagesNow(s *Scope) ([]Page, error)
-	// DownloadMark marks the downloads begun so far; DownloadsSince
-	// returns those tab tabID began after mark, once finished or when
-	// ctx is done.
-	DownloadMark() int
-	DownloadsSince(ctx context.Context, mark int, tabID string) []Download
 	// TabIn returns the tab selector names among those s sees: "active"
 	// (or ""), "index:N", "url:SUBSTR", "title:SUBSTR" or a tab ID.
 	TabIn(ctx context.Context, s *Scope, selector string) (TabDriver, error)

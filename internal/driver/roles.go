@@ -47,9 +47,23 @@ type AuditBrowser interface {
 	Close() error
 }
 
-// DownloadLister lists the downloads the tabs s sees began.
-type DownloadLister interface {
+// Roles a Driver may play beyond the core.
+
+// DownloadLog tracks downloads: Downloads lists those the tabs s sees
+// began; DownloadMark marks the downloads begun so far, and
+// DownloadsSince returns those tab tabID began after mark, once finished
+// or when ctx is done.
+type DownloadLog interface {
 	Downloads(s *Scope) []Download
+	DownloadMark() int
+	DownloadsSince(ctx context.Context, mark int, tabID string) []Download
+}
+
+// TabLimiter enforces ScopeOptions.MaxTabs on the tabs pages open
+// (popups, target=_blank): TakeRefusedTabs reports, once, those it closed
+// for s.
+type TabLimiter interface {
+	TakeRefusedTabs(s *Scope) []RefusedTab
 }
 
 // MockLister lists and clears the request mocks q selects; pruned are

@@ -265,13 +265,6 @@ func (b *Browser) PagesNow(s *driver.Scope) ([]driver.Page, error) {
 	return out, nil
 }
 
-// DownloadMark implements driver.Driver; downloads are not tracked on
-// Firefox.
-func (b *Browser) DownloadMark() int { return 0 }
-
-// DownloadsSince implements driver.Driver; it returns none.
-func (b *Browser) DownloadsSince(context.Context, int, string) []driver.Download { return nil }
-
 // TabIn implements driver.Driver: "active" (or ""), "index:N",
 // "url:SUBSTR", "title:SUBSTR" or a context id (driver.ParseTabSelector).
 // With no tab active, "active" is the last tab.

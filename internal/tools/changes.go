@@ -58,7 +58,10 @@ func observe(ctx context.Context, b driver.Driver, tab driver.TabDriver, urlOnly
 	if err != nil {
 		return nil, err
 	}
-	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]driver.Page), dl: b.DownloadMark()}
+	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]driver.Page)}
+	if dl, ok := b.(driver.DownloadLog); ok {
+		o.dl = dl.DownloadMark()
+	}
 	for _, p := range pages {
 		o.pages[p.ID] = p
 	}
@@ -322,7 +325,11 @@ const downloadWait = 10 * time.Second
 // downloadsSince returns the downloads the tab began since o, once
 // finished (bounded by downloadWait).
 func downloadsSince(ctx context.Context, o *before) []driver.Download {
+	dl, ok := o.b.(driver.DownloadLog)
+	if !ok {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, downloadWait)
 	defer cancel()
-	return o.b.DownloadsSince(ctx, o.dl, o.tab.ID())
+	return dl.DownloadsSince(ctx, o.dl, o.tab.ID())
 }

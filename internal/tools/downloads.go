@@ -25,7 +25,7 @@ func listDownloads(ctx context.Context, env *Env, _ listDownloadsArgs) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	dl, err := role[driver.DownloadLister](env, d, "listing downloads")
+	dl, err := role[driver.DownloadLog](env, d, "listing downloads")
 	if err != nil {
 		return nil, err
 	}

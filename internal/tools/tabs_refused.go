@@ -10,9 +10,7 @@ const refusedTabsHint = "the session has as many tabs open as --max-tabs-per-ses
 // tab limit since the last report, on a backend that enforces the limit
 // on the tabs pages open.
 func noteRefusedTabs(o *before, c *Changes) {
-	r, ok := o.b.(interface {
-		TakeRefusedTabs(*driver.Scope) []driver.RefusedTab
-	})
+	r, ok := o.b.(driver.TabLimiter)
 	if !ok {
 		return
 	}
