@@ -39,7 +39,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/apienv"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
@@ -222,7 +222,7 @@ func New(o *Options) (*Browser, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	dialogs, err := browser.ParseDialogPolicy(string(o.Dialogs))
+	dialogs, err := driver.ParseDialogPolicy(string(o.Dialogs))
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "use report, accept or dismiss"}
 	}
@@ -338,7 +338,7 @@ func (b *Browser) Close() error {
 	err := b.env.Browsers.Close()
 	b.env.Artifacts.Close()
 	b.removeTemp()
-	if errors.Is(err, browser.ErrClosed) {
+	if errors.Is(err, driver.ErrClosed) {
 		return nil
 	}
 	return err

@@ -39,7 +39,7 @@ func Executable(o *Options) (path string, searched []string, err error) {
 // it is not running. ctx bounds the call.
 func (b *Browser) Version(ctx context.Context) (string, error) {
 	if b.backend == tools.BackendChromium {
-		br, err := b.env.Browsers.Browser(ctx)
+		br, err := browser.ManagerOf(b.env.Browsers.Backend()).Browser(ctx)
 		if err != nil {
 			return "", asError(err)
 		}

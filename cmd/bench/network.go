@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // networkResult holds what the request log and mocking cost: the size of
@@ -98,7 +99,7 @@ func benchNetwork(ctx context.Context, log *slog.Logger, cfg *config, scratch st
 			return nil, err
 		}
 		if i == 2 {
-			if _, err := tabs[i].AddMock(ctx, browser.MockRule{URL: "*/never-requested*", Action: browser.MockFulfill}); err != nil {
+			if _, err := tabs[i].AddMock(ctx, driver.MockRule{URL: "*/never-requested*", Action: driver.MockFulfill}); err != nil {
 				return nil, fmt.Errorf("arming the mock rule: %w", err)
 			}
 		}
@@ -120,7 +121,7 @@ func benchNetwork(ctx context.Context, log *slog.Logger, cfg *config, scratch st
 	for g, name := range names {
 		log.Info("navigate p50", "with", name, "ms", took[g].p(50).Milliseconds())
 	}
-	if reqs, _, err := tabs[1].NetworkRequests(ctx, browser.RequestQuery{}); err != nil || len(reqs) < netSubresources+1 {
+	if reqs, _, err := tabs[1].NetworkRequests(ctx, driver.RequestQuery{}); err != nil || len(reqs) < netSubresources+1 {
 		return nil, fmt.Errorf("the log of the last navigation holds %d requests (%v); want the page and its %d images", len(reqs), err, netSubresources)
 	}
 	return res, nil

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -38,12 +38,12 @@ type walked struct {
 // frames show as empty iframe nodes.
 const maxFrameDepth = 4
 
-// Snapshot implements browser.TabDriver: an in-page walk of the DOM
+// Snapshot implements driver.TabDriver: an in-page walk of the DOM
 // (js/snapshot.js) formatted like Chromium's accessibility snapshot, with
 // refs keyed by BiDi shared ids. Frames, cross-origin ones too, are walked
 // in their own browsing contexts, so their elements get refs.
-func (t *Tab) Snapshot(ctx context.Context, o browser.SnapshotOptions) (snapshot.Result, error) {
-	browser.Step(ctx, "reading the page")
+func (t *Tab) Snapshot(ctx context.Context, o driver.SnapshotOptions) (snapshot.Result, error) {
+	driver.Step(ctx, "reading the page")
 	var scope *sharedRef
 	if o.Scope != "" {
 		ref, sel := "", o.Scope
@@ -149,9 +149,9 @@ func convert(w *walked, keys []string, frames []*snapshot.Node) *snapshot.Node {
 	return n
 }
 
-// SnapshotDiff implements browser.TabDriver: the snapshot and its line
+// SnapshotDiff implements driver.TabDriver: the snapshot and its line
 // diff against the last one of the same kind.
-func (t *Tab) SnapshotDiff(ctx context.Context, o browser.SnapshotOptions) (snapshot.Result, snapshot.Changes, error) {
+func (t *Tab) SnapshotDiff(ctx context.Context, o driver.SnapshotOptions) (snapshot.Result, snapshot.Changes, error) {
 	res, err := t.Snapshot(ctx, o)
 	if err != nil {
 		return res, snapshot.Changes{}, err

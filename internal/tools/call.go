@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Bounds of a tool call's deadline.
@@ -65,7 +65,7 @@ func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *R
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ctx, steps := browser.WithSteps(ctx)
+	ctx, steps := driver.WithSteps(ctx)
 	ctx, rec := env.obsStart(ctx, t, steps)
 	defer func() { obsEnd(rec, args, res, err) }() // after the recover below
 	c := &call{tool: t, lease: token, includeSnapshot: full}
@@ -127,11 +127,11 @@ func takeTimeout(raw json.RawMessage) (json.RawMessage, time.Duration, error) {
 // already says what timed out.
 func isTimeout(err error) bool {
 	var te *Error
-	var wte *browser.WaitTimeoutError
+	var wte *driver.WaitTimeoutError
 	if errors.As(err, &te) || errors.As(err, &wte) {
 		return false
 	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout)
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrTimeout)
 }
 
 // cutShort reports whether err, which does not say it timed out, is still
@@ -172,7 +172,7 @@ type call struct {
 	includeSnapshot bool   // the snapshotArg argument
 
 	mu   sync.Mutex
-	held map[browser.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release
+	held map[driver.TabDriver]func() // guarded by mu; the tabs whose slot it holds, and their release
 }
 
 type callKey struct{}
@@ -184,17 +184,17 @@ func callFrom(ctx context.Context) *call {
 }
 
 // hold records that the call holds tab's slot until it ends.
-func (c *call) hold(tab browser.TabDriver, release func()) {
+func (c *call) hold(tab driver.TabDriver, release func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.held == nil {
-		c.held = make(map[browser.TabDriver]func())
+		c.held = make(map[driver.TabDriver]func())
 	}
 	c.held[tab] = release
 }
 
 // holds reports whether the call holds tab's slot.
-func (c *call) holds(tab browser.TabDriver) bool {
+func (c *call) holds(tab driver.TabDriver) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.held[tab]

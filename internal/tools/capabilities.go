@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Capability names something a tool needs from the browser backend. A
@@ -145,7 +145,7 @@ func ForBackend(list []Tool, backend string) []Tool {
 }
 
 func init() {
-	typed(func(_ error, e *browser.UnsupportedError) *Error {
+	typed(func(_ error, e *driver.UnsupportedError) *Error {
 		return &Error{Code: Unsupported, Message: e.Backend + " cannot do " + e.What,
 			Hint: "leave that argument out, or run cdpkit with --browser chromium"}
 	})

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type handleDialogArgs struct {
@@ -26,7 +26,7 @@ func dialogTools() []Tool {
 }
 
 type handleDialogData struct {
-	Dialog *browser.Dialog `json:"dialog"`
+	Dialog *driver.Dialog `json:"dialog"`
 	changed
 }
 
@@ -56,13 +56,13 @@ func handleDialog(ctx context.Context, _ *Env, d *door, in handleDialogArgs) (*R
 const maxDialogMessage = 300
 
 // dialogMessage is DIALOG_OPEN's message.
-func dialogMessage(d browser.Dialog) string {
+func dialogMessage(d driver.Dialog) string {
 	msg := d.Message
 	if utf8.RuneCountInString(msg) > maxDialogMessage {
 		msg = string([]rune(msg)[:maxDialogMessage]) + "…"
 	}
 	article := "a"
-	if d.Type == browser.DialogAlert {
+	if d.Type == driver.DialogAlert {
 		article = "an"
 	}
 	return fmt.Sprintf("%s %s dialog blocks the page: %q", article, d.Type, msg)

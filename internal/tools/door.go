@@ -7,15 +7,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // door is what the registry opened for a call of a Tab tool before its
 // handler runs: the running browser and the tab the call's target names,
 // in the call's scope, with its turn in the tab's queue taken.
 type door struct {
-	b   browser.Driver
-	tab browser.TabDriver
+	b   driver.Driver
+	tab driver.TabDriver
 }
 
 // through is the one door from a tool to a tab. Driven by the tool's
@@ -44,7 +44,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 		}
 		selector = id
 	}
-	browser.Step(ctx, "resolving the target")
+	driver.Step(ctx, "resolving the target")
 	tab, err := env.tabIn(ctx, b, selector)
 	if err != nil {
 		return nil, inPhase(PhaseResolve, err)
@@ -57,7 +57,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 	if err := tab.CheckCrashed(); err != nil && !t.Recovers {
 		return nil, inPhase(PhaseResolve, err)
 	}
-	browser.Step(ctx, "")
+	driver.Step(ctx, "")
 	if err := enterTab(ctx, env, tab); err != nil {
 		return nil, inPhase(PhaseQueue, err)
 	}
@@ -68,7 +68,7 @@ func (t *Tool) through(ctx context.Context, env *Env, common commonArgs, run fun
 		}
 	case DialogClears:
 		if tab.CheckDialog() == nil {
-			return nil, inPhase(PhaseResolve, browser.ErrNoDialog)
+			return nil, inPhase(PhaseResolve, driver.ErrNoDialog)
 		}
 	}
 	// A crashed tab has no page to observe; a tool that recovers it
@@ -118,7 +118,7 @@ func putChanges(data any, c *Changes) error {
 // enterTab makes a call wait its turn on tab: a state-changing call takes
 // the tab's slot (FIFO, bounded by env.QueueLimit) until it ends; a read
 // only waits for a navigation in flight; a NoQueue tool goes at once.
-func enterTab(ctx context.Context, env *Env, tab browser.TabDriver) error {
+func enterTab(ctx context.Context, env *Env, tab driver.TabDriver) error {
 	c := callFrom(ctx)
 	switch {
 	case c == nil || c.tool.NoQueue || c.holds(tab):
@@ -140,14 +140,14 @@ func enterTab(ctx context.Context, env *Env, tab browser.TabDriver) error {
 // session to its own tabs. Through the door, strict mode would acquire
 // an auto lease on the way in and the explicit claim behind it would then
 // meet it. It opens no tab: a selector matching nothing is an error.
-func pickTab(ctx context.Context, env *Env, b browser.Driver, selector string) (browser.TabDriver, error) {
+func pickTab(ctx context.Context, env *Env, b driver.Driver, selector string) (driver.TabDriver, error) {
 	return env.tabIn(ctx, b, selector)
 }
 
 // tabIn resolves a tab selector within env's scope, as the browser does,
 // plus "pageId:N" or a bare "N": the tab whose pageId is N (no browser's
 // tab id is a bare number).
-func (env *Env) tabIn(ctx context.Context, b browser.Driver, selector string) (browser.TabDriver, error) {
+func (env *Env) tabIn(ctx context.Context, b driver.Driver, selector string) (driver.TabDriver, error) {
 	num, ok := strings.CutPrefix(selector, pageIDPrefix)
 	if !ok && selector != "" && strings.Trim(selector, "0123456789") == "" {
 		num, ok = selector, true
@@ -166,7 +166,7 @@ func (env *Env) tabIn(ctx context.Context, b browser.Driver, selector string) (b
 	for id, n := range ids {
 		if n == want {
 			tab, err := b.TabIn(ctx, env.Scope, id)
-			if errors.Is(err, browser.ErrTargetNotFound) {
+			if errors.Is(err, driver.ErrTargetNotFound) {
 				break // closed since: said below as for any number
 			}
 			return tab, err
@@ -176,14 +176,14 @@ func (env *Env) tabIn(ctx context.Context, b browser.Driver, selector string) (b
 	if err != nil {
 		return nil, err
 	}
-	return nil, &browser.TargetNotFoundError{Selector: selector, Open: len(open)}
+	return nil, &driver.TargetNotFoundError{Selector: selector, Open: len(open)}
 }
 
 // closeLeased closes the tab id names, within scope, for a lease just
 // given back (release_page by token: the token was the authority) or
 // reaped (its owner is gone or it expired). It reports whether the tab was
 // there to close.
-func closeLeased(ctx context.Context, b browser.Driver, scope *browser.Scope, id string) (bool, error) {
+func closeLeased(ctx context.Context, b driver.Driver, scope *driver.Scope, id string) (bool, error) {
 	tab, err := b.TabIn(ctx, scope, id)
 	if err != nil {
 		return false, nil

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // doorOnly are the calls that only the registry's door (door.go) and the
@@ -78,7 +78,7 @@ func TestPutChanges(t *testing.T) {
 		changed
 	}
 	type withEmbedded struct {
-		*browser.NavResult
+		*driver.NavResult
 		changedIfAny
 	}
 	type plainField struct {
@@ -91,7 +91,7 @@ func TestPutChanges(t *testing.T) {
 	}{
 		{"map", changesMap{"key": "k"}, `{"changes":{"url":"u"},"key":"k"}`},
 		{"pointer", &withField{A: 2}, `{"a":2,"changes":{"url":"u"}}`},
-		{"embedded", &withEmbedded{NavResult: &browser.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
+		{"embedded", &withEmbedded{NavResult: &driver.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
 		{"not a pointer", withField{A: 1}, "error"},
 		{"plain map", map[string]any{"key": "k"}, "error"},
 		{"a field of its own", &plainField{}, "error"},
@@ -154,12 +154,12 @@ func TestAsErrorFollowsTheWrapping(t *testing.T) {
 		message string
 	}{
 		{"a disconnect caused by a crash is a crash",
-			&cdp.DisconnectedError{Method: "m", Cause: &browser.CrashedError{}}, BrowserCrashed, "the browser crashed during the call"},
+			&cdp.DisconnectedError{Method: "m", Cause: &driver.CrashedError{}}, BrowserCrashed, "the browser crashed during the call"},
 		{"a disconnect alone", &cdp.DisconnectedError{Method: "m"}, BrowserCrashed, "the browser went away during the call"},
-		{"a renderer crash failing a pending call", fmt.Errorf("x: %w", browser.ErrTargetCrashed), TargetCrashed, "the tab's renderer crashed"},
+		{"a renderer crash failing a pending call", fmt.Errorf("x: %w", driver.ErrTargetCrashed), TargetCrashed, "the tab's renderer crashed"},
 		{"a step timeout around a deadline", &stepTimeout{Tool: "click", Step: "aiming", Err: context.DeadlineExceeded}, Timeout, "click timed out after 0s while aiming"},
-		{"an element error around its cause", fmt.Errorf("x: %w", &browser.ElementError{Ref: "e3", Err: browser.ErrRefStale}), RefStale, "e3 belongs to a page state that is gone"},
-		{"a sentinel an element error does not wrap falls through", browser.ErrRefStale, Internal, browser.ErrRefStale.Error()},
+		{"an element error around its cause", fmt.Errorf("x: %w", &driver.ElementError{Ref: "e3", Err: driver.ErrRefStale}), RefStale, "e3 belongs to a page state that is gone"},
+		{"a sentinel an element error does not wrap falls through", driver.ErrRefStale, Internal, driver.ErrRefStale.Error()},
 		{"a deadline in a cancelled call", errors.Join(context.Canceled, context.DeadlineExceeded), Timeout, errors.Join(context.Canceled, context.DeadlineExceeded).Error()},
 	}
 	for _, tt := range tests {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
@@ -16,18 +16,18 @@ import (
 // Env is what handlers work with. It is shared by all calls and must not be
 // changed after the first call.
 type Env struct {
-	Browsers  *browser.Manager
+	Browsers  *driver.Manager
 	Artifacts *policy.Artifacts // where tools write files
 	Log       *slog.Logger
 	// Timeout bounds each tool call that gives no timeout_ms; zero means
 	// DefaultTimeout, and more than MaxTimeout means MaxTimeout.
 	Timeout time.Duration
 	// QueueLimit is how many state-changing calls may wait for one tab;
-	// zero means browser.DefaultQueueLimit.
+	// zero means driver.DefaultQueueLimit.
 	QueueLimit int
 	// MaxScreenshotPixels and MaxImageBytes bound a screenshot's width ×
-	// height and encoded size; zero means browser.DefaultMaxScreenshotPixels
-	// and browser.DefaultMaxImageBytes.
+	// height and encoded size; zero means driver.DefaultMaxScreenshotPixels
+	// and driver.DefaultMaxImageBytes.
 	MaxScreenshotPixels int
 	MaxImageBytes       int
 	// UploadRoots are directories upload_file may read files from, besides
@@ -41,8 +41,8 @@ type Env struct {
 	// in the page; it is off by default.
 	AllowEval bool
 	// DialogPolicy says which JavaScript dialogs cdpkit answers by itself;
-	// "" means browser.DialogsReport.
-	DialogPolicy browser.DialogPolicy
+	// "" means driver.DialogsReport.
+	DialogPolicy driver.DialogPolicy
 	// URLPolicy checks the URLs tools are asked to open, before the
 	// browser's own guard does; nil means the defaults of policy.Policy.
 	URLPolicy *policy.Policy
@@ -51,7 +51,7 @@ type Env struct {
 	ShowSecrets bool
 	// Scope is the client's own tabs (one per HTTP session); nil means
 	// every tab (stdio, the CLI daemon).
-	Scope *browser.Scope
+	Scope *driver.Scope
 	// Leases is the tab lease store shared by every cdpkit process on the
 	// machine; nil turns leases off (claim_page fails, lease is refused).
 	Leases *lease.Store
@@ -101,7 +101,7 @@ type Env struct {
 func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx context.Context)) {
 	e := *env
 	e.Client = newClientID()
-	so := &browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs}
+	so := &driver.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs}
 	var own *policy.Artifacts
 	if isolate && env.Artifacts != nil {
 		var err error
@@ -114,7 +114,7 @@ func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx c
 			so.DownloadDir = filepath.Join(own.Dir(), "downloads")
 		}
 	}
-	e.Scope = browser.NewScope(so)
+	e.Scope = driver.NewScope(so)
 	return &e, func(ctx context.Context) {
 		e.forgetPageIDs()
 		if d := env.Browsers.CurrentDriver(); d != nil {

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type evalArgs struct {
@@ -18,7 +18,7 @@ type evalArgs struct {
 
 	IncludeSnapshot bool `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
 
-	args []browser.EvalArg // by check
+	args []driver.EvalArg // by check
 }
 
 func evalTools() []Tool {
@@ -70,9 +70,9 @@ func (in *evalArgs) check(_ context.Context, env *Env) error {
 }
 
 func evaluateScript(ctx context.Context, env *Env, d *door, in evalArgs) (*Result, error) {
-	lim := browser.EvalInline
+	lim := driver.EvalInline
 	if in.SavePath != "" {
-		lim = browser.EvalFile
+		lim = driver.EvalFile
 	}
 	res, err := d.tab.Evaluate(ctx, in.Function, in.args, lim)
 	if err != nil {
@@ -101,13 +101,13 @@ func evaluateScript(ctx context.Context, env *Env, d *door, in evalArgs) (*Resul
 
 // evalArgList turns the tool's arguments into the browser's: refs to
 // elements, the rest JSON values.
-func evalArgList(in []any) ([]browser.EvalArg, error) {
-	out := make([]browser.EvalArg, 0, len(in))
+func evalArgList(in []any) ([]driver.EvalArg, error) {
+	out := make([]driver.EvalArg, 0, len(in))
 	for i, a := range in {
 		switch v := a.(type) {
 		case string:
 			if refArg.MatchString(v) {
-				out = append(out, browser.EvalArg{Ref: v})
+				out = append(out, driver.EvalArg{Ref: v})
 				continue
 			}
 		case map[string]any:
@@ -116,7 +116,7 @@ func evalArgList(in []any) ([]browser.EvalArg, error) {
 				if !ok || !refArg.MatchString(ref) {
 					return nil, errorf(InvalidArgs, false, "a uid is a snapshot ref such as e12", "args[%d].uid is not a ref", i)
 				}
-				out = append(out, browser.EvalArg{Ref: ref})
+				out = append(out, driver.EvalArg{Ref: ref})
 				continue
 			}
 		}
@@ -124,7 +124,7 @@ func evalArgList(in []any) ([]browser.EvalArg, error) {
 		if err != nil {
 			return nil, errorf(InvalidArgs, false, "pass JSON values", "args[%d]: %v", i, err)
 		}
-		out = append(out, browser.EvalArg{Value: raw})
+		out = append(out, driver.EvalArg{Value: raw})
 	}
 	return out, nil
 }

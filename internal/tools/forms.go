@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -122,7 +122,7 @@ func needElement(uid, selector string) error {
 }
 
 type fillResult struct {
-	*browser.FillResult
+	*driver.FillResult
 	changed
 }
 
@@ -143,7 +143,7 @@ func fill(ctx context.Context, _ *Env, d *door, in fillArgs) (*Result, error) {
 type filledField struct {
 	UID      string `json:"uid,omitempty"`
 	Selector string `json:"selector,omitempty"`
-	*browser.FillResult
+	*driver.FillResult
 }
 
 func (in *fillFormArgs) check(context.Context, *Env) error {
@@ -167,7 +167,7 @@ func fillForm(ctx context.Context, _ *Env, d *door, in fillFormArgs) (*Result, e
 	filled := make([]filledField, 0, len(in.Elements))
 	for i, f := range in.Elements {
 		fctx, err := f.prepare(ctx, d.tab)
-		var res *browser.FillResult
+		var res *driver.FillResult
 		if err == nil {
 			res, err = d.tab.Fill(fctx, f.UID, f.Selector, f.Value)
 		}
@@ -300,8 +300,12 @@ func (in *uploadFileArgs) check(ctx context.Context, env *Env) error {
 	return oneElement(in.UID, in.Selector)
 }
 
-func uploadFile(ctx context.Context, _ *Env, d *door, in uploadFileArgs) (*Result, error) {
-	if err := d.tab.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
+func uploadFile(ctx context.Context, env *Env, d *door, in uploadFileArgs) (*Result, error) {
+	up, err := role[driver.Uploader](env, d.tab, "upload_file")
+	if err != nil {
+		return nil, err
+	}
+	if err := up.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
 		return nil, err
 	}
 	return &Result{Data: changesMap{"files": in.names}}, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -96,11 +97,19 @@ func lighthouseAudit(ctx context.Context, env *Env, d *door, in lighthouseArgs) 
 		}
 	}
 	progress(ctx, "starting the audit browser")
-	cookies, err := d.tab.Cookies(ctx, nil)
+	cs, err := role[driver.CookieStore](env, d.tab, "cookies")
 	if err != nil {
 		return nil, err
 	}
-	ab, err := env.Browsers.StartAuditBrowser(ctx, cookies)
+	cookies, err := cs.Cookies(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	auditor, err := role[driver.Auditor](env, env.Browsers.Backend(), "starting an audit browser")
+	if err != nil {
+		return nil, err
+	}
+	ab, err := auditor.StartAuditBrowser(ctx, cookies)
 	if err != nil {
 		return nil, err
 	}

@@ -34,9 +34,10 @@ var driverMethodNeeds = map[string]Capability{
 	"TakeRefusedTabs": "",                       // where a backend enforces a scope's tab limit on pages
 	"DownloadMark":    "", "DownloadsSince": "", // every backend answers, with none if it cannot
 	"Backend": CapLeases, "Identity": CapLeases,
-	// Reached on the Chromium browser itself, for now.
-	"Browser.Downloads": CapDownloads, "Browser.Mocks": CapNetworkMock, "Browser.ClearMocks": CapNetworkMock,
-	"Manager.StartAuditBrowser": CapAuditLighthouse,
+	// Browser-level roles (internal/driver's roles.go).
+	"DownloadLog.Downloads": CapDownloads, "MockLister.Mocks": CapNetworkMock, "MockLister.ClearMocks": CapNetworkMock,
+	"Auditor.StartAuditBrowser": CapAuditLighthouse, "AuditBrowser.Port": CapAuditLighthouse,
+	"Backend.Name": "", // names the backend in an Unsupported error (tools.role)
 
 	// The tab: who it is, where, and its queue and health (the door's).
 	"ID": "", "Scope": "", "LastURL": "", "Settle": "",

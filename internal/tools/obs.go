@@ -8,7 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/telemetry"
 )
@@ -36,14 +36,14 @@ func (env *Env) telemetry() *telemetry.Telemetry {
 
 // obsStart starts recording a call of t: its span (a child of a client's
 // traceparent in ctx), and a child span per step the browser names.
-func (env *Env) obsStart(ctx context.Context, t *Tool, steps *browser.Steps) (context.Context, *telemetry.Call) {
+func (env *Env) obsStart(ctx context.Context, t *Tool, steps *driver.Steps) (context.Context, *telemetry.Call) {
 	ctx, c := env.telemetry().StartCall(ctx, t.Name, env.obsSessionID(), obsPhase(t))
 	steps.Watch(c.Step)
 	return ctx, c
 }
 
 // obsTarget notes the tab the door resolved for the call ctx bounds.
-func obsTarget(ctx context.Context, tab browser.TabDriver) {
+func obsTarget(ctx context.Context, tab driver.TabDriver) {
 	telemetry.CallFrom(ctx).SetTarget(tab.ID())
 }
 

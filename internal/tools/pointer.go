@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 )
 
@@ -135,7 +135,7 @@ func click(ctx context.Context, _ *Env, d *door, in clickArgs) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.tab.Click(ctx, browser.ClickOptions{
+	res, err := d.tab.Click(ctx, driver.ClickOptions{
 		Ref: in.UID, Selector: in.Selector, Button: in.Button, Double: in.DblClick, Modifiers: in.mods, Force: in.Force,
 	})
 	if err != nil {
@@ -174,8 +174,12 @@ func (in *dragArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func dragTool(ctx context.Context, _ *Env, d *door, in dragArgs) (*Result, error) {
-	res, err := d.tab.Drag(ctx, browser.DragOptions{FromRef: in.FromUID, FromSelector: in.FromSelector, ToRef: in.ToUID, ToSelector: in.ToSelector})
+func dragTool(ctx context.Context, env *Env, d *door, in dragArgs) (*Result, error) {
+	ds, err := role[driver.DragScroller](env, d.tab, "drag")
+	if err != nil {
+		return nil, err
+	}
+	res, err := ds.Drag(ctx, driver.DragOptions{FromRef: in.FromUID, FromSelector: in.FromSelector, ToRef: in.ToUID, ToSelector: in.ToSelector})
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +187,7 @@ func dragTool(ctx context.Context, _ *Env, d *door, in dragArgs) (*Result, error
 }
 
 type scrollData struct {
-	*browser.ScrollResult
+	*driver.ScrollResult
 	changed
 }
 
@@ -219,7 +223,11 @@ func (in *scrollArgs) check(context.Context, *Env) error {
 // there stops at the bottom.
 const pageEnd = 1 << 30
 
-func scroll(ctx context.Context, _ *Env, d *door, in scrollArgs) (*Result, error) {
+func scroll(ctx context.Context, env *Env, d *door, in scrollArgs) (*Result, error) {
+	ds, err := role[driver.DragScroller](env, d.tab, "scroll")
+	if err != nil {
+		return nil, err
+	}
 	switch in.Direction {
 	case "top", "bottom":
 		y := 0.0
@@ -228,7 +236,7 @@ func scroll(ctx context.Context, _ *Env, d *door, in scrollArgs) (*Result, error
 		}
 		in.Direction, in.Y = "", &y
 	}
-	res, err := d.tab.Scroll(ctx, browser.ScrollOptions{
+	res, err := ds.Scroll(ctx, driver.ScrollOptions{
 		Direction: in.Direction, Pixels: in.Pixels, Ref: in.UID, Selector: in.Selector, X: in.X, Y: in.Y,
 	})
 	if err != nil {

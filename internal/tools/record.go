@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/record"
 )
@@ -137,10 +137,16 @@ func startRecording(ctx context.Context, env *Env, d *door, in startRecordingArg
 		return nil, err
 	}
 	progress(ctx, "starting the screencast")
-	opts := browser.ScreencastOptions{
+	opts := driver.ScreencastOptions{
 		Format: format, Quality: in.Quality, MaxWidth: in.MaxWidth, MaxHeight: in.MaxHeight, EveryNthFrame: in.EveryNthFrame,
 	}
-	stream, err := d.tab.StartScreencast(ctx, opts, spoolSink{spool})
+	sc, err := role[driver.Screencaster](env, d.tab, "screen recording")
+	if err != nil {
+		spool.Remove()
+		recordings.drop(r)
+		return nil, err
+	}
+	stream, err := sc.StartScreencast(ctx, opts, spoolSink{spool})
 	if err != nil {
 		spool.Remove()
 		recordings.drop(r)

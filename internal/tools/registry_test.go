@@ -12,8 +12,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -110,10 +110,10 @@ func TestAsError(t *testing.T) {
 		err  error
 		code Code
 	}{
-		{&browser.NoBrowserError{Reason: "r", Hint: "h"}, NoBrowser},
-		{fmt.Errorf("x: %w", &browser.TargetNotFoundError{Selector: "index:3"}), TargetNotFound},
-		{fmt.Errorf("%w: bad", browser.ErrInvalidSelector), InvalidArgs},
-		{&browser.NavigationError{URL: "u", Text: "net::ERR_FAILED"}, NavigationFailed},
+		{&driver.NoBrowserError{Reason: "r", Hint: "h"}, NoBrowser},
+		{fmt.Errorf("x: %w", &driver.TargetNotFoundError{Selector: "index:3"}), TargetNotFound},
+		{fmt.Errorf("%w: bad", driver.ErrInvalidSelector), InvalidArgs},
+		{&driver.NavigationError{URL: "u", Text: "net::ERR_FAILED"}, NavigationFailed},
 		{fmt.Errorf("x: %w", &cdp.DisconnectedError{Method: "m"}), BrowserCrashed},
 		{&cdp.SessionClosedError{Method: "m"}, TargetClosed},
 		{&cdp.TimeoutError{Method: "m"}, Timeout},
@@ -121,7 +121,7 @@ func TestAsError(t *testing.T) {
 		{context.Canceled, Cancelled},
 		{policy.CheckURL("file:///etc/passwd"), URLBlocked},
 		{policy.CheckURL("nope"), InvalidURL},
-		{browser.ErrClosed, SessionClosed},
+		{driver.ErrClosed, SessionClosed},
 		{&cdp.ProtocolError{Method: "m", Message: "odd"}, Internal},
 		{&Error{Code: DialogOpen, Message: "m"}, DialogOpen},
 	}

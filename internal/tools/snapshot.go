@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -61,12 +61,12 @@ func (in *snapshotArgs) check(_ context.Context, env *Env) error {
 
 func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Result, error) {
 	tab := d.tab
-	o := browser.SnapshotOptions{
+	o := driver.SnapshotOptions{
 		Options: snapshot.Options{Interactive: in.Interactive, URLs: in.URLs, Depth: in.Depth, MaxChars: ceilChars(in.MaxChars)},
 		Scope:   in.Scope,
 	}
 	// Where the tab is does not depend on the snapshot: ask at once.
-	var loc browser.Location
+	var loc driver.Location
 	var locErr error
 	located := make(chan struct{})
 	go func() {

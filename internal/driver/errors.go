@@ -1,10 +1,10 @@
-package browser
+package driver
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/wsconn"
 )
 
 // Errors of the connection to the browser, named here so that callers
@@ -12,11 +12,11 @@ import (
 // them in any error a method returns.
 var (
 	// ErrTimeout means the browser did not answer a command in time.
-	ErrTimeout = cdp.ErrTimeout
+	ErrTimeout = wsconn.ErrTimeout
 	// ErrDisconnected means the connection to the browser is gone.
-	ErrDisconnected = cdp.ErrDisconnected
+	ErrDisconnected = wsconn.ErrDisconnected
 	// ErrSessionClosed means the tab went away during the call.
-	ErrSessionClosed = cdp.ErrSessionClosed
+	ErrSessionClosed = wsconn.ErrSessionClosed
 )
 
 // Sentinel errors. Front-ends map them to agent-facing codes.
@@ -45,6 +45,7 @@ type NoBrowserError struct {
 }
 
 func (e *NoBrowserError) Error() string { return "browser: " + e.Reason }
+
 func (e *NoBrowserError) Unwrap() error { return ErrNoBrowser }
 
 // TargetNotFoundError names the selector that matched nothing.
@@ -56,6 +57,7 @@ type TargetNotFoundError struct {
 func (e *TargetNotFoundError) Error() string {
 	return fmt.Sprintf("browser: no tab matches %q (%d open)", e.Selector, e.Open)
 }
+
 func (e *TargetNotFoundError) Unwrap() error { return ErrTargetNotFound }
 
 // NavigationError carries Chrome's error text, such as
@@ -68,6 +70,7 @@ type NavigationError struct {
 func (e *NavigationError) Error() string {
 	return fmt.Sprintf("browser: navigating to %s: %s", e.URL, e.Text)
 }
+
 func (e *NavigationError) Unwrap() error { return ErrNavigationFailed }
 
 // Element errors. Refs are the short "e12" handles a snapshot prints.

@@ -1,0 +1,11 @@
+package driver
+
+// RequestQuery selects requests of the log.
+type RequestQuery struct {
+	Types     []string // only these resource types; all when empty
+	URL       string   // only URLs containing this
+	Status    []string // only these classes: 1xx … 5xx, "failed", "pending"
+	Preserved bool     // include the navigations before the current one
+	Offset    int      // skip this many matches, oldest first
+	Limit     int      // return at most this many; 0 means all
+}
