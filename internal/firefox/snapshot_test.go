@@ -15,7 +15,9 @@ import (
 // nothing of it (an onclick span, a cursor:pointer div, a tabindex tile, a
 // contenteditable region) get refs as in Chromium, and a list delegating
 // clicks does not; a switch is named by its slotted text, a combobox by
-// an element of its own shadow root, and a slider shows its value.
+// an element of its own shadow root, and a slider shows its value. Text
+// with inline elements in it reads as one line, as in Chromium (a
+// MiniWoB++ utterance was cut at each <span>).
 func TestSnapshotPointablesAndNames(t *testing.T) {
 	t.Parallel()
 	fixtures := browsertest.Server(t, fixturepages.Pages())
@@ -53,5 +55,15 @@ func TestSnapshotPointablesAndNames(t *testing.T) {
 				t.Errorf("%s: %s, want none, in:\n%s", tt.url, l, snap.Text)
 			}
 		}
+	}
+	if _, err := tab.Navigate(ctx, own.URL+"/names.html"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshotOptions(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"Enter \"Eq\" and go."`; !regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(want) + `$`).MatchString(snap.Text) {
+		t.Errorf("no line %s in:\n%s", want, snap.Text)
 	}
 }

@@ -175,8 +175,10 @@ function(scope, maxNodes) {
 	const walk = node => {
 		if (++count > maxNodes) return null;
 		if (node.nodeType === 3) {
-			const s = norm(node.data);
-			return s ? {r: 'StaticText', n: s} : null;
+			// Spaces at the ends stay (collapsed): the text may run on
+			// into an inline element's ("and <b>go</b>").
+			const s = String(node.data).replace(/\s+/g, ' ');
+			return s.trim() ? {r: 'StaticText', n: s} : null;
 		}
 		if (node.nodeType !== 1) return null;
 		const el = node;
@@ -186,6 +188,9 @@ function(scope, maxNodes) {
 		const role = roleOf(el);
 		if (role === '') return null;
 		const n = {r: role};
+		// An inline wrapper (a <span>, <b>) continues the line of text it
+		// is in, as Chromium's tree leaves it out; a generic box starts one.
+		if (role === 'generic' && getComputedStyle(el).display === 'inline') n.r = 'none';
 		const name = nameOf(el, role);
 		if (name) n.n = name;
 		n.k = els.length; els.push(el);
