@@ -44,7 +44,10 @@ func miniwobSite(t *testing.T) string {
 // once the episode has begun.
 type miniwobTask struct {
 	name string
-	run  func(a *widgetAgent, query, snap string)
+	// firefoxGap, if set, says what the Firefox backend lacks for this
+	// task; the task is skipped there, with this reason.
+	firefoxGap string
+	run        func(a *widgetAgent, query, snap string)
 }
 
 // quoted returns the double-quoted strings of s, in order.
@@ -54,6 +57,17 @@ func quoted(s string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// arg returns the i-th double-quoted string of the utterance q, failing
+// the task without one.
+func (a *widgetAgent) arg(q string, i int) string {
+	a.t.Helper()
+	parts := quoted(q)
+	if i >= len(parts) {
+		a.t.Fatalf("the utterance %q has no quoted string number %d", q, i+1)
+	}
+	return parts[i]
 }
 
 // refsOf returns the refs of the lines of text whose role is role (with
@@ -77,17 +91,18 @@ func (a *widgetAgent) nth(text, role string, i int) string {
 }
 
 var miniwobTasks = []miniwobTask{
-	{"click-button", func(a *widgetAgent, q, snap string) {
-		a.do("click", uid(a.find(snap, "button", quoted(q)[0])))
+	{name: "click-button", run: func(a *widgetAgent, q, snap string) {
+		a.do("click", uid(a.find(snap, "button", a.arg(q, 0))))
 	}},
-	{"click-button-sequence", func(a *widgetAgent, q, snap string) {
-		a.do("click", uid(a.find(snap, "button", "ONE")))
-		a.do("click", uid(a.find(snap, "button", "TWO")))
+	{name: "click-button-sequence",
+		firefoxGap: "its click aims only at an element's centre: ONE, partly under TWO here, is refused as covered", run: func(a *widgetAgent, q, snap string) {
+			a.do("click", uid(a.find(snap, "button", "ONE")))
+			a.do("click", uid(a.find(snap, "button", "TWO")))
+		}},
+	{name: "click-link", run: func(a *widgetAgent, q, snap string) {
+		a.do("click", uid(a.find(snap, "clickable", a.arg(q, 0))))
 	}},
-	{"click-link", func(a *widgetAgent, q, snap string) {
-		a.do("click", uid(a.find(snap, "clickable", quoted(q)[0])))
-	}},
-	{"click-checkboxes", func(a *widgetAgent, q, snap string) {
+	{name: "click-checkboxes", run: func(a *widgetAgent, q, snap string) {
 		list := strings.TrimSuffix(strings.TrimPrefix(q, "Select "), " and click Submit.")
 		if list != "nothing" {
 			for _, name := range strings.Split(list, ", ") {
@@ -96,53 +111,52 @@ var miniwobTasks = []miniwobTask{
 		}
 		a.do("click", uid(a.find(snap, "button", "Submit")))
 	}},
-	{"click-option", func(a *widgetAgent, q, snap string) {
+	{name: "click-option", run: func(a *widgetAgent, q, snap string) {
 		name := strings.TrimSuffix(strings.TrimPrefix(q, "Select "), " and click Submit.")
 		a.do("click", uid(a.find(snap, "radio", name)))
 		a.do("click", uid(a.find(snap, "button", "Submit")))
 	}},
-	{"click-tab", func(a *widgetAgent, q, snap string) {
+	{name: "click-tab", run: func(a *widgetAgent, q, snap string) {
 		a.do("click", uid(a.find(snap, "tab", strings.TrimSuffix(strings.TrimPrefix(q, "Click on "), "."))))
 	}},
-	{"click-collapsible", func(a *widgetAgent, q, snap string) {
+	{name: "click-collapsible", run: func(a *widgetAgent, q, snap string) {
 		a.do("click", uid(a.nth(snap, "tab", 0)))
 		a.do("click", uid(a.find(a.snapshot(), "button", "Submit")))
 	}},
-	{"click-dialog", func(a *widgetAgent, q, snap string) {
+	{name: "click-dialog", run: func(a *widgetAgent, q, snap string) {
 		// The "x" is jQuery UI's title-bar button, named "Close".
 		a.do("click", uid(a.find(snap, "button", "Close")))
 	}},
-	{"choose-list", func(a *widgetAgent, q, snap string) {
+	{name: "choose-list", run: func(a *widgetAgent, q, snap string) {
 		item := strings.TrimSuffix(strings.TrimPrefix(q, "Select "), " from the list and click Submit.")
 		a.do("select_option", uid(a.nth(snap, "combobox", 0), "values", fmt.Sprintf("[%q]", item)))
 		a.do("click", uid(a.find(snap, "button", "Submit")))
 	}},
-	{"enter-text", func(a *widgetAgent, q, snap string) {
-		a.do("fill", uid(a.nth(snap, "textbox", 0), "value", strconv.Quote(quoted(q)[0])))
+	{name: "enter-text", run: func(a *widgetAgent, q, snap string) {
+		a.do("fill", uid(a.nth(snap, "textbox", 0), "value", strconv.Quote(a.arg(q, 0))))
 		a.do("click", uid(a.find(snap, "button", "Submit")))
 	}},
-	{"enter-password", func(a *widgetAgent, q, snap string) {
-		pw := strconv.Quote(quoted(q)[0])
+	{name: "enter-password", run: func(a *widgetAgent, q, snap string) {
+		pw := strconv.Quote(a.arg(q, 0))
 		a.do("fill", uid(a.nth(snap, "textbox", 0), "value", pw))
 		a.do("fill", uid(a.nth(snap, "textbox", 1), "value", pw))
 		a.do("click", uid(a.find(snap, "button", "Submit")))
 	}},
-	{"login-user", func(a *widgetAgent, q, snap string) {
-		user, pw := quoted(q)[0], quoted(q)[1]
+	{name: "login-user", run: func(a *widgetAgent, q, snap string) {
+		user, pw := a.arg(q, 0), a.arg(q, 1)
 		a.do("fill_form", fmt.Sprintf(`{"elements":[{"uid":%q,"value":%q},{"uid":%q,"value":%q}]}`,
 			a.nth(snap, "textbox", 0), user, a.nth(snap, "textbox", 1), pw))
 		a.do("click", uid(a.find(snap, "button", "Login")))
 	}},
-	{"focus-text", func(a *widgetAgent, q, snap string) {
+	{name: "focus-text", run: func(a *widgetAgent, q, snap string) {
 		a.do("click", uid(a.nth(snap, "textbox", 0)))
 	}},
-	{"use-autocomplete", func(a *widgetAgent, q, snap string) {
+	{name: "use-autocomplete", run: func(a *widgetAgent, q, snap string) {
 		// "starts with "F" [and ends with "E"]": type the start, then
 		// pick the suggestion that fits.
-		parts := quoted(q)
-		start, end := parts[0], ""
-		if len(parts) > 1 {
-			end = parts[1]
+		start, end := a.arg(q, 0), ""
+		if len(quoted(q)) > 1 {
+			end = a.arg(q, 1)
 		}
 		box := a.nth(snap, "textbox", 0)
 		shown := a.do("type_text", uid(box, "text", strconv.Quote(start)))
@@ -163,56 +177,61 @@ var miniwobTasks = []miniwobTask{
 	}},
 }
 
-// TestMiniWoB solves 14 MiniWoB++ tasks on Chromium and logs the table of
-// reward, calls and characters per task (go test -v -run TestMiniWoB
-// ./internal/tools).
+// TestMiniWoB solves 14 MiniWoB++ tasks on each backend and logs the
+// table of reward, calls and characters per task (go test -v -run
+// TestMiniWoB ./internal/tools).
 func TestMiniWoB(t *testing.T) {
 	t.Parallel()
 	base := miniwobSite(t)
-	type row struct {
-		task         string
-		reward       string
-		calls, chars int
-		failed, done bool
-	}
-	rows := make([]*row, len(miniwobTasks))
-	t.Cleanup(func() {
-		var b strings.Builder
-		fmt.Fprintf(&b, "| task | reward | calls | characters | passed |\n|---|---:|---:|---:|---|\n")
-		for _, r := range rows {
-			if r != nil && r.done {
-				fmt.Fprintf(&b, "| %s | %s | %d | %d | %v |\n", r.task, r.reward, r.calls, r.chars, !r.failed)
-			}
+	eachBackend(t, func(t *testing.T, backend string) {
+		type row struct {
+			task         string
+			reward       string
+			calls, chars int
+			failed, done bool
 		}
-		t.Logf("MiniWoB++ on chromium:\n%s", b.String())
-	})
-	for i, task := range miniwobTasks {
-		t.Run(task.name, func(t *testing.T) {
-			t.Parallel()
-			a := &widgetAgent{t: t, h: backendHarness(t, BackendChromium)}
-			r := &row{task: task.name}
-			rows[i] = r
-			t.Cleanup(func() { r.calls, r.chars, r.failed, r.done = a.calls, a.chars, t.Failed(), true })
-			a.do("navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/miniwob/"+task.name+".html"))
-			// Set-up, as MiniWoB++'s own harness does, not a move of
-			// the policy's: a seed for the task's randomness, and no
-			// 10 s episode timer (a wall-clock bound that a loaded
-			// machine must not fail).
-			a.check(fmt.Sprintf(`(Math.seedrandom(%q), core.EPISODE_MAX_TIME = 3600000, true)`, task.name))
-			started := a.do("click", uid(a.find(a.snapshot(), "clickable", "START")))
-			snap := a.snapshot()
-			query := miniwobUtterance(snap)
-			if query == "" {
-				t.Fatalf("no utterance in:\n%s\n(after START: %s)", snap, started)
+		rows := make([]*row, len(miniwobTasks))
+		t.Cleanup(func() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "| task | reward | calls | characters | passed |\n|---|---:|---:|---:|---|\n")
+			for _, r := range rows {
+				if r != nil && r.done {
+					fmt.Fprintf(&b, "| %s | %s | %d | %d | %v |\n", r.task, r.reward, r.calls, r.chars, !r.failed)
+				}
 			}
-			t.Logf("utterance: %s", query)
-			task.run(a, query, snap)
-			r.reward = a.miniwobReward()
-			if r.reward != "1" {
-				t.Errorf("reward = %s, want 1", r.reward)
-			}
+			t.Logf("MiniWoB++ on %s:\n%s", backend, b.String())
 		})
-	}
+		for i, task := range miniwobTasks {
+			t.Run(task.name, func(t *testing.T) {
+				t.Parallel()
+				if backend == BackendFirefox && task.firefoxGap != "" {
+					t.Skipf("Firefox backend: %s", task.firefoxGap)
+				}
+				a := &widgetAgent{t: t, h: backendHarness(t, backend)}
+				r := &row{task: task.name}
+				rows[i] = r
+				t.Cleanup(func() { r.calls, r.chars, r.failed, r.done = a.calls, a.chars, t.Failed(), true })
+				a.do("navigate_page", fmt.Sprintf(`{"url":%q}`, base+"/miniwob/"+task.name+".html"))
+				// Set-up, as MiniWoB++'s own harness does, not a move of
+				// the policy's: a seed for the task's randomness, and no
+				// 10 s episode timer (a wall-clock bound that a loaded
+				// machine must not fail).
+				a.check(fmt.Sprintf(`(Math.seedrandom(%q), core.EPISODE_MAX_TIME = 3600000, true)`, task.name))
+				started := a.do("click", uid(a.find(a.snapshot(), "clickable", "START")))
+				snap := a.snapshot()
+				query := miniwobUtterance(snap)
+				if query == "" {
+					t.Fatalf("no utterance in:\n%s\n(after START: %s)", snap, started)
+				}
+				t.Logf("utterance: %s", query)
+				task.run(a, query, snap)
+				r.reward = a.miniwobReward()
+				if r.reward != "1" {
+					t.Errorf("reward = %s, want 1", r.reward)
+				}
+			})
+		}
+	})
 }
 
 // miniwobUtterance returns the task's instruction from a snapshot: the
