@@ -467,6 +467,8 @@ func convert(n *accessibility.Node) *snapshot.Node {
 			out.Required = axBool(p.Value)
 		case "focused":
 			out.Focused = axBool(p.Value)
+		case "focusable":
+			out.Focusable = axBool(p.Value)
 		case "readonly":
 			out.Readonly = axBool(p.Value)
 		case "level":

@@ -25,10 +25,8 @@ func TestClickComposedWidgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Firefox names the first switch without its slotted text; it is the
-	// first switch in the snapshot.
 	checked := map[string]string{
-		`switch`:             `document.getElementById('wifi').shadowRoot.querySelector('input').checked`,
+		`switch "Wi-Fi"`:     `document.getElementById('wifi').shadowRoot.querySelector('input').checked`,
 		`switch "Bluetooth"`: `document.getElementById('bt').shadowRoot.querySelector('input').checked`,
 		`checkbox "I agree"`: `document.getElementById('terms').checked`,
 	}

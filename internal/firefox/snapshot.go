@@ -32,6 +32,10 @@ type walked struct {
 	Focused  int       `json:"f"`
 	URL      string    `json:"u"`
 	Children []*walked `json:"c"`
+
+	// Focusable and Clickable, as in snapshot.Node.
+	Focusable int `json:"fo"`
+	Clickable int `json:"cl"`
 }
 
 // maxFrameDepth bounds how deep frames nest into one snapshot; deeper
@@ -64,6 +68,7 @@ func (t *Tab) Snapshot(ctx context.Context, o driver.SnapshotOptions) (snapshot.
 	if err != nil {
 		return snapshot.Result{}, elementErr(o.Scope, "", t.wrap(err))
 	}
+	snapshot.NameClickables(root)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return snapshot.Format(root, func(n *snapshot.Node) string {
@@ -135,7 +140,8 @@ func convert(w *walked, keys []string, frames []*snapshot.Node) *snapshot.Node {
 	}
 	n := &snapshot.Node{Role: w.Role, Name: w.Name, Value: w.Value, Level: w.Level, Checked: w.Checked,
 		Password: w.Password != 0, Required: w.Required != 0, Readonly: w.Readonly != 0, Disabled: w.Disabled != 0,
-		Expanded: w.Expanded != 0, Selected: w.Selected != 0, Focused: w.Focused != 0, URL: w.URL}
+		Expanded: w.Expanded != 0, Selected: w.Selected != 0, Focused: w.Focused != 0, URL: w.URL,
+		Focusable: w.Focusable != 0, Clickable: w.Clickable != 0}
 	if w.Key != nil && *w.Key >= 0 && *w.Key < len(keys) && keys[*w.Key] != "" {
 		n.Key = keys[*w.Key]
 	}
