@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	fixturepages "github.com/cdpkit/cdpkit/internal/fixtures"
 )
 
@@ -41,7 +41,7 @@ func TestSnapshotPointablesAndNames(t *testing.T) {
 		if _, err := tab.Navigate(ctx, tt.url); err != nil {
 			t.Fatal(err)
 		}
-		snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshotOptions(true)})
+		snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{Options: snapshotOptions(true)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestSnapshotPointablesAndNames(t *testing.T) {
 	if _, err := tab.Navigate(ctx, own.URL+"/names.html"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshotOptions(false)})
+	snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{Options: snapshotOptions(false)})
 	if err != nil {
 		t.Fatal(err)
 	}
