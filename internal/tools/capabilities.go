@@ -90,14 +90,51 @@ const (
 	BackendFirefox  = "firefox"
 )
 
-// backendLacks is what each backend cannot do. Chromium has everything.
-var backendLacks = map[string][]Capability{
-	BackendChromium: nil,
-	// Firefox over WebDriver BiDi, as cdpkit drives it so far.
-	BackendFirefox: {CapInputDrag, CapInputScroll, CapFormsUpload, CapConsole,
-		CapNetworkLog, CapNetworkMock, CapCookies, CapStorageState, CapDownloads, CapEmulate,
-		CapEmulateViewport, CapTracePerformance, CapHeapSnapshot, CapAuditLighthouse,
-		CapCaptureScreencast, CapInputPoint, CapUndeclared},
+// capRoles says, for each capability, which roles of internal/driver a
+// backend must play to offer it: what a backend offers follows from the
+// methods its types implement (driver.Kind), never from a list of what it
+// lacks. A capability missing here is offered by no backend.
+var capRoles = map[Capability]func(k driver.Kind) bool{
+	CapTabs: core, CapNavigate: core, CapSnapshot: core, CapText: core, CapInput: core,
+	CapFormsFill: core, CapFormsSelect: core, CapScreenshot: core, CapEvaluate: core,
+	CapDialogs: core, CapWait: core, CapLeases: core,
+	CapInputDrag:         tabPlays[driver.DragScroller],
+	CapInputScroll:       tabPlays[driver.DragScroller],
+	CapFormsUpload:       tabPlays[driver.Uploader],
+	CapPDF:               tabPlays[driver.PDFPrinter],
+	CapConsole:           tabPlays[driver.Console],
+	CapNetworkLog:        tabPlays[driver.NetworkLog],
+	CapNetworkMock:       both(tabPlays[driver.Mocker], driverPlays[driver.MockLister]),
+	CapCookies:           tabPlays[driver.CookieStore],
+	CapStorageState:      tabPlays[driver.CookieStore],
+	CapDownloads:         driverPlays[driver.DownloadLog],
+	CapEmulate:           tabPlays[driver.Emulator],
+	CapEmulateViewport:   tabPlays[driver.Emulator],
+	CapTracePerformance:  tabPlays[driver.Tracer],
+	CapHeapSnapshot:      tabPlays[driver.HeapSnapshotter],
+	CapAuditLighthouse:   backendPlays[driver.Auditor],
+	CapCaptureScreencast: tabPlays[driver.Screencaster],
+	CapInputPoint:        tabPlays[driver.Pointer],
+}
+
+// core is what every backend offers: the methods of driver.Driver and
+// driver.TabDriver themselves.
+func core(driver.Kind) bool { return true }
+
+func tabPlays[R any](k driver.Kind) bool     { _, ok := k.Tab.(R); return ok }
+func driverPlays[R any](k driver.Kind) bool  { _, ok := k.Driver.(R); return ok }
+func backendPlays[R any](k driver.Kind) bool { _, ok := k.Backend.(R); return ok }
+
+func both(a, b func(driver.Kind) bool) func(driver.Kind) bool {
+	return func(k driver.Kind) bool { return a(k) && b(k) }
+}
+
+// offers reports whether the backend named offers c: false for a backend
+// whose package is not linked in (it registers its driver.Kind).
+func offers(backend string, c Capability) bool {
+	k, ok := driver.KindOf(backend)
+	plays := capRoles[c]
+	return ok && plays != nil && plays(k)
 }
 
 // ParseBackend checks a backend name: chromium (the default when empty)
@@ -120,13 +157,37 @@ func Needs(name string) []Capability {
 	return []Capability{CapUndeclared}
 }
 
-// Lacks returns what a backend cannot do.
-func Lacks(backend string) []Capability { return backendLacks[backend] }
+// Lacks returns, of the capabilities tools need, those the backend named
+// does not offer.
+func Lacks(backend string) []Capability {
+	var out []Capability
+	for _, c := range allCapabilities() {
+		if !offers(backend, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// allCapabilities lists the capabilities the tools need, sorted, and
+// CapUndeclared.
+func allCapabilities() []Capability {
+	out := []Capability{CapUndeclared}
+	for _, needs := range toolNeeds {
+		for _, c := range needs {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Supports reports whether backend can run the tool named.
 func Supports(backend, name string) bool {
 	for _, c := range Needs(name) {
-		if slices.Contains(backendLacks[backend], c) {
+		if !offers(backend, c) {
 			return false
 		}
 	}

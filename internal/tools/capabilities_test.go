@@ -68,3 +68,25 @@ func TestUnsupportedErrorCode(t *testing.T) {
 		t.Error("UnsupportedError does not unwrap to ErrUnsupported")
 	}
 }
+
+// TestCapabilitiesFollowRoles: every capability a tool needs says which
+// roles offer it, and Chromium, which plays every role, offers all of them.
+func TestCapabilitiesFollowRoles(t *testing.T) {
+	for _, c := range allCapabilities() {
+		if c == CapUndeclared {
+			if offers(BackendChromium, c) {
+				t.Error("a backend offers CapUndeclared")
+			}
+			continue
+		}
+		if capRoles[c] == nil {
+			t.Errorf("capability %s has no entry in capRoles: say which driver roles offer it", c)
+		}
+		if !offers(BackendChromium, c) {
+			t.Errorf("chromium does not offer %s", c)
+		}
+	}
+	if got := driver.Kinds(); !slices.Equal(got, []string{BackendChromium, BackendFirefox}) {
+		t.Errorf("registered backends %v", got)
+	}
+}

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // driverMethodNeeds maps each method of the backend contract a tool may
@@ -103,8 +105,8 @@ func TestToolNeedsMatchHandlers(t *testing.T) {
 		}
 	}
 	t.Logf("the door's needs, which every tool has: %v", slices.Sorted(maps.Keys(doorCaps)))
-	for backend, lacks := range backendLacks {
-		for _, c := range lacks {
+	for _, backend := range driver.Kinds() {
+		for _, c := range Lacks(backend) {
 			if m, ok := doorCaps[c]; ok {
 				t.Errorf("the door needs %s (it calls %s), which %s lacks: every tool would fail there", c, m, backend)
 			}
