@@ -97,7 +97,8 @@ const (
 var capRoles = map[Capability]func(k driver.Kind) bool{
 	CapTabs: core, CapNavigate: core, CapSnapshot: core, CapText: core, CapInput: core,
 	CapFormsFill: core, CapFormsSelect: core, CapScreenshot: core, CapEvaluate: core,
-	CapDialogs: core, CapWait: core, CapLeases: core,
+	CapDialogs: core, CapWait: core,
+	CapLeases:            driverPlays[leaseBackend],
 	CapInputDrag:         tabPlays[driver.DragScroller],
 	CapInputScroll:       tabPlays[driver.DragScroller],
 	CapFormsUpload:       tabPlays[driver.Uploader],

@@ -93,7 +93,7 @@ func (env *Env) admitLease(ctx context.Context, b driver.Driver, tab driver.TabD
 		return nil
 	}
 	if _, ok := b.(leaseBackend); !ok {
-		// Firefox: no leases, so nothing to check unless one is asked for.
+		// A backend that keeps no leases: nothing to check unless one is asked for.
 		if token != "" || env.RequireLease {
 			return errorf(Unsupported, false, "drop lease and --require-lease, or use the Chromium backend",
 				"this browser backend keeps no tab leases")
