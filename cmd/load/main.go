@@ -43,6 +43,11 @@ func main() {
 	callTimeout := flag.Duration("call-timeout", 60*time.Second, "deadline of one tool call")
 	budget := flag.Duration("max", 60*time.Minute, "deadline of the whole run")
 	out := flag.String("out", "", "`directory` to write load-DATE.json and load-latest.json to (default: print only)")
+	flag.Func("cdpkit-flag", "extra `flag` for every cdpkit serve, to compare a change A/B (repeatable)", func(v string) error {
+		cdpkitFlags = append(cdpkitFlags, v)
+		return nil
+	})
+	flag.StringVar(&cdpkitPprof, "pprof", "", "CDPKIT_PPROF for the cdpkit servers (one runs at a time): profiles, mutex and block contention on this loopback `address`")
 	flag.Parse()
 	if *quick {
 		*counts, *loops = "1,4", 2

@@ -16,10 +16,83 @@ type treeMemory struct {
 	PSS   int64 `json:"pss"` // sum of Pss (smaps_rollup): counts shared pages once
 }
 
-// treeOf walks root and its descendants: a process running a Chromium
-// executable starts the browser's part of the tree, the rest is the
-// server's. A process that exits mid-scan is left out.
+// cpuTicks is the CPU time (user + system, in clock ticks) each process of
+// a tree has used, by pid, split into the server's and the browser's.
+type cpuTicks struct{ server, browser map[int]int64 }
+
+// cpuOf reads the CPU time of root's tree.
+func cpuOf(root int) cpuTicks {
+	c := cpuTicks{server: map[int]int64{}, browser: map[int]int64{}}
+	walkTree(root, func(pid int, inBrowser bool) {
+		if t, ok := ticksOf(pid); ok {
+			if inBrowser {
+				c.browser[pid] = t
+			} else {
+				c.server[pid] = t
+			}
+		}
+	})
+	return c
+}
+
+// since returns the CPU seconds the server's and the browser's processes
+// used between before and c; a process new since before counts whole.
+func (c cpuTicks) since(before cpuTicks) (server, browser float64) {
+	sum := func(now, then map[int]int64) float64 {
+		var t int64
+		for pid, v := range now {
+			t += v - then[pid]
+		}
+		return float64(t) / clockTicks
+	}
+	return sum(c.server, before.server), sum(c.browser, before.browser)
+}
+
+// clockTicks is Linux's USER_HZ, 100 on every platform Go supports.
+const clockTicks = 100
+
+// ticksOf reads utime + stime from /proc/pid/stat.
+func ticksOf(pid int) (int64, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	return u + s, err1 == nil && err2 == nil
+}
+
+// treeOf returns the memory of root's tree: a process running a Chromium
+// executable starts the browser's part, the rest is the server's. A
+// process that exits mid-scan is left out.
 func treeOf(root int) (server, browser treeMemory) {
+	walkTree(root, func(pid int, inBrowser bool) {
+		m := &server
+		if inBrowser {
+			m = &browser
+		}
+		if rss, err := sysproc.RSS(pid); err == nil {
+			m.Procs++
+			m.RSS += rss
+			if pss, err := sysproc.PSS(pid); err == nil {
+				m.PSS += pss
+			}
+		}
+	})
+	return server, browser
+}
+
+// walkTree calls f for root and each of its descendants, telling whether
+// it is part of the browser: a Chromium executable or a process under one.
+func walkTree(root int, f func(pid int, inBrowser bool)) {
 	children := map[int][]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -34,23 +107,12 @@ func treeOf(root int) (server, browser treeMemory) {
 	var walk func(pid int, inBrowser bool)
 	walk = func(pid int, inBrowser bool) {
 		inBrowser = inBrowser || isBrowser(pid)
-		m := &server
-		if inBrowser {
-			m = &browser
-		}
-		if rss, err := sysproc.RSS(pid); err == nil {
-			m.Procs++
-			m.RSS += rss
-			if pss, err := sysproc.PSS(pid); err == nil {
-				m.PSS += pss
-			}
-		}
+		f(pid, inBrowser)
 		for _, c := range children[pid] {
 			walk(c, inBrowser)
 		}
 	}
 	walk(root, false)
-	return server, browser
 }
 
 // parentOf reads pid's parent from /proc/pid/stat, whose command name in

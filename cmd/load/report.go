@@ -46,6 +46,10 @@ type run struct {
 	ServerRSS  float64            `json:"server_rss_mib"`  // the server's processes, the browser's excepted
 	BrowserPSS float64            `json:"browser_pss_mib"` // the browser's processes
 	Procs      int                `json:"browser_procs"`
+	// CPU milliseconds per completed timed loop, of the server's and the
+	// browser's processes: less noisy than loops/s on a busy machine.
+	ServerCPU  float64 `json:"server_cpu_ms_per_loop"`
+	BrowserCPU float64 `json:"browser_cpu_ms_per_loop"`
 }
 
 // newRun summarizes a level.
@@ -60,6 +64,10 @@ func newRun(server string, n int, lv *level) run {
 	r.P50["all"], r.P95["all"], r.Calls = msOf(pct(all, .5)), msOf(pct(all, .95)), len(all)
 	if lv.wall > 0 {
 		r.LoopsPerS = math.Round(float64(lv.loopsDone)/lv.wall.Seconds()*100) / 100
+	}
+	if lv.loopsDone > 0 {
+		r.ServerCPU = math.Round(lv.serverCPU*1000/float64(lv.loopsDone)*10) / 10
+		r.BrowserCPU = math.Round(lv.browserCPU*1000/float64(lv.loopsDone)*10) / 10
 	}
 	if len(r.Errors) == 0 {
 		r.Errors = nil
@@ -139,8 +147,8 @@ func (r *report) header() string {
 // writeTable prints a row per level and server, then where each server's
 // p95 doubles.
 func (r *report) writeTable(w io.Writer) {
-	fmt.Fprintln(w, "| sessions | server | p50 ms navigate / snapshot / fill / click / screenshot | p95 ms navigate / snapshot / fill / click / screenshot | errors | loops/s | server RSS MiB (per added session) | browser PSS MiB (per added session) |")
-	fmt.Fprintln(w, "|---:|---|---|---|---|---:|---:|---:|")
+	fmt.Fprintln(w, "| sessions | server | p50 ms navigate / snapshot / fill / click / screenshot | p95 ms navigate / snapshot / fill / click / screenshot | errors | loops/s | CPU ms per loop, server + browser | server RSS MiB (per added session) | browser PSS MiB (per added session) |")
+	fmt.Fprintln(w, "|---:|---|---|---|---|---:|---:|---:|---:|")
 	for _, n := range r.Levels {
 		for _, s := range r.Servers {
 			x := r.find(s.Name, n)
@@ -160,8 +168,8 @@ func (r *report) writeTable(w io.Writer) {
 				}
 				return fmt.Sprintf("%.0f", get(x))
 			}
-			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %.2f | %s | %s |\n", n, s.Name, lat(x.P50), lat(x.P95), errorsText(x),
-				x.LoopsPerS, mem(func(x *run) float64 { return x.ServerRSS }), mem(func(x *run) float64 { return x.BrowserPSS }))
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %.2f | %.0f + %.0f | %s | %s |\n", n, s.Name, lat(x.P50), lat(x.P95), errorsText(x),
+				x.LoopsPerS, x.ServerCPU, x.BrowserCPU, mem(func(x *run) float64 { return x.ServerRSS }), mem(func(x *run) float64 { return x.BrowserPSS }))
 		}
 	}
 	fmt.Fprintf(w, "\nWhere p95 over all calls first passes twice its value at %d session(s):\n\n", r.Levels[0])

@@ -28,6 +28,9 @@ type level struct {
 	wall      time.Duration              // first timed loop's start → last loop's end
 	server    treeMemory                 // the server's processes, the browser's excepted
 	browser   treeMemory
+	// CPU seconds the server's and the browser's processes used over wall
+	// (a process that exited in that time is missed).
+	serverCPU, browserCPU float64
 }
 
 // measure starts a fresh k in tmp, connects n sessions over streamable
@@ -48,6 +51,7 @@ func measure(ctx context.Context, k *kind, tmp, site string, n, loops int, callT
 	var mu sync.Mutex // guards lv and sessions while the sessions run
 	var sessions []*mcp.ClientSession
 	var first time.Time
+	var cpuBefore cpuTicks
 	var wg sync.WaitGroup
 	connected := make(chan struct{}, n)
 	ready := make(chan struct{})
@@ -87,6 +91,7 @@ func measure(ctx context.Context, k *kind, tmp, site string, n, loops int, callT
 					mu.Lock()
 					if first.IsZero() {
 						first = time.Now()
+						cpuBefore = cpuOf(srv.cmd.Process.Pid)
 					}
 					mu.Unlock()
 				}
@@ -128,6 +133,7 @@ func measure(ctx context.Context, k *kind, tmp, site string, n, loops int, callT
 	wg.Wait()
 	if !first.IsZero() {
 		lv.wall = time.Since(first)
+		lv.serverCPU, lv.browserCPU = cpuOf(srv.cmd.Process.Pid).since(cpuBefore)
 	}
 	lv.server, lv.browser = treeOf(srv.cmd.Process.Pid)
 	if len(lv.errors) > 0 {

@@ -91,6 +91,13 @@ func kinds(names []string, cdpkit, chromium, peers string) ([]*kind, error) {
 	return ks, nil
 }
 
+// cdpkitFlags are added to every cdpkit serve (-cdpkit-flag), for A/B
+// runs; cdpkitPprof is its CDPKIT_PPROF (-pprof).
+var (
+	cdpkitFlags []string
+	cdpkitPprof string
+)
+
 var urlRE = regexp.MustCompile(`url=(http://\S+)`)
 
 // cdpkitKind runs `cdpkit serve` with its session limits off and extra
@@ -98,11 +105,12 @@ var urlRE = regexp.MustCompile(`url=(http://\S+)`)
 func cdpkitKind(name, bin, chromium string, extra ...string) *kind {
 	return &kind{name: name, dialect: cdpkitDialect, start: func(ctx context.Context, tmp string) (*running, error) {
 		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--max-sessions", "0", "--rate-limit", "0"}, extra...)
+		args = append(args, cdpkitFlags...)
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CDPKIT_TOKEN="+token, "CHROMIUM_PATH="+chromium,
 			"CDPKIT_ARTIFACT_DIR="+filepath.Join(tmp, "artifacts"))
-		if p := os.Getenv("LOAD_CDPKIT_PPROF"); p != "" {
-			cmd.Env = append(cmd.Env, "CDPKIT_PPROF="+p)
+		if cdpkitPprof != "" {
+			cmd.Env = append(cmd.Env, "CDPKIT_PPROF="+cdpkitPprof)
 		}
 		sysproc.SetGroup(cmd, syscall.SIGKILL)
 		stderr, err := cmd.StderrPipe()
