@@ -85,3 +85,16 @@ func TestPct(t *testing.T) {
 		t.Errorf("p50 of none = %v, want 0", got)
 	}
 }
+
+func TestBracketRef(t *testing.T) {
+	snap := "- heading \"Session 3\" [level=1] [ref=e2]\n- textbox \"Name\" [ref=e5]\n- button \"Greet\" [ref=e6] [cursor=pointer]"
+	for _, tc := range []struct{ role, name, want string }{
+		{"textbox", "Name", "e5"},
+		{"button", "Greet", "e6"},
+		{"link", "Greet", ""},
+	} {
+		if got := bracketRef(snap, tc.role, tc.name); got != tc.want {
+			t.Errorf("bracketRef(%s %q) = %q, want %q", tc.role, tc.name, got, tc.want)
+		}
+	}
+}
