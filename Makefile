@@ -104,8 +104,10 @@ bench-peers: deps build
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
 # soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports, at
-# the start, at navigation 100 and at the end, cdpkit's RSS, heap in use and
-# goroutines (from CDPKIT_PPROF) and the Chromium tree's RSS, then the
+# the start, at navigation 100 and at the end, cdpkit's RSS (at once, 3 s
+# later, after a GC), heap in use and goroutines (from CDPKIT_PPROF) and the
+# Chromium tree's RSS, and judges the steady-state RSS against 3 x heap in
+# use + 30 MB, then the
 # launch/close leak test at 50 cycles (make test runs 5), and Firefox's at 20
 # (make test runs 2; skipped without firefox-esr). Not part of test.
 soak: deps build
