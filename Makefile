@@ -154,7 +154,7 @@ clean-dist:
 # core loop against cdpkit serve (one browser, --isolate-sessions,
 # --browsers 2) and Playwright MCP, a fresh server per level, servers taking
 # turns (cmd/load), writes bench/results/load-*.json and regenerates the
-# load table in docs/performance.md. About 15 minutes on a quiet 2-core
+# load table in docs/performance.md. About 10 minutes on a quiet 2-core
 # machine; run it on one. load-quick checks the harness (1 and 4 sessions,
 # 2 loops) and writes nothing. Not part of test; bounded by -max.
 load: deps build
