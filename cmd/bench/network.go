@@ -17,6 +17,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/driver"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // networkResult holds what the request log and mocking cost: the size of
@@ -188,13 +189,13 @@ func runNetworkOnly(ctx context.Context, log *slog.Logger, cfg *config, stdout i
 		return err
 	}
 	rep := &report{Date: time.Now().UTC(), NProc: runtime.NumCPU(), Chromium: chromiumVersion(ctx, cfg.chromium), Go: runtime.Version(), Iters: cfg.iters}
-	load := loadAverage()
+	load := sysproc.LoadAverage()
 	n, err := benchNetwork(ctx, log, cfg, scratch)
 	if err != nil {
 		return err
 	}
 	rep.addNetworkFigures(n)
-	rep.Load = []float64{load, loadAverage()}
+	rep.Load = []float64{load, sysproc.LoadAverage()}
 	rep.writeMarkdown(stdout)
 	return nil
 }

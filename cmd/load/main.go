@@ -29,6 +29,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/coreloop"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 func main() {
@@ -114,7 +115,7 @@ func measureAll(ctx context.Context, ks []*kind, levels []int, loops int, chromi
 	site := httptest.NewServer(coreloop.Handler())
 	defer site.Close()
 	rep := &report{Date: time.Now().UTC(), NProc: runtime.NumCPU(), Chromium: chromiumVersion(ctx, chromium),
-		Go: runtime.Version(), Loops: loops, Levels: levels, Load: []float64{loadAverage()}}
+		Go: runtime.Version(), Loops: loops, Levels: levels, Load: []float64{sysproc.LoadAverage()}}
 	for i, n := range levels {
 		for j := range ks {
 			k := ks[(i+j)%len(ks)]
@@ -125,11 +126,11 @@ func measureAll(ctx context.Context, ks []*kind, levels []int, loops int, chromi
 			}
 			r := newRun(k.name, n, lv)
 			slog.Info("measured", "server", k.name, "sessions", n, "took", time.Since(start).Round(100*time.Millisecond),
-				"loops_per_s", r.LoopsPerS, "p95_all_ms", r.P95["all"], "errors", errorsText(&r), "load", loadAverage())
+				"loops_per_s", r.LoopsPerS, "p95_all_ms", r.P95["all"], "errors", errorsText(&r), "load", sysproc.LoadAverage())
 			rep.Runs = append(rep.Runs, r)
 		}
 	}
-	rep.Load = append(rep.Load, loadAverage())
+	rep.Load = append(rep.Load, sysproc.LoadAverage())
 	for _, k := range ks {
 		rep.Servers = append(rep.Servers, serverInfo{Name: k.name, Version: k.version})
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cdpkit/cdpkit/internal/coreloop"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // noRoots keeps the client from offering roots: a server that asks for
@@ -26,8 +27,8 @@ type level struct {
 	errors    map[string]int             // by code
 	loopsDone int                        // timed loops that completed
 	wall      time.Duration              // first timed loop's start → last loop's end
-	server    treeMemory                 // the server's processes, the browser's excepted
-	browser   treeMemory
+	server    sysproc.Memory             // the server's processes, the browser's excepted
+	browser   sysproc.Memory
 	// CPU seconds the server's and the browser's processes used over wall
 	// (a process that exited in that time is missed).
 	serverCPU, browserCPU float64
@@ -135,7 +136,7 @@ func measure(ctx context.Context, k *kind, tmp, site string, n, loops int, callT
 		lv.wall = time.Since(first)
 		lv.serverCPU, lv.browserCPU = cpuOf(srv.cmd.Process.Pid).since(cpuBefore)
 	}
-	lv.server, lv.browser = treeOf(srv.cmd.Process.Pid)
+	lv.server, lv.browser = sysproc.TreeMemory(srv.cmd.Process.Pid)
 	if len(lv.errors) > 0 {
 		slog.Debug("server stderr", "server", k.name, "sessions", n, "stderr", srv.stderr.String())
 	}

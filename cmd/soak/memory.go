@@ -116,21 +116,10 @@ func (p probe) measure(ctx context.Context, label string) memory {
 	return m
 }
 
-// cpuSeconds reads pid's user + system time from /proc/pid/stat (in
-// USER_HZ ticks, 100 a second), or 0.
+// cpuSeconds is pid's user + system time in seconds, or 0.
 func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	_, rest, _ := strings.Cut(string(b), ")")
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	s, _ := strconv.ParseFloat(f[12], 64)
-	return (u + s) / 100
+	t, _ := sysproc.CPUTicks(pid)
+	return float64(t) / sysproc.ClockTicks
 }
 
 func errJoin(label string, errs ...error) error {
