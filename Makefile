@@ -5,7 +5,7 @@ GOFMT ?= gofmt
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 BIN := bin/cdpkit
 
-.PHONY: build browser deps lint cross test demo bench bench-peers soak clean load
+.PHONY: build browser deps lint cross test demo bench bench-peers soak clean load load-quick
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/cdpkit
@@ -39,6 +39,8 @@ lint:
 	@$(CACHEPROXY) $(GO) run $(STATICCHECK) -version >/dev/null 2>&1 || \
 		$(GO) run $(STATICCHECK) -version >/dev/null || $(GO) run $(STATICCHECK) -version >/dev/null
 	$(CACHEPROXY) $(GO) run $(STATICCHECK) ./...
+	@# the public API against its committed listing, api/cdpkit.txt
+	$(GO) test -count=1 -run 'TestAPI' .
 
 # cross checks that every package, test files included, compiles for darwin
 # and windows (go vet type-checks all of it, so a test reaching for a
@@ -82,7 +84,7 @@ test: deps
 	wait $$race; race_rc=$$?; \
 	wait $$lint; lint_rc=$$?; echo "--- make lint cross"; cat $$checks; rm -f $$checks; \
 	if [ $$rest -ne 0 ] || [ $$race_rc -ne 0 ] || [ $$lint_rc -ne 0 ]; then echo "make test: FAIL"; exit 1; fi
-	cd examples && $(GO) vet ./... && $(GO) run ./clickref
+	cd examples && $(GO) vet ./... && $(GO) test -count=1 ./... && $(GO) run ./clickref
 
 # demo needs only a browser: no test tool is installed and no service is
 # left running (a test checks this rule).
@@ -104,8 +106,10 @@ bench-peers: deps build
 	$(GO) test ./cmd/bench -run TestREADMEPerformance -update
 
 # soak runs 1,000 navigations in 4 tabs through cdpkit mcp and reports, at
-# the start, at navigation 100 and at the end, cdpkit's RSS, heap in use and
-# goroutines (from CDPKIT_PPROF) and the Chromium tree's RSS, then the
+# the start, at navigation 100 and at the end, cdpkit's RSS (at once, 3 s
+# later, after a GC), heap in use and goroutines (from CDPKIT_PPROF) and the
+# Chromium tree's RSS, and judges the steady-state RSS against 3 x heap in
+# use + 30 MB, then the
 # launch/close leak test at 50 cycles (make test runs 5), and Firefox's at 20
 # (make test runs 2; skipped without firefox-esr). Not part of test.
 soak: deps build
@@ -148,8 +152,16 @@ clean: clean-dist
 clean-dist:
 	rm -rf $(DIST)
 
-# load runs 1, 4, 8 and 16 concurrent HTTP MCP sessions through the core
-# loop against one `cdpkit serve` (cmd/load) and reports latencies, errors,
-# memory per session and the knee. Not part of test; bounded by -max.
-load: build
-	$(GO) run ./cmd/load -cdpkit $(BIN) -sessions 1,4,8,16 -rounds 5 -max 20m
+# load runs 1, 4, 8, 16 and 32 concurrent HTTP MCP sessions through the
+# core loop against cdpkit serve (one browser, --isolate-sessions,
+# --browsers 2) and Playwright MCP, a fresh server per level, servers taking
+# turns (cmd/load), writes bench/results/load-*.json and regenerates the
+# load table in docs/performance.md. About 10 minutes on a quiet 2-core
+# machine; run it on one. load-quick checks the harness (1 and 4 sessions,
+# 2 loops) and writes nothing. Not part of test; bounded by -max.
+load: deps build
+	bash scripts/install-peers.sh $(PEERS_DIR)
+	$(GO) run ./cmd/load -cdpkit $(BIN) -peers $(PEERS_DIR) -out bench/results -max 60m
+	$(GO) test ./cmd/load -run TestPerformanceLoad -update
+load-quick: build
+	$(GO) run ./cmd/load -cdpkit $(BIN) -peers $(PEERS_DIR) -quick

@@ -13,8 +13,13 @@
 // Every method runs the tool of the same name through cdpkit's registry:
 // the same argument checks, URL policy, per-tab queue, dialog and crash
 // checks, deadlines and error taxonomy as an MCP client or the CLI gets.
-// A failed call returns an *Error carrying the code, message, recoverable
-// flag and hint that MCP and the CLI show.
+// Tab has a method for each verb an agent has (dialogs, upload, text,
+// hover, scroll, keys, select, forms, waits, screenshots and PDFs,
+// cookies and storage state, the network log and mocks, traces,
+// recordings); Call runs any other tool by name. Results are structs. A
+// failed call returns an *Error carrying the code, message, recoverable
+// flag and hint that MCP and the CLI show; errors.Is matches it against
+// the Err sentinels by code.
 //
 // AddTools puts cdpkit's tools into another go-sdk MCP server.
 package cdpkit
@@ -29,12 +34,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/apienv"
-	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/firefox"
+	"github.com/cdpkit/cdpkit/internal/driver"
+	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -114,7 +120,7 @@ type Options struct {
 	// Dialogs says which JavaScript dialogs are answered without the
 	// caller: "report" (the default: alerts and beforeunload are accepted,
 	// confirm and prompt wait for an answer), "accept" or "dismiss".
-	Dialogs string
+	Dialogs DialogPolicy
 	// AllowedOrigins, BlockedOrigins, AllowPrivateNetworks and
 	// BlockLoopback are the URL policy, as cdpkit's flags of the same
 	// names: by default private networks are refused and loopback allowed.
@@ -174,6 +180,13 @@ type Options struct {
 	// IgnoreHTTPSErrors loads HTTPS pages whose certificates do not verify.
 	IgnoreHTTPSErrors bool
 
+	// LeaseDir, if set, is the directory of a tab lease store (created
+	// 0700), shared with every cdpkit process that uses it (cdpkit's own
+	// is leases/ in its state dir): Claim leases a tab there so that other
+	// agents are refused it. Empty means leases are off, and Claim fails
+	// with INVALID_ARGS.
+	LeaseDir string
+
 	// Logger receives cdpkit's logs; nil discards them.
 	Logger *slog.Logger
 
@@ -209,7 +222,7 @@ func New(o *Options) (*Browser, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	dialogs, err := browser.ParseDialogPolicy(o.Dialogs)
+	dialogs, err := driver.ParseDialogPolicy(string(o.Dialogs))
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "use report, accept or dismiss"}
 	}
@@ -242,80 +255,29 @@ func New(o *Options) (*Browser, error) {
 	// that its DNS cache is shared.
 	urls := &policy.Policy{AllowedOrigins: o.AllowedOrigins, BlockedOrigins: o.BlockedOrigins,
 		AllowPrivateNetworks: o.AllowPrivateNetworks, BlockLoopback: o.BlockLoopback, FileDirs: fileDirs}
-	bo := browser.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful, WSHeaders: o.WSHeaders, AutoConnect: o.AutoConnect,
-		CDPTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, IdleTimeout: o.IdleTimeout, Logger: log, URLPolicy: urls,
-		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: o.DownloadMax}
-	if err := launchOptions(o, &bo); err != nil {
+	browsers, err := newManager(o, backend, log, urls, filepath.Join(artifacts.Dir(), "downloads"))
+	if err != nil {
 		b.removeTemp()
 		return nil, err
 	}
-	if len(o.StorageState) > 0 {
-		st, err := browser.ParseStorageState(o.StorageState)
-		if err != nil {
-			b.removeTemp()
-			return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error(), Hint: "give a storage state as save_storage_state writes it"}
-		}
-		bo.StorageState = st
-	}
-	if backend == tools.BackendFirefox {
-		bo.Backend = firefox.NewBackend(&firefox.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful,
-			WSEndpoint: bo.WSEndpoint, CommandTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log, URLPolicy: urls})
-	}
-	b.env = &tools.Env{Browsers: browser.NewManager(&bo), Artifacts: artifacts, Log: log, Timeout: o.Timeout,
+	b.env = &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: o.Timeout,
 		QueueLimit: o.QueueLimit, MaxScreenshotPixels: o.MaxScreenshotPixels, MaxImageBytes: o.MaxImageBytes,
 		AllowEval: o.AllowEval, ShowSecrets: o.ShowSecrets, DialogPolicy: dialogs, URLPolicy: urls}
 	if o.UploadRoots != nil {
 		b.env.UploadRoots = policy.UploadRoots(o.UploadRoots)
 	}
+	if o.LeaseDir != "" {
+		store, err := lease.Open(o.LeaseDir, nil)
+		if err != nil {
+			b.removeTemp()
+			return nil, &Error{Code: string(tools.InvalidArgs), Message: "LeaseDir: " + err.Error(), Hint: "give a directory only you may read and write"}
+		}
+		b.env.Leases, b.env.Client = store, "go"
+	}
 	for _, t := range tools.ForBackend(tools.All(), backend) {
 		b.tools[t.Name] = &t
 	}
 	return b, nil
-}
-
-// launchOptions copies o's endpoint and launch options into bo and checks
-// them; the error is an *Error.
-func launchOptions(o *Options, bo *browser.Options) error {
-	if o.WebDriverURL != "" && (o.Endpoint != "" || o.AutoConnect != "") {
-		return &Error{Code: string(tools.InvalidArgs), Message: "WebDriverURL with Endpoint or AutoConnect", Hint: "give one way to the browser"}
-	}
-	bo.WebDriverURL, bo.WebDriverCaps, bo.WebDriverWait = o.WebDriverURL, o.WebDriverCapabilities, o.WebDriverWait
-	switch {
-	case strings.HasPrefix(o.Endpoint, "ws://"), strings.HasPrefix(o.Endpoint, "wss://"):
-		bo.WSEndpoint = o.Endpoint
-	case o.Endpoint != "":
-		bo.BrowserURL = o.Endpoint
-	}
-	bo.UserAgent, bo.ProxyServer, bo.ProxyBypass = o.UserAgent, o.ProxyServer, o.ProxyBypass
-	bo.Lang, bo.Timezone, bo.IgnoreHTTPSErrors = o.Lang, o.Timezone, o.IgnoreHTTPSErrors
-	if o.UserDataDir != "" {
-		dir, err := filepath.Abs(o.UserDataDir)
-		if err != nil {
-			return &Error{Code: string(tools.InvalidArgs), Message: "user-data-dir: " + err.Error()}
-		}
-		bo.UserDataDir = dir
-	}
-	switch {
-	case o.Device != "" && (o.ViewportWidth != 0 || o.ViewportHeight != 0):
-		return &Error{Code: string(tools.InvalidArgs), Message: "give a viewport or a device, not both", Hint: "a device preset sets the viewport"}
-	case o.Device != "":
-		v, ok := browser.ViewportPreset(o.Device)
-		if !ok {
-			return &Error{Code: string(tools.InvalidArgs), Message: fmt.Sprintf("unknown device %q", o.Device), Hint: "use mobile, tablet or desktop"}
-		}
-		bo.Viewport = &v
-	case o.ViewportWidth != 0 || o.ViewportHeight != 0:
-		bo.Viewport = &browser.Viewport{Width: o.ViewportWidth, Height: o.ViewportHeight, DeviceScaleFactor: 1}
-	}
-	if err := bo.CheckLaunchOptions(); err != nil {
-		e := asError(err).(*Error)
-		if e.Code == string(tools.InvalidArgs) {
-			e.Message = strings.TrimPrefix(e.Message, browser.ErrInvalidArgument.Error()+": ")
-			e.Hint = "see the launch options in cdpkit's docs/flags.md"
-		}
-		return e
-	}
-	return nil
 }
 
 // Launch starts a headless Chromium (see Options) and returns it once it
@@ -376,7 +338,7 @@ func (b *Browser) Close() error {
 	err := b.env.Browsers.Close()
 	b.env.Artifacts.Close()
 	b.removeTemp()
-	if errors.Is(err, browser.ErrClosed) {
+	if errors.Is(err, driver.ErrClosed) {
 		return nil
 	}
 	return err
@@ -480,26 +442,37 @@ func (b *Browser) call(ctx context.Context, name string, args map[string]any, ou
 	return nil
 }
 
-// run runs the tool name with args and returns its result.
+// run runs the tool name with args, leaving out the zero values (absent,
+// as the tools' defaults expect), and returns its result.
 func (b *Browser) run(ctx context.Context, name string, args map[string]any) (*tools.Result, error) {
-	t := b.tools[name]
-	if t == nil {
-		return nil, &Error{Code: string(tools.Unsupported), Message: b.backend + " cannot run " + name,
-			Hint: "use Options.Browser chromium for this"}
+	for k, v := range args {
+		if v == nil || v == "" || v == false || v == 0 {
+			delete(args, k)
+		}
 	}
 	if args == nil {
 		args = map[string]any{}
-	}
-	for k, v := range args {
-		if v == nil || v == "" || v == false || v == 0 {
-			delete(args, k) // absent, as the tools' defaults expect
-		}
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return nil, &Error{Code: string(tools.InvalidArgs), Message: err.Error()}
 	}
-	res, err := t.Call(ctx, b.env, raw)
+	return b.runRaw(ctx, name, raw)
+}
+
+// runRaw runs the tool name with args, a JSON object, through the
+// registry: the door, its checks and its errors.
+func (b *Browser) runRaw(ctx context.Context, name string, args json.RawMessage) (*tools.Result, error) {
+	t := b.tools[name]
+	if t == nil {
+		if !slices.ContainsFunc(tools.All(), func(t tools.Tool) bool { return t.Name == name }) {
+			return nil, &Error{Code: string(tools.InvalidArgs), Message: fmt.Sprintf("no tool named %q", name),
+				Hint: "cdpkit.Tools(&cdpkit.ToolOptions{Profile: \"full\"}) lists them"}
+		}
+		return nil, &Error{Code: string(tools.Unsupported), Message: b.backend + " cannot run " + name,
+			Hint: "use Options.Browser chromium for this"}
+	}
+	res, err := t.Call(ctx, b.env, args)
 	if err != nil {
 		return nil, asError(err)
 	}

@@ -21,27 +21,47 @@ func isCDP(path string) bool {
 	return path == module+"/internal/cdp" || strings.HasPrefix(path, "github.com/chromedp/cdproto")
 }
 
+// isBackend reports whether an import path is a browser backend: Chromium
+// over CDP (internal/browser) or Firefox over WebDriver BiDi.
+func isBackend(path string) bool {
+	return path == module+"/internal/browser" || path == module+"/internal/firefox"
+}
+
+// isProtocol reports whether an import path is a protocol layer: CDP,
+// WebDriver BiDi or WebDriver classic.
+func isProtocol(path string) bool {
+	return isCDP(path) || path == module+"/internal/bidi" || path == module+"/internal/webdriver"
+}
+
 // layerRules say which packages may not import which: the tools layer
 // and the front-ends know nothing of CDP, and the MCP server and CLI
 // nothing of the browser (ARCHITECTURE.md, "The CDP layer knows nothing
-// of MCP; the MCP layer knows nothing of CDP").
+// of MCP; the MCP layer knows nothing of CDP"); the tools and front-ends
+// speak to internal/driver, never to a backend, and neither backend
+// imports the other ("Two equal backends").
 var layerRules = []struct {
 	dir    string
 	forbid func(path string) bool
 	why    string
 }{
 	{".", isCDP, "the public API has no CDP types"},
-	{"internal/tools", isCDP, "tools speak to internal/browser, never to CDP"},
+	{"internal/tools", isCDP, "tools speak to internal/driver, never to CDP"},
+	{"internal/tools", isBackend, "tools speak to internal/driver, never to a backend"},
+	{"internal/mcpserver", isBackend, "the MCP server goes through the tools registry"},
+	{"internal/cli", isBackend, "the CLI goes through the tools registry"},
+	{"internal/driver", isBackend, "the backend-neutral contract knows no backend"},
+	{"internal/driver", isProtocol, "the backend-neutral contract knows no protocol"},
+	{"internal/browser", func(p string) bool { return p == module+"/internal/firefox" }, "no backend imports another"},
+	{"internal/firefox", func(p string) bool { return p == module+"/internal/browser" }, "no backend imports another"},
 	{"internal/mcpserver", isCDP, "the MCP layer knows nothing of CDP"},
 	{"internal/cli", isCDP, "the CLI knows nothing of CDP"},
-	{"internal/mcpserver", func(p string) bool { return p == module+"/internal/browser" }, "the MCP server goes through the tools registry"},
-	{"internal/cli", func(p string) bool { return p == module+"/internal/browser" }, "the CLI goes through the tools registry"},
 	{".", isRaw, "the CDP handles are for tests and measurement"},
 	{"internal/tools", isRaw, "the CDP handles are for tests and measurement"},
 	{"internal/mcpserver", isRaw, "the CDP handles are for tests and measurement"},
 	{"internal/cli", isRaw, "the CDP handles are for tests and measurement"},
-	{"internal/firefox", func(p string) bool { return strings.HasPrefix(p, "github.com/chromedp/cdproto") }, "the Firefox backend speaks BiDi; it borrows only internal/cdp's transport"},
+	{"internal/firefox", isCDP, "the Firefox backend speaks BiDi; the websocket it shares with CDP is internal/wsconn"},
 	{"cmd/cdpkit", isRaw, "the CDP handles are for tests and measurement"},
+	{"cmd/cdpkit", isBackend, "cmd/cdpkit parses its flags into cdpkit.Options; cdpkit.New alone translates them for a backend"},
 }
 
 func isRaw(path string) bool { return path == module+"/internal/browser/rawcdp" }
@@ -75,14 +95,18 @@ func TestLayers(t *testing.T) {
 var sealedExceptions = []string{}
 
 // TestBrowserSealed fails when an exported function, method, field or
-// variable of internal/browser has a CDP type in its signature or type:
-// the browser core hands no CDP handle upward.
+// variable of internal/browser (or of internal/driver, the contract above
+// it) has a CDP type in its signature or type: the browser core hands no
+// CDP handle upward.
 func TestBrowserSealed(t *testing.T) {
 	found := cdpInExported(t, "internal/browser")
 	for _, name := range found {
 		if !slices.Contains(sealedExceptions, name) {
 			t.Errorf("internal/browser exports %s with a CDP type", name)
 		}
+	}
+	for _, name := range cdpInExported(t, "internal/driver") {
+		t.Errorf("internal/driver exports %s with a CDP type", name)
 	}
 	for _, name := range sealedExceptions {
 		if !slices.Contains(found, name) {

@@ -15,8 +15,9 @@ import (
 // that call, within Options.Timeout; a call cut short by ctx fails with
 // TIMEOUT or CANCELLED and leaves the tab usable.
 type Tab struct {
-	b  *Browser
-	id string
+	b     *Browser
+	id    string
+	lease string // the lease token every call passes, for a tab from Claim
 }
 
 // ID is the tab's ID, stable while it is open; it is also a selector for
@@ -148,7 +149,7 @@ func (t *Tab) Snapshot(ctx context.Context, o *SnapshotOptions) (*Snapshot, erro
 	if o == nil {
 		o = &SnapshotOptions{}
 	}
-	res, err := t.b.run(ctx, "take_snapshot", map[string]any{"target": t.id, "interactive": o.Interactive, "scope": o.Scope,
+	res, err := t.b.run(ctx, "take_snapshot", map[string]any{"target": t.id, "lease": t.lease, "interactive": o.Interactive, "scope": o.Scope,
 		"maxChars": o.MaxChars})
 	if err != nil {
 		return nil, err
@@ -212,26 +213,33 @@ type WaitCondition struct {
 	Timeout  time.Duration // zero means 5 s; ctx may cut it shorter
 }
 
-// WaitFor waits until a condition holds and returns which did (keys text,
-// textGone, selector and state, or url), or fails with TIMEOUT naming what
-// was missing. A JavaScript dialog that opens meanwhile ends the wait with
-// DIALOG_OPEN.
-func (t *Tab) WaitFor(ctx context.Context, c WaitCondition) (matched map[string]string, err error) {
+// WaitMatch is the condition that held: one of Text, TextGone or
+// Selector (with its State) is set; URL is the page's URL when the
+// condition was a URL.
+type WaitMatch struct {
+	Text     string `json:"text,omitempty"`
+	TextGone string `json:"textGone,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	State    string `json:"state,omitempty"`
+	URL      string `json:"url,omitempty"`
+}
+
+// WaitFor waits until a condition holds and returns which did, or fails
+// with TIMEOUT naming what was missing. A JavaScript dialog that opens
+// meanwhile ends the wait with DIALOG_OPEN.
+func (t *Tab) WaitFor(ctx context.Context, c WaitCondition) (*WaitMatch, error) {
 	var out struct {
-		Matched map[string]string `json:"matched"`
+		Matched WaitMatch `json:"matched"`
 	}
 	args := map[string]any{"textGone": c.TextGone, "selector": c.Selector, "state": c.State, "url": c.URL,
 		"timeout": int(c.Timeout / time.Millisecond)}
 	if len(c.Text) > 0 {
 		args["text"] = c.Text
 	}
-	if args["timeout"] == 0 {
-		delete(args, "timeout")
-	}
 	if err := t.call(ctx, "wait_for", args, &out); err != nil {
 		return nil, err
 	}
-	return out.Matched, nil
+	return &out.Matched, nil
 }
 
 // ScreenshotOptions say what to capture. Nil means the viewport as PNG.
@@ -311,7 +319,7 @@ func (t *Tab) Evaluate(ctx context.Context, function string, args ...any) (json.
 // Close closes the tab. It does not wait for calls in flight on the tab,
 // which fail.
 func (t *Tab) Close(ctx context.Context) error {
-	return t.b.call(ctx, "close_page", map[string]any{"target": t.id}, nil)
+	return t.b.call(ctx, "close_page", map[string]any{"target": t.id, "lease": t.lease}, nil)
 }
 
 // act runs a state-changing tool on the tab and returns its changes.
@@ -327,7 +335,7 @@ func (t *Tab) act(ctx context.Context, name string, args map[string]any) (*Chang
 
 // call runs a tool on the tab.
 func (t *Tab) call(ctx context.Context, name string, args map[string]any, out any) error {
-	args["target"] = t.id
+	args["target"], args["lease"] = t.id, t.lease
 	return t.b.call(ctx, name, args, out)
 }
 

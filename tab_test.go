@@ -81,7 +81,7 @@ func TestTabMethods(t *testing.T) {
 		t.Fatalf("Click send: %v", err)
 	}
 	matched, err := tab.WaitFor(ctx, cdpkit.WaitCondition{Text: []string{"Sent Ada hi g"}, Timeout: 10 * time.Second})
-	if err != nil || matched["text"] != "Sent Ada hi g" {
+	if err != nil || matched.Text != "Sent Ada hi g" {
 		t.Fatalf("WaitFor = %v, %v; want the sent text", matched, err)
 	}
 	if _, err := tab.Press(ctx, "Control+A"); err != nil {

@@ -2,7 +2,10 @@ module github.com/cdpkit/cdpkit/examples
 
 go 1.26.0
 
-require github.com/cdpkit/cdpkit v0.0.0
+require (
+	github.com/cdpkit/cdpkit v0.0.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+)
 
 require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -16,7 +19,6 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

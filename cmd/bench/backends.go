@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // Backend names, as the report's comparison table heads its columns.
@@ -271,11 +273,11 @@ func runBackendsOnly(ctx context.Context, log *slog.Logger, cfg *config, stdout 
 		return err
 	}
 	rep := &report{Date: time.Now().UTC(), NProc: runtime.NumCPU(), Chromium: chromiumVersion(ctx, cfg.chromium), Go: runtime.Version(), Iters: cfg.iters}
-	load := loadAverage()
+	load := sysproc.LoadAverage()
 	if err := runBackends(ctx, log, cfg, scratch, rep); err != nil {
 		return err
 	}
-	rep.Load = []float64{load, loadAverage()}
+	rep.Load = []float64{load, sysproc.LoadAverage()}
 	rep.writeMarkdown(stdout)
 	return nil
 }

@@ -281,12 +281,12 @@ func runFloors(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer) 
 		return err
 	}
 	defer removeScratch(log, scratch)
-	load := loadAverage()
+	load := sysproc.LoadAverage()
 	f, err := benchFloors(ctx, log, cfg, scratch)
 	if err != nil {
 		return err
 	}
-	rep := &report{Date: time.Now().UTC(), NProc: goruntime.NumCPU(), Iters: cfg.iters, Load: []float64{load, loadAverage()}}
+	rep := &report{Date: time.Now().UTC(), NProc: goruntime.NumCPU(), Iters: cfg.iters, Load: []float64{load, sysproc.LoadAverage()}}
 	rep.addFloorFigures(f)
 	rep.writeMarkdown(w)
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The -formats mode answers "which image format should a viewport
@@ -71,7 +72,7 @@ func runFormats(ctx context.Context, log *slog.Logger, cfg *config, w io.Writer)
 	if err := b.Activate(ctx, tab); err != nil {
 		return err
 	}
-	if _, err := tab.SetViewport(ctx, &browser.Viewport{Width: viewportW, Height: viewportH, DeviceScaleFactor: 1}); err != nil {
+	if _, err := tab.SetViewport(ctx, &driver.Viewport{Width: viewportW, Height: viewportH, DeviceScaleFactor: 1}); err != nil {
 		return err
 	}
 	s, err := rawcdp.Session(ctx, tab)

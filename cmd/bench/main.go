@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // defaultTimeout bounds the whole run, so that a wedged browser cannot
@@ -224,7 +225,7 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 		return nil, err
 	}
 
-	load := loadAverage()
+	load := sysproc.LoadAverage()
 	rep := &report{
 		Date:     time.Now().UTC(),
 		NProc:    runtime.NumCPU(),
@@ -294,7 +295,7 @@ func bench(ctx context.Context, log *slog.Logger, cfg *config) (*report, error) 
 	if err := runBackends(ctx, log, cfg, scratch, rep); err != nil {
 		return nil, fmt.Errorf("chromium and firefox: %w", err)
 	}
-	rep.Load = []float64{load, loadAverage()}
+	rep.Load = []float64{load, sysproc.LoadAverage()}
 	return rep, nil
 }
 

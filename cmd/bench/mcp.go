@@ -14,8 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/sysproc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // snapshotPages are the shared fixture pages whose snapshot sizes are
@@ -70,9 +71,9 @@ type mcpResult struct {
 	click          latency // click on app.html's Sign in (fails login, stays)
 	fill           latency
 	pressKey       latency
-	changesChars   int        // the whole text of the first such click's result
-	cdpkitRSS      int64      // the cdpkit process, idle with a browser open
-	chromium       treeMemory // the browser cdpkit launched
+	changesChars   int            // the whole text of the first such click's result
+	cdpkitRSS      int64          // the cdpkit process, idle with a browser open
+	chromium       sysproc.Memory // the browser cdpkit launched
 }
 
 // benchMCP runs `cdpkit mcp` as an agent would and measures it.
@@ -421,7 +422,7 @@ func (c *child) memory(res *mcpResult) error {
 		return fmt.Errorf("want one cdpkit profile in %s, found %d", c.tmp, len(profiles))
 	}
 	res.chromium = memoryOf(profiles[0])
-	if res.chromium.procs == 0 {
+	if res.chromium.Procs == 0 {
 		return fmt.Errorf("no browser process uses the profile %s", profiles[0])
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // networkResult holds what the request log and mocking cost: the size of
@@ -98,7 +100,7 @@ func benchNetwork(ctx context.Context, log *slog.Logger, cfg *config, scratch st
 			return nil, err
 		}
 		if i == 2 {
-			if _, err := tabs[i].AddMock(ctx, browser.MockRule{URL: "*/never-requested*", Action: browser.MockFulfill}); err != nil {
+			if _, err := tabs[i].AddMock(ctx, driver.MockRule{URL: "*/never-requested*", Action: driver.MockFulfill}); err != nil {
 				return nil, fmt.Errorf("arming the mock rule: %w", err)
 			}
 		}
@@ -120,7 +122,7 @@ func benchNetwork(ctx context.Context, log *slog.Logger, cfg *config, scratch st
 	for g, name := range names {
 		log.Info("navigate p50", "with", name, "ms", took[g].p(50).Milliseconds())
 	}
-	if reqs, _, err := tabs[1].NetworkRequests(ctx, browser.RequestQuery{}); err != nil || len(reqs) < netSubresources+1 {
+	if reqs, _, err := tabs[1].NetworkRequests(ctx, driver.RequestQuery{}); err != nil || len(reqs) < netSubresources+1 {
 		return nil, fmt.Errorf("the log of the last navigation holds %d requests (%v); want the page and its %d images", len(reqs), err, netSubresources)
 	}
 	return res, nil
@@ -187,13 +189,13 @@ func runNetworkOnly(ctx context.Context, log *slog.Logger, cfg *config, stdout i
 		return err
 	}
 	rep := &report{Date: time.Now().UTC(), NProc: runtime.NumCPU(), Chromium: chromiumVersion(ctx, cfg.chromium), Go: runtime.Version(), Iters: cfg.iters}
-	load := loadAverage()
+	load := sysproc.LoadAverage()
 	n, err := benchNetwork(ctx, log, cfg, scratch)
 	if err != nil {
 		return err
 	}
 	rep.addNetworkFigures(n)
-	rep.Load = []float64{load, loadAverage()}
+	rep.Load = []float64{load, sysproc.LoadAverage()}
 	rep.writeMarkdown(stdout)
 	return nil
 }

@@ -17,8 +17,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/sysproc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // The peers, pinned: `make bench-peers` installs exactly these with npm

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // peerReport is one comparison run, as printed and as stored in JSON.
@@ -44,7 +46,7 @@ type peerFigure struct {
 
 func newPeerReport(ctx context.Context, cfg *config, results []*peerResult, load float64) *peerReport {
 	r := &peerReport{
-		Load:     []float64{load, loadAverage()},
+		Load:     []float64{load, sysproc.LoadAverage()},
 		Date:     time.Now().UTC(),
 		NProc:    runtime.NumCPU(),
 		Chromium: chromiumVersion(ctx, cfg.chromium),

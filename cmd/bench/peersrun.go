@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // peerWarmup calls of each step precede the measured ones: fewer than the
@@ -40,7 +42,7 @@ type peerResult struct {
 // benchPeers drives cdpkit and the peers installed under dir through the
 // same scenarios, interleaved, and assembles the comparison.
 func benchPeers(ctx context.Context, log *slog.Logger, cfg *config, dir string) (*peerReport, error) {
-	load := loadAverage()
+	load := sysproc.LoadAverage()
 	launchers, err := peerLaunchers(cfg, dir)
 	if err != nil {
 		return nil, err
@@ -114,9 +116,9 @@ func benchPeers(ctx context.Context, log *slog.Logger, cfg *config, dir string) 
 		return nil, ctx.Err()
 	}
 	for k, s := range servers {
-		m := treeOf(s.cmd.Process.Pid)
-		results[k].serverRSS, results[k].browserRSS, results[k].browserProcs = m.server.rss, m.browser.rss, m.browser.procs
-		log.Info("memory", "server", s.name, "server_rss_mib", m.server.rss>>20, "browser_rss_mib", m.browser.rss>>20)
+		server, browser := sysproc.TreeMemory(s.cmd.Process.Pid)
+		results[k].serverRSS, results[k].browserRSS, results[k].browserProcs = server.RSS, browser.RSS, browser.Procs
+		log.Info("memory", "server", s.name, "server_rss_mib", server.RSS>>20, "browser_rss_mib", browser.RSS>>20)
 	}
 
 	return newPeerReport(ctx, cfg, results, load), nil

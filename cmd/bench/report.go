@@ -123,9 +123,9 @@ func (r *report) addFigures(pipe, ws *rawResult, m *mcpResult, binSize int64) {
 	r.add("size.binary_bytes", "cdpkit binary size", float64(binSize), unitBytes)
 	r.addMiB("size.binary_mib", "cdpkit binary size", binSize)
 	r.addMiB("mem.cdpkit_rss", "cdpkit RSS, idle with a browser open", m.cdpkitRSS)
-	r.addMiB("mem.chromium_rss", "Chromium RSS, sum over its processes", m.chromium.rss)
-	r.addMiB("mem.chromium_pss", "Chromium PSS, sum over its processes (shared pages counted once)", m.chromium.pss)
-	r.add("mem.chromium_procs", "Chromium processes", float64(m.chromium.procs), unitCount)
+	r.addMiB("mem.chromium_rss", "Chromium RSS, sum over its processes", m.chromium.RSS)
+	r.addMiB("mem.chromium_pss", "Chromium PSS, sum over its processes (shared pages counted once)", m.chromium.PSS)
+	r.add("mem.chromium_procs", "Chromium processes", float64(m.chromium.Procs), unitCount)
 }
 
 // round keeps the precision a unit is printed with, so that the JSON holds

@@ -20,8 +20,9 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/cdpkit/cdpkit/internal/sysproc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // The -trace mode splits each tool's time into the CDP commands it sends:

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
 // wedgeResult holds the never-wedge timings: how soon a call comes back
@@ -181,7 +183,7 @@ func browserPID(root int) int {
 		if err != nil {
 			continue
 		}
-		if ppid, err := parentOf(pid); err == nil && ppid == root && isBrowser(pid) {
+		if ppid, ok := sysproc.Parent(pid); ok && ppid == root && sysproc.IsBrowser(pid) {
 			return pid
 		}
 	}

@@ -27,9 +27,9 @@ type app struct {
 	pool      []*cdpkit.Browser // a pool's other browsers (serve --browsers), closed with the app
 }
 
-// newApp builds the app from the config, through the public Go API: every
-// setting the commands take is a cdpkit.Options field. The caller must call
-// close, which stops the browser.
+// newApp builds the app from the config, through the public Go API: the
+// flags were parsed into cfg.opts, and cdpkit.New translates them for the
+// backend. The caller must call close, which stops the browser.
 func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	log, err := cfg.logger(stderr)
 	if err != nil {
@@ -39,31 +39,10 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	list = tools.ForBackend(list, cfg.backend)
-	bo, urls := &cfg.browser, cfg.browser.URLPolicy
-	o := &cdpkit.Options{
-		ExecPath: bo.ExecPath, Args: bo.Args, Headful: bo.Headful,
-		Endpoint: bo.BrowserURL, WSHeaders: bo.WSHeaders, AutoConnect: bo.AutoConnect,
-		CDPTimeout: bo.CDPTimeout, LaunchTimeout: bo.LaunchTimeout, IdleTimeout: bo.IdleTimeout,
-		ArtifactDir: cfg.artifactDir, UploadRoots: cfg.uploadRoots, Timeout: cfg.toolTimeout, QueueLimit: cfg.queueLimit,
-		MaxScreenshotPixels: cfg.maxPixels, MaxImageBytes: cfg.maxBytes,
-		AllowEval: cfg.allowEval, Dialogs: string(cfg.dialogs), Logger: log,
-		ShowSecrets: cfg.showSecrets, StorageState: cfg.storageState, DownloadMax: bo.DownloadMax,
-		Browser: cfg.backend, WebDriverURL: bo.WebDriverURL, WebDriverCapabilities: bo.WebDriverCaps,
-		WebDriverWait: bo.WebDriverWait,
-	}
-	if bo.WSEndpoint != "" {
-		o.Endpoint = bo.WSEndpoint
-	}
-	if err := cfg.launch.apply(o); err != nil {
-		return nil, err
-	}
-	if urls != nil {
-		o.AllowedOrigins, o.BlockedOrigins = urls.AllowedOrigins, urls.BlockedOrigins
-		o.AllowPrivateNetworks, o.BlockLoopback = urls.AllowPrivateNetworks, urls.BlockLoopback
-		o.AllowFileURLs = urls.FileDirs
-	}
-	b, err := cdpkit.New(o)
+	list = tools.ForBackend(list, cfg.opts.Browser)
+	o := cfg.opts // kept in the app: a pool makes its other browsers with it
+	o.Logger = log
+	b, err := cdpkit.New(&o)
 	var ce *cdpkit.Error
 	if errors.As(err, &ce) {
 		// A bad option: say what to do, not where artifacts go.
@@ -72,7 +51,7 @@ func newApp(cfg *config, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (set CDPKIT_ARTIFACT_DIR to a writable directory)", err)
 	}
-	a := &app{log: log, browser: b, env: apienv.Of(b), tools: list, opts: o}
+	a := &app{log: log, browser: b, env: apienv.Of(b), tools: list, opts: &o}
 	if err := a.startTelemetry(cfg); err != nil {
 		b.Close()
 		return nil, err

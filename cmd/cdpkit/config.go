@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit"
 	"github.com/cdpkit/cdpkit/internal/cli"
 	"github.com/cdpkit/cdpkit/internal/mcpserver"
 	"github.com/cdpkit/cdpkit/internal/policy"
@@ -27,10 +28,15 @@ import (
 // load_storage_state bounds its own.
 const maxStorageStateFile = 20 << 20
 
-// config is everything the flags and environment say.
+// config is everything the flags and environment say. The browser's
+// settings are parsed straight into opts, which cdpkit.New (newApp, doctor)
+// alone translates for a backend.
 type config struct {
-	browser browser.Options
-	tools   string // --tools: core, full or a list of names
+	opts cdpkit.Options
+	// browserURL and wsEndpoint are --browser-url and --ws-endpoint, the
+	// two ways to give opts.Endpoint.
+	browserURL, wsEndpoint string
+	tools                  string // --tools: core, full or a list of names
 
 	// serve only
 	listen      string
@@ -52,19 +58,8 @@ type config struct {
 	maxTabs       int    // --max-tabs-per-session: 0 is no limit
 	instanceID    string // --instance-id: starts every MCP session id
 
-	artifactDir string
-	toolTimeout time.Duration
-	queueLimit  int // calls that may wait for one tab; 0 means the default
-	maxPixels   int // screenshot width × height; 0 means the default
-	maxBytes    int // encoded screenshot size; 0 means the default
-	// uploadRoots are the --upload-root dirs; nil means the tools' default.
-	uploadRoots  policy.UploadRoots
-	logFormat    string
-	logLevel     string
-	allowEval    bool                 // evaluate_script is enabled
-	showSecrets  bool                 // network tools show credential headers
-	storageState []byte               // --storage-state's file, checked
-	dialogs      browser.DialogPolicy // which JavaScript dialogs cdpkit answers by itself
+	logFormat string
+	logLevel  string
 
 	launch launchFlags // --headed, --user-data-dir, --viewport … (launchflags.go)
 
@@ -77,7 +72,6 @@ type config struct {
 
 	requireLease bool          // --require-lease: strict mode (leases.go)
 	leaseTTL     time.Duration // CDPKIT_LEASE_TTL_MS; 0 means the default
-	backend      string        // --browser: tools.BackendChromium or tools.BackendFirefox
 }
 
 // envHelp documents the environment variables; flags win over them.
@@ -116,25 +110,25 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	fs.SetOutput(stderr)
 	var env envBools
 	var headers headerFlag
-	fs.StringVar(&c.browser.ExecPath, "executable-path", os.Getenv("CHROMIUM_PATH"), "browser executable to launch (default: chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)")
-	fs.StringVar(&c.browser.BrowserURL, "browser-url", "", "attach to a running browser at `http://host:port` instead of launching one")
-	fs.StringVar(&c.browser.WSEndpoint, "ws-endpoint", os.Getenv("CDPKIT_WS_ENDPOINT"), "attach to a running browser at this `ws:// or wss://` DevTools URL; a token in its query is kept out of logs; 429/503 is BROWSER_BUSY (default: CDPKIT_WS_ENDPOINT)")
+	fs.StringVar(&c.opts.ExecPath, "executable-path", os.Getenv("CHROMIUM_PATH"), "browser executable to launch (default: chromium, chromium-browser, google-chrome, google-chrome-stable on PATH)")
+	fs.StringVar(&c.browserURL, "browser-url", "", "attach to a running browser at `http://host:port` instead of launching one")
+	fs.StringVar(&c.wsEndpoint, "ws-endpoint", os.Getenv("CDPKIT_WS_ENDPOINT"), "attach to a running browser at this `ws:// or wss://` DevTools URL; a token in its query is kept out of logs; 429/503 is BROWSER_BUSY (default: CDPKIT_WS_ENDPOINT)")
 	fs.Var(&headers, "ws-header", "`Name: value` header for --ws-endpoint (repeatable); values are kept out of logs")
-	fs.StringVar(&c.browser.WebDriverURL, "webdriver-url", os.Getenv("CDPKIT_WEBDRIVER_URL"), "borrow the browser from a W3C WebDriver remote end at this `http://host:port` (chromedriver, Selenium Grid 4): a session is created, driven over its CDP address and deleted on exit (default: CDPKIT_WEBDRIVER_URL)")
+	fs.StringVar(&c.opts.WebDriverURL, "webdriver-url", os.Getenv("CDPKIT_WEBDRIVER_URL"), "borrow the browser from a W3C WebDriver remote end at this `http://host:port` (chromedriver, Selenium Grid 4): a session is created, driven over its CDP address and deleted on exit (default: CDPKIT_WEBDRIVER_URL)")
 	fs.Func("webdriver-capability", "extra WebDriver capability `key=json` for --webdriver-url's session, such as 'goog:chromeOptions={\"binary\":\"/usr/bin/chromium\"}' (repeatable)", func(s string) error {
 		key, value, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(key) == "" || !json.Valid([]byte(value)) {
 			return errors.New("want key=json, such as platformName=\"linux\"")
 		}
-		if c.browser.WebDriverCaps == nil {
-			c.browser.WebDriverCaps = map[string]json.RawMessage{}
+		if c.opts.WebDriverCapabilities == nil {
+			c.opts.WebDriverCapabilities = map[string]json.RawMessage{}
 		}
-		c.browser.WebDriverCaps[strings.TrimSpace(key)] = json.RawMessage(value)
+		c.opts.WebDriverCapabilities[strings.TrimSpace(key)] = json.RawMessage(value)
 		return nil
 	})
-	fs.DurationVar(&c.browser.WebDriverWait, "webdriver-wait", 0, "how long to wait for a --webdriver-url session while a Selenium Grid queues the request (its slots all busy), below the call's own limit; cdpkit then withdraws the request, answers BROWSER_BUSY, and deletes a session the Grid creates for it later (default: the call's limit)")
-	fs.StringVar(&c.browser.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
-	fs.StringVar(&c.backend, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
+	fs.DurationVar(&c.opts.WebDriverWait, "webdriver-wait", 0, "how long to wait for a --webdriver-url session while a Selenium Grid queues the request (its slots all busy), below the call's own limit; cdpkit then withdraws the request, answers BROWSER_BUSY, and deletes a session the Grid creates for it later (default: the call's limit)")
+	fs.StringVar(&c.opts.AutoConnect, "auto-connect", "", "attach to the browser using this `user-data-dir` (reads its DevToolsActivePort)")
+	fs.StringVar(&c.opts.Browser, "browser", os.Getenv("CDPKIT_BROWSER"), "browser to drive: chromium (default) or firefox, over WebDriver BiDi, with fewer tools (default: CDPKIT_BROWSER)")
 	fs.StringVar(&c.tools, "tools", "core", "tools to offer: core (the agent loop, tabs, uploads, the console), devtools (core + console, network, mocks, cookies, storage state, downloads, performance traces, heap snapshots, Lighthouse, recording), vision (core + click_at, move_mouse, drag_at, scroll_at at screenshot coordinates), full (all), or a comma-separated list of names")
 	if name == "serve" {
 		fs.StringVar(&c.listen, "listen", "127.0.0.1:8765", "`host:port` to serve MCP over HTTP on")
@@ -160,47 +154,44 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	}
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.BoolVar(&c.allowEval, "allow-eval", env.get("CDPKIT_ALLOW_EVAL"), "enable evaluate_script, which runs the agent's JavaScript in pages")
-	fs.BoolVar(&c.showSecrets, "show-secrets", false, "show credential headers (Authorization, Cookie, Set-Cookie, *token*…) in network tool results instead of <redacted>")
+	fs.BoolVar(&c.opts.AllowEval, "allow-eval", env.get("CDPKIT_ALLOW_EVAL"), "enable evaluate_script, which runs the agent's JavaScript in pages")
+	fs.BoolVar(&c.opts.ShowSecrets, "show-secrets", false, "show credential headers (Authorization, Cookie, Set-Cookie, *token*…) in network tool results instead of <redacted>")
 	fs.Func("storage-state", "load this storage state `file` (cookies + localStorage, Playwright storageState JSON, as save_storage_state writes) into every new browser context", func(path string) error {
 		data, err := policy.ReadRegular(context.Background(), path, maxStorageStateFile)
 		if err != nil {
 			return err
 		}
-		if _, err := browser.ParseStorageState(data); err != nil {
-			return err
+		if !json.Valid(data) {
+			return errors.New("not JSON: want a storage state as save_storage_state writes it")
 		}
-		c.storageState = data
+		c.opts.StorageState = data
 		return nil
 	})
-	c.dialogs = browser.DialogsReport
 	fs.Func("dialogs", "JavaScript dialogs cdpkit answers by itself: `report` (the default: accepts alerts; confirm and prompt wait for handle_dialog), accept or dismiss", func(s string) error {
-		p, err := browser.ParseDialogPolicy(s)
-		if err != nil || s == "" {
-			return errors.New("want report, accept or dismiss")
+		switch p := cdpkit.DialogPolicy(s); p {
+		case cdpkit.DialogsReport, cdpkit.DialogsAccept, cdpkit.DialogsDismiss:
+			c.opts.Dialogs = p
+			return nil
 		}
-		c.dialogs = p
-		return nil
+		return errors.New("want report, accept or dismiss")
 	})
 	fs.Func("upload-root", "`dir` whose files upload_file may give a page, besides the artifact dir (repeatable)", func(dir string) error {
 		if dir == "" {
 			return errors.New("want a directory")
 		}
-		c.uploadRoots = append(c.uploadRoots, dir)
+		c.opts.UploadRoots = append(c.opts.UploadRoots, dir)
 		return nil
 	})
-	urls := &policy.Policy{}
-	c.browser.URLPolicy = urls
-	fs.BoolVar(&urls.AllowPrivateNetworks, "allow-private-networks", false, "let pages load from private and special networks (10/8, 172.16/12, 192.168/16, 169.254/16 incl. cloud metadata, 100.64/10, fc00::/7, 0.0.0.0/8, multicast), by address or by a name resolving to one")
-	fs.BoolVar(&urls.BlockLoopback, "block-loopback", false, "refuse loopback (127.0.0.0/8, ::1, localhost), which is allowed by default")
+	fs.BoolVar(&c.opts.AllowPrivateNetworks, "allow-private-networks", false, "let pages load from private and special networks (10/8, 172.16/12, 192.168/16, 169.254/16 incl. cloud metadata, 100.64/10, fc00::/7, 0.0.0.0/8, multicast), by address or by a name resolving to one")
+	fs.BoolVar(&c.opts.BlockLoopback, "block-loopback", false, "refuse loopback (127.0.0.0/8, ::1, localhost), which is allowed by default")
 	fs.Func("allowed-origins", "comma-separated `origins` that are the only ones pages may load from: https://example.com, a host (any scheme and port) or *.example.com; a listed origin may be private", func(s string) error {
 		var err error
-		urls.AllowedOrigins, err = policy.ParseOrigins(s)
+		c.opts.AllowedOrigins, err = policy.ParseOrigins(s)
 		return err
 	})
 	fs.Func("blocked-origins", "comma-separated `origins` pages may not load from, written as for --allowed-origins", func(s string) error {
 		var err error
-		urls.BlockedOrigins, err = policy.ParseOrigins(s)
+		c.opts.BlockedOrigins, err = policy.ParseOrigins(s)
 		return err
 	})
 	fs.Func("allow-file-urls", "let pages open file:// URLs under `dir` (repeatable; symlinks and .. resolved; the guard judges every file: request); without it file:// is refused", func(dir string) error {
@@ -211,7 +202,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return fmt.Errorf("%s is not a directory", dir)
 		}
-		urls.FileDirs = append(urls.FileDirs, abs)
+		c.opts.AllowFileURLs = append(c.opts.AllowFileURLs, abs)
 		return nil
 	})
 	fs.BoolVar(&c.requireLease, "require-lease", env.get("CDPKIT_REQUIRE_LEASE"), "strict mode: a call on a tab nobody leased leases it to the caller (an auto lease), new_page leases its tab, and list_pages/list_leases close tabs whose leaseholder died")
@@ -219,7 +210,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		if err := policy.CheckChromeArg(s); err != nil {
 			return err
 		}
-		c.browser.Args = append(c.browser.Args, s)
+		c.opts.Args = append(c.opts.Args, s)
 		return nil
 	})
 	c.launch.register(fs, &env)
@@ -249,7 +240,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 			return nil, err
 		}
 	}
-	if err := c.launch.check(); err != nil {
+	if err := c.launch.apply(&c.opts); err != nil {
 		return nil, err
 	}
 	if err := c.pickBackend(fs); err != nil {
@@ -267,7 +258,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		}
 	}
 	n := 0
-	for _, s := range []string{c.browser.BrowserURL, c.browser.WSEndpoint, c.browser.AutoConnect, c.browser.WebDriverURL} {
+	for _, s := range []string{c.browserURL, c.wsEndpoint, c.opts.AutoConnect, c.opts.WebDriverURL} {
 		if s != "" {
 			n++
 		}
@@ -275,53 +266,54 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 	if n > 1 {
 		return nil, errors.New("give only one of --browser-url, --ws-endpoint, --auto-connect and --webdriver-url")
 	}
-	if c.browser.WebDriverCaps != nil && c.browser.WebDriverURL == "" {
+	if c.opts.WebDriverCapabilities != nil && c.opts.WebDriverURL == "" {
 		return nil, errors.New("--webdriver-capability needs --webdriver-url")
 	}
-	if c.browser.WebDriverWait != 0 && (c.browser.WebDriverURL == "" || c.browser.WebDriverWait < 0) {
+	if c.opts.WebDriverWait != 0 && (c.opts.WebDriverURL == "" || c.opts.WebDriverWait < 0) {
 		return nil, errors.New("--webdriver-wait needs --webdriver-url and a positive duration, such as 20s")
 	}
 	if len(headers) > 0 {
-		if c.browser.WSEndpoint == "" {
+		if c.wsEndpoint == "" {
 			return nil, errors.New("--ws-header needs --ws-endpoint")
 		}
-		c.browser.WSHeaders = http.Header(headers)
+		c.opts.WSHeaders = http.Header(headers)
 	}
+	c.opts.Endpoint = cmp.Or(c.wsEndpoint, c.browserURL)
 	var err error
-	if c.browser.CDPTimeout, err = envDuration("CDPKIT_CDP_TIMEOUT"); err != nil {
+	if c.opts.CDPTimeout, err = envDuration("CDPKIT_CDP_TIMEOUT"); err != nil {
 		return nil, err
 	}
-	if c.toolTimeout, err = envDuration("CDPKIT_TOOL_TIMEOUT"); err != nil {
+	if c.opts.Timeout, err = envDuration("CDPKIT_TOOL_TIMEOUT"); err != nil {
 		return nil, err
 	}
-	if c.toolTimeout == 0 {
-		c.toolTimeout = tools.DefaultTimeout
+	if c.opts.Timeout == 0 {
+		c.opts.Timeout = tools.DefaultTimeout
 	}
-	if c.toolTimeout > tools.MaxTimeout {
-		return nil, fmt.Errorf("CDPKIT_TOOL_TIMEOUT=%v: at most %v", c.toolTimeout, tools.MaxTimeout)
+	if c.opts.Timeout > tools.MaxTimeout {
+		return nil, fmt.Errorf("CDPKIT_TOOL_TIMEOUT=%v: at most %v", c.opts.Timeout, tools.MaxTimeout)
 	}
-	if c.queueLimit, err = envInt("CDPKIT_QUEUE_LIMIT"); err != nil {
+	if c.opts.QueueLimit, err = envInt("CDPKIT_QUEUE_LIMIT"); err != nil {
 		return nil, err
 	}
-	c.browser.IdleTimeout = defaultIdleTimeout
+	c.opts.IdleTimeout = defaultIdleTimeout
 	if v := os.Getenv("CDPKIT_IDLE_TIMEOUT"); v == "0" {
-		c.browser.IdleTimeout = 0
+		c.opts.IdleTimeout = 0
 	} else if d, err := envDuration("CDPKIT_IDLE_TIMEOUT"); err != nil {
 		return nil, err
 	} else if d > 0 {
-		c.browser.IdleTimeout = d
+		c.opts.IdleTimeout = d
 	}
-	if c.maxPixels, err = envInt("CDPKIT_MAX_SCREENSHOT_PIXELS"); err != nil {
+	if c.opts.MaxScreenshotPixels, err = envInt("CDPKIT_MAX_SCREENSHOT_PIXELS"); err != nil {
 		return nil, err
 	}
-	if c.maxBytes, err = envInt("CDPKIT_MAX_IMAGE_BYTES"); err != nil {
+	if c.opts.MaxImageBytes, err = envInt("CDPKIT_MAX_IMAGE_BYTES"); err != nil {
 		return nil, err
 	}
 	max, err := envInt("CDPKIT_DOWNLOAD_MAX")
 	if err != nil {
 		return nil, err
 	}
-	c.browser.DownloadMax = int64(max)
+	c.opts.DownloadMax = int64(max)
 	if _, err := envInt("CDPKIT_NETWORK_BUFFER"); err != nil {
 		return nil, err
 	}
@@ -330,10 +322,7 @@ func parseConfig(name string, args []string, stderr io.Writer) (*config, error) 
 		return nil, err
 	}
 	c.leaseTTL = time.Duration(ttl) * time.Millisecond
-	c.artifactDir = os.Getenv("CDPKIT_ARTIFACT_DIR")
-	if c.artifactDir == "" {
-		c.artifactDir = policy.DefaultArtifactDir()
-	}
+	c.opts.ArtifactDir = cmp.Or(os.Getenv("CDPKIT_ARTIFACT_DIR"), policy.DefaultArtifactDir())
 	return c, nil
 }
 

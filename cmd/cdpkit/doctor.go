@@ -10,11 +10,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -30,55 +30,73 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "cdpkit doctor: %v\n", err)
 		return 2
 	}
-	cfg.browser.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.opts.Logger = slog.New(noCallRecords{slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
+	cfg.opts.ArtifactDir = "" // a temporary one, removed on Close: the screenshot is not kept
 	d := &doctor{out: stdout}
 	fmt.Fprintf(stdout, "cdpkit %s\n", buildVersion())
-	if cfg.backend == tools.BackendFirefox {
-		return doctorFirefox(ctx, cfg, stdout)
-	}
+	return d.run(ctx, cfg)
+}
 
-	if cfg.browser.BrowserURL == "" && cfg.browser.WSEndpoint == "" && cfg.browser.AutoConnect == "" && cfg.browser.WebDriverURL == "" {
-		exe, err := browser.FindExecutable(cfg.browser.ExecPath)
-		ok := d.check("browser executable", exe, err)
-		if !ok || cfg.verbose {
+// run checks the browser cfg.opts names: found (when launched), started,
+// and driven on a loopback page (open, navigate, screenshot), all through
+// the public Go API, as the servers start theirs.
+func (d *doctor) run(ctx context.Context, cfg *config) int {
+	o := &cfg.opts
+	firefox := o.Browser == tools.BackendFirefox
+	mode := "launch"
+	switch {
+	case o.Endpoint != "" || o.AutoConnect != "":
+		mode = "attach"
+	case o.WebDriverURL != "":
+		mode = "webdriver session"
+	}
+	if mode == "launch" {
+		exe, searched, err := cdpkit.Executable(o)
+		name := "browser executable"
+		if firefox {
+			name = "firefox executable"
+		}
+		ok := d.check(name, exe, err)
+		if !firefox && (!ok || cfg.verbose) {
 			// Where it looked matters when nothing was found (or asked).
-			if cfg.browser.ExecPath != "" {
-				fmt.Fprintf(stdout, "      looked at          %s (--executable-path or CHROMIUM_PATH)\n", cfg.browser.ExecPath)
+			if o.ExecPath != "" {
+				fmt.Fprintf(d.out, "      looked at          %s (--executable-path or CHROMIUM_PATH)\n", o.ExecPath)
 			} else {
-				fmt.Fprintf(stdout, "      looked for, in order:\n")
-				for _, c := range browser.SearchList(runtime.GOOS, os.Getenv) {
-					fmt.Fprintf(stdout, "        %s\n", c)
+				fmt.Fprintf(d.out, "      looked for, in order:\n")
+				for _, c := range searched {
+					fmt.Fprintf(d.out, "        %s\n", c)
 				}
 			}
 		}
 		if !ok {
 			return 1
 		}
-		dir, err := os.MkdirTemp("", "cdpkit-doctor-")
-		if err == nil {
-			os.Remove(dir)
+		if !firefox {
+			dir, err := os.MkdirTemp("", "cdpkit-doctor-")
+			if err == nil {
+				os.Remove(dir)
+			}
+			d.check("temp dir writable", os.TempDir(), err)
 		}
-		d.check("temp dir writable", os.TempDir(), err)
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	limit := 60 * time.Second
+	if firefox {
+		limit = 90 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	start := time.Now()
-	cfg.launch.fill(&cfg.browser)
-	b, err := browser.Start(ctx, &cfg.browser)
-	mode := "launch"
-	if cfg.browser.BrowserURL != "" || cfg.browser.WSEndpoint != "" || cfg.browser.AutoConnect != "" {
-		mode = "attach"
-	}
-	if cfg.browser.WebDriverURL != "" {
-		mode = "webdriver session"
+	b, err := cdpkit.New(o)
+	if err == nil {
+		_, err = b.Tabs(ctx) // starts (or reaches) the browser
+		defer b.Close()
 	}
 	if !d.check(mode, fmt.Sprintf("in %d ms", time.Since(start).Milliseconds()), err) {
 		return 1
 	}
-	defer b.Close()
 	v, err := b.Version(ctx)
-	d.check("browser version", v.Product+", protocol "+v.Protocol+", V8 "+v.JS, err)
+	d.check("browser version", v, err)
 
 	// Drive a page served on loopback: open, navigate, screenshot.
 	srv, url, served, err := servePage()
@@ -86,7 +104,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer srv.Close()
-	tab, err := b.NewTab(ctx)
+	tab, err := b.NewTab(ctx, "")
 	if d.check("open a tab", "", err) {
 		nav, err := tab.Navigate(ctx, url)
 		detail := ""
@@ -94,20 +112,31 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			detail, err = checkNav(nav, int(served.Load()))
 		}
 		if d.check("navigate", detail, err) {
-			shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{})
+			shot, err := tab.Screenshot(ctx, nil)
 			if err == nil {
-				d.check("screenshot", fmt.Sprintf("%dx%d png, %d bytes", shot.Width, shot.Height, len(shot.Data)), nil)
+				d.check("screenshot", fmt.Sprintf("%dx%d %s, %d bytes", shot.Width, shot.Height, shot.Format, len(shot.Data)), nil)
 			} else {
 				d.check("screenshot", "", err)
 			}
 		}
-		b.CloseTab(ctx, tab)
+		tab.Close(ctx)
 	}
 	if d.failed {
 		return 1
 	}
-	fmt.Fprintln(stdout, "all checks passed")
+	fmt.Fprintln(d.out, "all checks passed")
 	return 0
+}
+
+// noCallRecords drops the door's record of each tool call from doctor's
+// log: doctor prints each check's outcome itself.
+type noCallRecords struct{ slog.Handler }
+
+func (h noCallRecords) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "tool call" {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
 type doctor struct {
@@ -123,9 +152,10 @@ func (d *doctor) check(what, detail string, err error) bool {
 	}
 	d.failed = true
 	fmt.Fprintf(d.out, "FAIL  %-22s %v\n", what, err)
-	var nb *browser.NoBrowserError
-	if errors.As(err, &nb) && nb.Hint != "" {
-		fmt.Fprintf(d.out, "      fix: %s\n", nb.Hint)
+	var e *cdpkit.Error
+	// A hint that says to run doctor is the tools' fallback: no fix.
+	if errors.As(err, &e) && e.Hint != "" && !strings.Contains(e.Hint, "cdpkit doctor") {
+		fmt.Fprintf(d.out, "      fix: %s\n", e.Hint)
 	}
 	return false
 }
@@ -137,7 +167,7 @@ const pageTitle = "cdpkit doctor"
 // be its own and its server must have answered it (served requests). A
 // backend that reports no HTTP status (Firefox over BiDi) is judged by
 // what the server saw; one that reports a status must report 200.
-func checkNav(n *browser.NavResult, served int) (string, error) {
+func checkNav(n *cdpkit.Page, served int) (string, error) {
 	switch {
 	case n == nil:
 		return "", errors.New("no navigation result")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
@@ -73,16 +73,16 @@ func TestDoctorSearchList(t *testing.T) {
 func TestDoctorNavigateCheck(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		nav    *browser.NavResult
+		nav    *cdpkit.Page
 		served int
 		want   string // "" for ok; else part of the error
 		detail string
 	}{
-		{"chromium", &browser.NavResult{Title: "cdpkit doctor", Status: 200}, 1, "", `"cdpkit doctor" status 200`},
-		{"firefox reports no status", &browser.NavResult{Title: "cdpkit doctor"}, 1, "", `"cdpkit doctor" served with status 200`},
-		{"never reached the server", &browser.NavResult{Title: "cdpkit doctor"}, 0, "never asked the page server", ""},
-		{"another page", &browser.NavResult{Title: "Problem loading page"}, 0, `loaded "Problem loading page"`, ""},
-		{"an error status", &browser.NavResult{Title: "cdpkit doctor", Status: 502}, 1, "status 502", ""},
+		{"chromium", &cdpkit.Page{Title: "cdpkit doctor", Status: 200}, 1, "", `"cdpkit doctor" status 200`},
+		{"firefox reports no status", &cdpkit.Page{Title: "cdpkit doctor"}, 1, "", `"cdpkit doctor" served with status 200`},
+		{"never reached the server", &cdpkit.Page{Title: "cdpkit doctor"}, 0, "never asked the page server", ""},
+		{"another page", &cdpkit.Page{Title: "Problem loading page"}, 0, `loaded "Problem loading page"`, ""},
+		{"an error status", &cdpkit.Page{Title: "cdpkit doctor", Status: 502}, 1, "status 502", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			detail, err := checkNav(tt.nav, tt.served)

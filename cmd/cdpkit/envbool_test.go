@@ -14,15 +14,15 @@ func TestEnvBool(t *testing.T) {
 	for _, v := range []string{"1", "true", "TRUE", "yes", "on", " On "} {
 		t.Setenv("CDPKIT_ALLOW_EVAL", v)
 		c, err := parseConfig("mcp", nil, io.Discard)
-		if err != nil || !c.allowEval {
-			t.Errorf("CDPKIT_ALLOW_EVAL=%q: allowEval %v, %v; want true", v, c != nil && c.allowEval, err)
+		if err != nil || !c.opts.AllowEval {
+			t.Errorf("CDPKIT_ALLOW_EVAL=%q: allowEval %v, %v; want true", v, c != nil && c.opts.AllowEval, err)
 		}
 	}
 	for _, v := range []string{"", "0", "false", "No", "off"} {
 		t.Setenv("CDPKIT_ALLOW_EVAL", v)
 		c, err := parseConfig("mcp", nil, io.Discard)
-		if err != nil || c.allowEval {
-			t.Errorf("CDPKIT_ALLOW_EVAL=%q: allowEval %v, %v; want false", v, c != nil && c.allowEval, err)
+		if err != nil || c.opts.AllowEval {
+			t.Errorf("CDPKIT_ALLOW_EVAL=%q: allowEval %v, %v; want false", v, c != nil && c.opts.AllowEval, err)
 		}
 	}
 	for _, name := range []string{"CDPKIT_ALLOW_EVAL", "CDPKIT_HEADED", "CDPKIT_IGNORE_HTTPS_ERRORS", "CDPKIT_REQUIRE_LEASE"} {

@@ -5,15 +5,15 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cdpkit/cdpkit"
-	"github.com/cdpkit/cdpkit/internal/browser"
 )
 
 // launchFlags are the launch options (issue #23 item 3): each a flag, with
-// a CDPKIT_* variable as its default. They become cdpkit.Options fields,
-// which check them again (and the display, for --headed).
+// a CDPKIT_* variable as its default. apply puts them into cdpkit.Options,
+// whose New checks them again (the device name, the display for --headed).
 type launchFlags struct {
 	headed            bool
 	userDataDir       string
@@ -40,45 +40,25 @@ func (l *launchFlags) register(fs *flag.FlagSet, env *envBools) {
 	fs.BoolVar(&l.ignoreHTTPSErrors, "ignore-https-errors", env.get("CDPKIT_IGNORE_HTTPS_ERRORS"), "load HTTPS pages whose certificates do not verify (self-signed, expired, wrong host)")
 }
 
-// check catches malformed values while the flags are parsed, so that the
-// command exits with its usage error; cdpkit.New checks the rest.
-func (l *launchFlags) check() error {
+// apply checks the launch flags' form while they are parsed, so that the
+// command exits with its usage error, and puts them into o; cdpkit.New
+// checks the rest.
+func (l *launchFlags) apply(o *cdpkit.Options) error {
 	if l.viewport != "" {
 		if l.device != "" {
 			return errors.New("give --viewport or --device, not both")
 		}
-		if _, err := browser.ParseViewport(l.viewport); err != nil {
-			return errors.New("--" + strings.TrimPrefix(err.Error(), browser.ErrInvalidArgument.Error()+": "))
+		w, h, ok := strings.Cut(strings.ToLower(strings.TrimSpace(l.viewport)), "x")
+		width, werr := strconv.Atoi(w)
+		height, herr := strconv.Atoi(h)
+		if !ok || werr != nil || herr != nil || width <= 0 || height <= 0 {
+			return errors.New("--viewport " + l.viewport + ": want WxH in CSS pixels, such as 1280x720")
 		}
-	}
-	if l.device != "" {
-		if _, ok := browser.ViewportPreset(l.device); !ok {
-			return errors.New("--device " + l.device + ": want mobile, tablet or desktop")
-		}
+		o.ViewportWidth, o.ViewportHeight = width, height
 	}
 	if l.proxyBypass != "" && l.proxyServer == "" {
 		return errors.New("--proxy-bypass needs --proxy-server")
 	}
-	return nil
-}
-
-// fill puts the launch options into bo, for doctor, which starts a
-// browser without the public API; the values were checked by check.
-func (l *launchFlags) fill(bo *browser.Options) {
-	var o cdpkit.Options
-	l.apply(&o)
-	bo.Headful, bo.UserDataDir, bo.UserAgent = o.Headful, o.UserDataDir, o.UserAgent
-	bo.ProxyServer, bo.ProxyBypass = o.ProxyServer, o.ProxyBypass
-	bo.Lang, bo.Timezone, bo.IgnoreHTTPSErrors = o.Lang, o.Timezone, o.IgnoreHTTPSErrors
-	if l.viewport != "" {
-		bo.Viewport, _ = browser.ParseViewport(l.viewport)
-	} else if v, ok := browser.ViewportPreset(l.device); ok {
-		bo.Viewport = &v
-	}
-}
-
-// apply puts the launch options into o.
-func (l *launchFlags) apply(o *cdpkit.Options) error {
 	o.Headful = l.headed
 	if l.userDataDir != "" {
 		dir, err := filepath.Abs(l.userDataDir)
@@ -86,13 +66,6 @@ func (l *launchFlags) apply(o *cdpkit.Options) error {
 			return err
 		}
 		o.UserDataDir = dir
-	}
-	if l.viewport != "" {
-		v, err := browser.ParseViewport(l.viewport)
-		if err != nil {
-			return err
-		}
-		o.ViewportWidth, o.ViewportHeight = v.Width, v.Height
 	}
 	o.Device, o.UserAgent, o.ProxyServer = l.device, l.userAgent, l.proxyServer
 	if l.proxyBypass != "" {

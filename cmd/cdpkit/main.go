@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	// Only the long-lived servers profile; a CLI call is over in moments
 	// (and its daemon, which inherits the variable, does profile).
-	setServerGC(args[0])
+	setServerGC(ctx, args[0])
 	if err := startPprofFor(args[0], stderr); err != nil {
 		fmt.Fprintf(stderr, "cdpkit: %v\n", err)
 		return 2

@@ -26,7 +26,7 @@ func (c *config) checkPool() error {
 	if c.maxTabs < 0 {
 		return errors.New("--max-tabs-per-session is 0 (no limit) or more")
 	}
-	if c.browsers > 1 && (c.launch.userDataDir != "" || c.browser.AutoConnect != "") {
+	if c.browsers > 1 && (c.launch.userDataDir != "" || c.opts.AutoConnect != "") {
 		return errors.New("--browsers above 1 needs a browser per member: it does not go with --user-data-dir or --auto-connect, which name one browser")
 	}
 	if c.instanceID == "" {

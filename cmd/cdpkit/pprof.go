@@ -7,13 +7,14 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/mcpserver"
 )
 
 // pprofEnv names the address cdpkit serves Go's runtime profiles on
-// (heap, goroutines, CPU) when it is set; it is off by default. `make
+// (heap, goroutines, CPU, mutex and block contention) when it is set; it is off by default. `make
 // soak` reads the heap and goroutine counts from it.
 const pprofEnv = "CDPKIT_PPROF"
 
@@ -36,6 +37,10 @@ func startPprof(stderr io.Writer) error {
 	if addr == "" {
 		return nil
 	}
+	// Contention shows only where it is sampled: every 5th mutex
+	// contention event, and blocking of 10 µs or more.
+	runtime.SetMutexProfileFraction(5)
+	runtime.SetBlockProfileRate(int((10 * time.Microsecond).Nanoseconds()))
 	_, err := servePprof(addr, stderr)
 	return err
 }

@@ -66,8 +66,8 @@ func TestWebDriverFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(cfg.browser.WebDriverCaps["se:name"]); got != `"a"` || len(cfg.browser.WebDriverCaps) != 2 {
-		t.Errorf("WebDriverCaps = %s, want goog:chromeOptions and se:name", cfg.browser.WebDriverCaps)
+	if got := string(cfg.opts.WebDriverCapabilities["se:name"]); got != `"a"` || len(cfg.opts.WebDriverCapabilities) != 2 {
+		t.Errorf("WebDriverCaps = %s, want goog:chromeOptions and se:name", cfg.opts.WebDriverCapabilities)
 	}
 	for _, args := range [][]string{
 		{"--webdriver-url", "http://h:1", "--ws-endpoint", "ws://h:2/x"},

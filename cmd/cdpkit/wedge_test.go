@@ -96,8 +96,8 @@ func TestConfigQueueAndTimeout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.queueLimit != tt.wantLimit {
-				t.Errorf("queueLimit = %d, want %d", cfg.queueLimit, tt.wantLimit)
+			if cfg.opts.QueueLimit != tt.wantLimit {
+				t.Errorf("queueLimit = %d, want %d", cfg.opts.QueueLimit, tt.wantLimit)
 			}
 		})
 	}

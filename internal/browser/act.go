@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // actWith is performWith for callers that need not know about a dialog.
@@ -61,7 +62,7 @@ func (t *Tab) performWith(ctx context.Context, ps, es *cdp.Session, fn func(ctx 
 	t.settled.Store(false)
 	aw, stop := watchAction(ps, cdpapi.FrameID(t.id))
 	defer stop()
-	Step(ctx, "sending the input")
+	driver.Step(ctx, "sending the input")
 	frameDialog := false
 	dl, err := t.RunUntilDialog(ctx, func(ctx context.Context) error {
 		if es != ps {

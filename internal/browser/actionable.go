@@ -3,63 +3,33 @@ package browser
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// DefaultActionWait is how long an action waits for its element to become
-// actionable when the caller sets no wait (see WithActionWait).
-const DefaultActionWait = 5 * time.Second
 
 // changeWait bounds one wait for the page to change between two looks at
 // an element that is not actionable yet.
 const changeWait = 250 * time.Millisecond
 
-type actionWaitKey struct{}
-
-// WithActionWait returns a context under which element actions (click,
-// hover, drag, fill, type, press, select, upload) wait at most d for their
-// element to be attached, visible, stable, enabled and uncovered; zero
-// means not at all (one look, as before waits existed). The context's own
-// deadline bounds the wait as well.
-func WithActionWait(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, actionWaitKey{}, max(d, 0))
-}
-
 // actionWait returns the wait set on ctx, else DefaultActionWait.
 func actionWait(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(actionWaitKey{}).(time.Duration); ok {
+	if d, ok := driver.ActionWait(ctx); ok {
 		return d
 	}
-	return DefaultActionWait
+	return driver.DefaultActionWait
 }
-
-// WaitError says that an element did not become actionable in the time an
-// action waited. Err is the last reason (an *ElementError wrapping
-// ErrElementNotFound, ErrElementNotVisible, ErrElementDisabled or a
-// *CoveredError, or a *NotTypeableError for a disabled field).
-type WaitError struct {
-	Waited time.Duration
-	Err    error
-}
-
-func (e *WaitError) Error() string {
-	return fmt.Sprintf("browser: waited %v for the element: %v", e.Waited.Round(time.Millisecond), e.Err)
-}
-
-func (e *WaitError) Unwrap() error { return e.Err }
 
 // notYet reports whether err may go away by itself as the page goes on:
 // the element is not there yet, not rendered, disabled, moving or covered.
 func notYet(err error) bool {
-	var nt *NotTypeableError
+	var nt *driver.NotTypeableError
 	if errors.As(err, &nt) {
-		return nt.Why == RefusedDisabled
+		return nt.Why == driver.RefusedDisabled
 	}
-	return errors.Is(err, ErrElementNotFound) || errors.Is(err, ErrElementNotVisible) ||
-		errors.Is(err, ErrElementDisabled) || errors.Is(err, ErrElementCovered)
+	return errors.Is(err, driver.ErrElementNotFound) || errors.Is(err, driver.ErrElementNotVisible) ||
+		errors.Is(err, driver.ErrElementDisabled) || errors.Is(err, driver.ErrElementCovered)
 }
 
 // actionable resolves ref or selector (see Tab.element) and runs check on
@@ -101,9 +71,9 @@ func (t *Tab) actionable(ctx context.Context, ref, selector string, check func(c
 			}
 			// The planned wait, not the measured one: messages stay the
 			// same from run to run.
-			return nil, &WaitError{Waited: deadline.Sub(start).Round(10 * time.Millisecond), Err: err}
+			return nil, &driver.WaitError{Waited: deadline.Sub(start).Round(10 * time.Millisecond), Err: err}
 		}
-		Step(ctx, "waiting for the element to be actionable")
+		driver.Step(ctx, "waiting for the element to be actionable")
 		t.awaitChange(ctx, min(left, changeWait))
 	}
 }
@@ -136,15 +106,15 @@ func visibleEnabled(selector string) func(ctx context.Context, el *element) erro
 		var st struct{ Hidden, Disabled bool }
 		if err := callJS(ctx, el.Session, jsCall{this: el.Object}, actionableStateJS, &st); err != nil {
 			if cdp.IsProtocolError(err) {
-				return &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
+				return &driver.ElementError{Ref: el.Ref, Selector: selector, Err: driver.ErrElementNotVisible}
 			}
 			return err
 		}
 		switch {
 		case st.Hidden:
-			return &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
+			return &driver.ElementError{Ref: el.Ref, Selector: selector, Err: driver.ErrElementNotVisible}
 		case st.Disabled:
-			return el.refuse("is disabled", RefusedDisabled) // as the field action itself would say
+			return el.refuse("is disabled", driver.RefusedDisabled) // as the field action itself would say
 		}
 		return nil
 	}

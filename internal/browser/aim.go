@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // freePoint returns a point of el, in CSS pixels of the page's viewport,
@@ -25,7 +26,7 @@ import (
 // label draws) is aimed at through its label, where a person clicks.
 func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *element, selector string, enabled, scroll bool) (point, error) {
 	p, err := t.aimElement(ctx, ps, el, selector, enabled, scroll)
-	if !errors.Is(err, ErrElementNotVisible) {
+	if !errors.Is(err, driver.ErrElementNotVisible) {
 		return p, err
 	}
 	proxy := labelProxy(ctx, el)
@@ -37,7 +38,7 @@ func (t *Tab) freePoint(ctx context.Context, ps *cdp.Session, el *element, selec
 		// The label is never disabled; the control may be.
 		var st struct{ Hidden, Disabled bool }
 		if callJS(ctx, el.Session, jsCall{this: el.Object}, elementStateJS, &st) == nil && st.Disabled {
-			return point{}, &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementDisabled}
+			return point{}, &driver.ElementError{Ref: el.Ref, Selector: selector, Err: driver.ErrElementDisabled}
 		}
 	}
 	if pp, perr := t.aimElement(ctx, ps, proxy, selector, false, scroll); perr == nil {
@@ -75,27 +76,27 @@ func (t *Tab) aimElement(ctx context.Context, ps *cdp.Session, el *element, sele
 			return *p, nil
 		}
 	}
-	fail := func(err error) error { return &ElementError{Ref: el.Ref, Selector: selector, Err: err} }
+	fail := func(err error) error { return &driver.ElementError{Ref: el.Ref, Selector: selector, Err: err} }
 	var st struct{ Hidden, Disabled bool }
 	if err := callJS(ctx, el.Session, jsCall{this: el.Object}, elementStateJS, &st); err != nil {
 		return point{}, err
 	}
 	switch {
 	case st.Hidden:
-		return point{}, fail(ErrElementNotVisible)
+		return point{}, fail(driver.ErrElementNotVisible)
 	case enabled && st.Disabled:
-		return point{}, fail(ErrElementDisabled)
+		return point{}, fail(driver.ErrElementDisabled)
 	}
 	if scroll {
 		if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
 			if cdp.IsProtocolError(err) {
-				return point{}, fail(ErrElementNotVisible)
+				return point{}, fail(driver.ErrElementNotVisible)
 			}
 			return point{}, fmt.Errorf("browser: scrolling the element into view: %w", err)
 		}
 	}
 	p, err := t.uncoveredPoint(ctx, ps, el)
-	if errors.Is(err, ErrElementCovered) && scroll {
+	if errors.Is(err, driver.ErrElementCovered) && scroll {
 		// Covered where it is, such as under a fixed header: centered,
 		// it may come clear.
 		if err := callJS(ctx, el.Session, jsCall{this: el.Object}, centerJS, nil); err != nil {
@@ -104,7 +105,7 @@ func (t *Tab) aimElement(ctx context.Context, ps *cdp.Session, el *element, sele
 		p, err = t.uncoveredPoint(ctx, ps, el)
 	}
 	if err != nil {
-		if errors.Is(err, ErrElementNotVisible) || errors.Is(err, ErrElementCovered) {
+		if errors.Is(err, driver.ErrElementNotVisible) || errors.Is(err, driver.ErrElementCovered) {
 			return point{}, fail(err)
 		}
 		return point{}, err
@@ -135,11 +136,11 @@ func (t *Tab) uncoveredPoint(ctx context.Context, ps *cdp.Session, el *element) 
 	pts := clickPoints(quads, off.X, off.Y, float64(lv.ClientWidth), float64(lv.ClientHeight))
 	if len(pts) == 0 {
 		if !hasArea(quads) {
-			return point{}, ErrElementNotVisible
+			return point{}, driver.ErrElementNotVisible
 		}
-		return point{}, ErrElementOffscreen
+		return point{}, driver.ErrElementOffscreen
 	}
-	var covered *CoveredError
+	var covered *driver.CoveredError
 	for _, p := range pts {
 		hit, err := t.hitTest(ctx, ps, el, p, lv, off)
 		if err != nil {
@@ -149,7 +150,7 @@ func (t *Tab) uncoveredPoint(ctx context.Context, ps *cdp.Session, el *element) 
 			return p, nil
 		}
 		if covered == nil {
-			covered = &CoveredError{By: hit.describe(), Ancestor: hit.Ancestor}
+			covered = &driver.CoveredError{By: hit.describe(), Ancestor: hit.Ancestor}
 		}
 	}
 	return point{}, covered
@@ -176,12 +177,12 @@ func (t *Tab) settledQuads(ctx context.Context, ps *cdp.Session, el *element) ([
 		q, err := cdpapi.Call(ctx, el.Session, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: el.Backend})
 		if err != nil {
 			if cdp.IsProtocolError(err) {
-				return nil, point{}, ErrElementNotVisible
+				return nil, point{}, driver.ErrElementNotVisible
 			}
 			return nil, point{}, fmt.Errorf("browser: reading the element's box: %w", err)
 		}
 		if len(q.Quads) == 0 {
-			return nil, point{}, ErrElementNotVisible
+			return nil, point{}, driver.ErrElementNotVisible
 		}
 		var off point
 		if el.Session != ps {

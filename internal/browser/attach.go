@@ -13,7 +13,9 @@ import (
 	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
+	"github.com/cdpkit/cdpkit/internal/wsconn"
 )
 
 // attach connects to a running browser named by o.BrowserURL, o.WSEndpoint
@@ -41,17 +43,17 @@ func attach(ctx context.Context, o *Options) (*cdp.Conn, string, *wdHold, error)
 	}
 	safe := policy.RedactEndpoint(endpoint)
 	t, err := cdp.DialWebSocket(ctx, endpoint, o.WSHeaders)
-	var he *cdp.HandshakeError
+	var he *wsconn.HandshakeError
 	if errors.As(err, &he) {
 		return fail(handshakeError(safe, he.Status, he.RetryAfter, len(o.WSHeaders) > 0))
 	}
 	if err != nil {
-		return fail(&NoBrowserError{Reason: err.Error(), Hint: "check that the browser is running with remote debugging enabled"})
+		return fail(&driver.NoBrowserError{Reason: err.Error(), Hint: "check that the browser is running with remote debugging enabled"})
 	}
 	conn := cdp.NewConn(t, &cdp.Options{DefaultTimeout: o.CDPTimeout, Logger: o.logger()})
 	if _, err := browserVersion(ctx, conn); err != nil {
 		conn.Close()
-		return fail(&NoBrowserError{Reason: "browser at " + safe + " did not answer: " + err.Error(), Hint: "check the endpoint"})
+		return fail(&driver.NoBrowserError{Reason: "browser at " + safe + " did not answer: " + err.Error(), Hint: "check the endpoint"})
 	}
 	return conn, endpoint, hold, nil
 }
@@ -72,7 +74,7 @@ func wsEndpoint(ctx context.Context, o *Options) (string, error) {
 func versionEndpoint(ctx context.Context, browserURL string) (string, error) {
 	u, err := url.Parse(strings.TrimRight(browserURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", &NoBrowserError{Reason: fmt.Sprintf("--browser-url %q is not an http://host:port URL", browserURL), Hint: "use e.g. --browser-url http://127.0.0.1:9222"}
+		return "", &driver.NoBrowserError{Reason: fmt.Sprintf("--browser-url %q is not an http://host:port URL", browserURL), Hint: "use e.g. --browser-url http://127.0.0.1:9222"}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String()+"/json/version", nil)
 	if err != nil {
@@ -80,18 +82,18 @@ func versionEndpoint(ctx context.Context, browserURL string) (string, error) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return "", &NoBrowserError{Reason: fmt.Sprintf("no browser answers at %s: %v", u.Host, err), Hint: "start Chrome with --remote-debugging-port, or check the address"}
+		return "", &driver.NoBrowserError{Reason: fmt.Sprintf("no browser answers at %s: %v", u.Host, err), Hint: "start Chrome with --remote-debugging-port, or check the address"}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return "", &NoBrowserError{Reason: fmt.Sprintf("%s/json/version answered %s", u.Host, resp.Status), Hint: "check that this is a DevTools endpoint"}
+		return "", &driver.NoBrowserError{Reason: fmt.Sprintf("%s/json/version answered %s", u.Host, resp.Status), Hint: "check that this is a DevTools endpoint"}
 	}
 	var v struct {
 		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil || v.WebSocketDebuggerURL == "" {
-		return "", &NoBrowserError{Reason: u.Host + "/json/version has no webSocketDebuggerUrl", Hint: "check that this is a DevTools endpoint"}
+		return "", &driver.NoBrowserError{Reason: u.Host + "/json/version has no webSocketDebuggerUrl", Hint: "check that this is a DevTools endpoint"}
 	}
 	return v.WebSocketDebuggerURL, nil
 }
@@ -102,22 +104,22 @@ func versionEndpoint(ctx context.Context, browserURL string) (string, error) {
 func activePortEndpoint(userDataDir string) (string, error) {
 	b, err := policy.ReadRegular(context.Background(), filepath.Join(userDataDir, "DevToolsActivePort"), 4096)
 	if err != nil {
-		return "", &NoBrowserError{
+		return "", &driver.NoBrowserError{
 			Reason: fmt.Sprintf("no DevToolsActivePort in %s", userDataDir),
 			Hint:   "enable remote debugging in that browser (chrome://inspect/#remote-debugging, or start it with --remote-debugging-port=0)",
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) < 2 {
-		return "", &NoBrowserError{Reason: "DevToolsActivePort is malformed", Hint: "restart the browser"}
+		return "", &driver.NoBrowserError{Reason: "DevToolsActivePort is malformed", Hint: "restart the browser"}
 	}
 	port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
 	if err != nil || port <= 0 || port > 65535 {
-		return "", &NoBrowserError{Reason: "DevToolsActivePort has no valid port", Hint: "restart the browser"}
+		return "", &driver.NoBrowserError{Reason: "DevToolsActivePort has no valid port", Hint: "restart the browser"}
 	}
 	path := strings.TrimSpace(lines[1])
 	if !strings.HasPrefix(path, "/devtools/browser/") {
-		return "", &NoBrowserError{Reason: "DevToolsActivePort has no browser path", Hint: "restart the browser"}
+		return "", &driver.NoBrowserError{Reason: "DevToolsActivePort has no browser path", Hint: "restart the browser"}
 	}
 	return "ws://127.0.0.1:" + strconv.Itoa(port) + path, nil
 }

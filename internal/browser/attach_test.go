@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -235,10 +236,10 @@ func TestAttachErrors(t *testing.T) {
 				b.Close()
 				t.Fatalf("Start(%+v) succeeded, want an error", o)
 			}
-			if !errors.Is(err, ErrNoBrowser) {
+			if !errors.Is(err, driver.ErrNoBrowser) {
 				t.Errorf("err = %v, want one matching ErrNoBrowser", err)
 			}
-			var nb *NoBrowserError
+			var nb *driver.NoBrowserError
 			if !errors.As(err, &nb) {
 				t.Fatalf("err = %T, want *NoBrowserError", err)
 			}

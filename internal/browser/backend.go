@@ -2,40 +2,86 @@ package browser
 
 import (
 	"context"
-	"errors"
+	"time"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// ErrUnsupported means the browser backend cannot do what was asked, such
-// as an argument Firefox over WebDriver BiDi has no means to honour.
-var ErrUnsupported = errors.New("browser: not supported by this browser")
+// Backend returns m as the driver.Backend of Chromium over CDP, for a
+// driver.Manager. Besides the Backend interface it plays the roles
+// driver.Resetter, CallEnder, IdleStopper, Peeker and Auditor.
+func (m *Manager) Backend() driver.Backend { return backend{m} }
 
-// UnsupportedError names what the backend cannot do.
-type UnsupportedError struct {
-	Backend string // "firefox"
-	What    string // the operation or argument, such as "fullPage"
+// ManagerOf returns the Manager behind be, Chromium's backend, or nil for
+// another backend.
+func ManagerOf(be driver.Backend) *Manager {
+	if c, ok := be.(backend); ok {
+		return c.m
+	}
+	return nil
 }
 
-func (e *UnsupportedError) Error() string {
-	return "browser: " + e.Backend + " cannot do " + e.What
+// backend is a Manager as a driver.Backend.
+type backend struct{ m *Manager }
+
+func (c backend) Name() string { return "chromium" }
+
+func (c backend) Driver(ctx context.Context) (driver.Driver, error) { return c.m.Driver(ctx) }
+
+func (c backend) Current() driver.Driver { return c.m.CurrentDriver() }
+
+// Stop stops the browser and removes its profile, as for idleness.
+func (c backend) Stop() error {
+	c.m.StopIdle(func() bool { return true }, 0)
+	return nil
 }
 
-func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
+func (c backend) Close() error { return c.m.Close() }
 
-// Backend is a browser engine other than the built-in Chromium, such as
-// Firefox over WebDriver BiDi, that a Manager drives instead (see
-// Options.Backend). Implementations are safe for concurrent use.
-type Backend interface {
-	// Name is the backend's name, such as "firefox".
-	Name() string
-	// Driver returns the running browser, starting one (or a new one in
-	// place of one that died) if needed. ctx bounds the wait and start.
-	Driver(ctx context.Context) (Driver, error)
-	// Current returns the running browser without starting one, or nil.
-	Current() Driver
-	// Stop stops the browser, if any, for being idle (Options.IdleTimeout);
-	// the next Driver call starts one again.
-	Stop() error
-	// Close stops the browser, if any, and removes what it left on disk;
-	// later Driver calls fail with ErrClosed.
-	Close() error
+func (c backend) TakeReset() bool { return c.m.TakeReset() }
+
+func (c backend) CallEnded() { c.m.CallEnded() }
+
+func (c backend) StopIdle(stillIdle func() bool, idle time.Duration) { c.m.StopIdle(stillIdle, idle) }
+
+func (c backend) Peek() driver.Driver {
+	if b := c.m.Peek(); b != nil {
+		return ChromiumDriver(b)
+	}
+	return nil
 }
+
+func (c backend) StartAuditBrowser(ctx context.Context, cookies []driver.Cookie) (driver.AuditBrowser, error) {
+	a, err := c.m.StartAuditBrowser(ctx, cookies)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+var (
+	_ driver.Resetter    = backend{}
+	_ driver.CallEnder   = backend{}
+	_ driver.IdleStopper = backend{}
+	_ driver.Peeker      = backend{}
+	_ driver.Auditor     = backend{}
+)
+
+// Downloads implements driver.DownloadLog.
+func (c chromium) Downloads(s *driver.Scope) []driver.Download { return c.b.Downloads(s) }
+
+// Mocks implements driver.MockLister.
+func (c chromium) Mocks(ctx context.Context, q driver.MockQuery) (rules, pruned []driver.Mock, err error) {
+	return c.b.Mocks(ctx, q)
+}
+
+// ClearMocks implements driver.MockLister.
+func (c chromium) ClearMocks(ctx context.Context, q driver.MockQuery) ([]driver.Mock, error) {
+	return c.b.ClearMocks(ctx, q)
+}
+
+var (
+	_ driver.DownloadLog = chromium{}
+	_ driver.TabLimiter  = chromium{}
+	_ driver.MockLister  = chromium{}
+)

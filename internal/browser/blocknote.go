@@ -4,6 +4,8 @@ import (
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // BlockNote returns the URL guard's latest refusal of a document request
@@ -12,7 +14,7 @@ import (
 // link, location = in a script, a form post, a meta refresh) is refused
 // in the browser, where the tab shows an error page: the note is how the
 // result of the action that set it off, or of the next one, says so.
-func (t *Tab) BlockNote() *BlockedError {
+func (t *Tab) BlockNote() *driver.BlockedError {
 	g := t.b.guard
 	if g == nil {
 		return nil
@@ -29,7 +31,7 @@ func (t *Tab) BlockNote() *BlockedError {
 			return nil
 		}
 		if t.blockSeen.CompareAndSwap(seen, b.at.UnixNano()) {
-			return &BlockedError{URL: b.url, Err: b.err}
+			return &driver.BlockedError{URL: b.url, Err: b.err}
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/webdriver"
 )
 
@@ -57,15 +58,15 @@ type Browser struct {
 	mocks    mockTable // the fake backend's rules (mock.go)
 	noNetLog bool      // Options.NoNetworkLog
 
-	downloads *downloads // nil unless Options.DownloadDir is set (downloads.go)
-	defaults  Emulation  // every tab's starting emulation, from the launch options (launchopts.go)
+	downloads *downloads       // nil unless Options.DownloadDir is set (downloads.go)
+	defaults  driver.Emulation // every tab's starting emulation, from the launch options (launchopts.go)
 
-	initState *StorageState                    // Options.StorageState (storage.go)
+	initState *driver.StorageState             // Options.StorageState (storage.go)
 	seeded    map[cdpapi.BrowserContextID]bool // guarded by mu; contexts whose localStorage initState filled
 
 	// Scoped tabs (scope.go); nil until a scope is used.
-	scopes map[*Scope]*scopeState // guarded by mu
-	owner  map[target.ID]*Scope   // guarded by mu; the scope each scoped tab belongs to
+	scopes map[*driver.Scope]*scopeState // guarded by mu
+	owner  map[target.ID]*driver.Scope   // guarded by mu; the scope each scoped tab belongs to
 	// refused are tabs opened past their scope's MaxTabs, being closed;
 	// guarded by mu (scope.go).
 	refused map[target.ID]bool
@@ -109,7 +110,7 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 			// window counts its toolbar, even headless): emulate what the
 			// window promises, as the peers do. A browser cdpkit attaches
 			// to keeps its own.
-			v := DefaultViewport
+			v := driver.DefaultViewport
 			b.defaults.Viewport = &v
 		}
 	}
@@ -119,20 +120,20 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	if !o.noGuard {
 		if b.guard, err = startGuard(ctx, b.conn, o.urlPolicy(), b.log); err != nil {
 			b.Close()
-			return nil, &NoBrowserError{Reason: err.Error()}
+			return nil, &driver.NoBrowserError{Reason: err.Error()}
 		}
 	}
 	if o.DownloadDir != "" {
 		if err := b.startDownloads(ctx, o); err != nil {
 			b.Close()
-			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check that the artifact dir is writable"}
+			return nil, &driver.NoBrowserError{Reason: err.Error(), Hint: "check that the artifact dir is writable"}
 		}
 	}
 	if o.StorageState != nil {
 		b.initState = o.StorageState
 		if err := b.applyStorageState(ctx, "", nil, b.initState); err != nil {
 			b.Close()
-			return nil, &NoBrowserError{Reason: err.Error(), Hint: "check the --storage-state file"}
+			return nil, &driver.NoBrowserError{Reason: err.Error(), Hint: "check the --storage-state file"}
 		}
 	}
 	// Follow the tabs from now on, and learn those that exist now, so
@@ -140,14 +141,14 @@ func Start(ctx context.Context, o *Options) (*Browser, error) {
 	b.watchPopups()
 	if err := b.watchTargets(ctx); err != nil {
 		b.Close()
-		return nil, &NoBrowserError{Reason: err.Error()}
+		return nil, &driver.NoBrowserError{Reason: err.Error()}
 	}
 	if b.Launched() {
 		b.targets.madeAll() // its first tab is cdpkit's, not a person's
 	}
 	if _, err := b.PagesNow(nil); err != nil {
 		b.Close()
-		return nil, &NoBrowserError{Reason: "listing tabs: " + err.Error()}
+		return nil, &driver.NoBrowserError{Reason: "listing tabs: " + err.Error()}
 	}
 	return b, nil
 }

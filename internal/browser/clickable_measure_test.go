@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // inPageClickableJS is the alternative measured against DOMSnapshot: an
@@ -146,7 +147,7 @@ func TestMeasureClickableDetection(t *testing.T) {
 			return found
 		})
 		full, _ := median(func() int {
-			r, err := tab.Snapshot(ctx, SnapshotOptions{})
+			r, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -15,19 +14,14 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser/consolefmt"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Bounds of a tab's console record.
 const (
-	// ConsoleKeep is how many messages a tab keeps; older ones are dropped.
-	ConsoleKeep = 500
-	// ConsoleListChars caps a message's text in [Tab.ConsoleMessages].
-	ConsoleListChars = 2_000
-	// ConsoleFullChars caps a message's text in [Tab.ConsoleMessage].
-	ConsoleFullChars = 20_000
 
 	// consoleBudget bounds the bytes of text a tab keeps. Past it the
-	// oldest messages keep only their first ConsoleListChars.
+	// oldest messages keep only their first driver.ConsoleListChars.
 	consoleBudget = 2 << 20
 	// consoleFrames bounds the stack frames kept per message.
 	consoleFrames = 8
@@ -43,78 +37,16 @@ const (
 	consoleSettleMax = 100 * time.Millisecond
 )
 
-// Console message levels.
-const (
-	LevelLog   = "log"
-	LevelInfo  = "info"
-	LevelWarn  = "warn"
-	LevelError = "error"
-	LevelDebug = "debug"
-)
-
-// ConsoleLevels lists the levels a message can have.
-var ConsoleLevels = []string{LevelLog, LevelInfo, LevelWarn, LevelError, LevelDebug}
-
-// ErrConsoleMessageNotFound means no kept console message has the asked id.
-var ErrConsoleMessageNotFound = errors.New("browser: no such console message")
-
-// ConsoleMessageError names the id that matched no kept message.
-type ConsoleMessageError struct {
-	ID   int
-	Gone bool // the id was issued, but its message was cleared or dropped
-}
-
-func (e *ConsoleMessageError) Error() string {
-	if e.Gone {
-		return fmt.Sprintf("browser: console message %d was cleared or dropped", e.ID)
-	}
-	return fmt.Sprintf("browser: no console message %d", e.ID)
-}
-
-func (e *ConsoleMessageError) Unwrap() error { return ErrConsoleMessageNotFound }
-
-// ConsoleMessage is one console API call, uncaught exception or browser log
-// entry of a tab.
-type ConsoleMessage struct {
-	// ID increases with each message and is never reused in the tab.
-	ID int `json:"id"`
-	// Level is one of ConsoleLevels.
-	Level string `json:"level"`
-	// Source is "console" for console API calls, "exception" for uncaught
-	// exceptions, or the browser's log source: network, security, …
-	Source string `json:"source"`
-	// Type is the console API call (log, table, assert, …) for source
-	// console.
-	Type string `json:"type,omitempty"`
-	Text string `json:"text"`
-	// Truncated says Text was cut.
-	Truncated bool      `json:"truncated,omitempty"`
-	URL       string    `json:"url,omitempty"`
-	Line      int       `json:"line,omitempty"` // 1-based; 0 when unknown
-	Time      time.Time `json:"time"`
-	// Stack holds the top frames as "fn url:line:col", in
-	// [Tab.ConsoleMessage] only.
-	Stack []string `json:"stack,omitempty"`
-}
-
-// ConsoleQuery selects console messages.
-type ConsoleQuery struct {
-	Levels []string // only these levels; all when empty
-	Offset int      // skip this many of the matching messages, oldest first
-	Limit  int      // return at most this many; 0 means all
-	Clear  bool     // forget all the tab's messages once read
-}
-
 // ConsoleMessages returns the tab's console messages that match q, oldest
-// first, with texts capped at ConsoleListChars, and how many match in all.
+// first, with texts capped at driver.ConsoleListChars, and how many match in all.
 // Recording starts when cdpkit first attaches to the tab; the browser then
 // replays what the page logged before. Messages are cleared when the main
 // frame loads a new document, unless [Tab.SetConsolePreserve] is on, and
-// only the last ConsoleKeep are kept. Messages the browser sent before the
+// only the last driver.ConsoleKeep are kept. Messages the browser sent before the
 // call are included: it waits for the recorder to handle them, briefly
 // running a console function in an isolated world (never the page's own
 // code). The context bounds attaching and that wait.
-func (t *Tab) ConsoleMessages(ctx context.Context, q ConsoleQuery) ([]ConsoleMessage, int, error) {
+func (t *Tab) ConsoleMessages(ctx context.Context, q driver.ConsoleQuery) ([]driver.ConsoleMessage, int, error) {
 	if _, err := t.session(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -124,11 +56,11 @@ func (t *Tab) ConsoleMessages(ctx context.Context, q ConsoleQuery) ([]ConsoleMes
 }
 
 // ConsoleMessage returns the message with the given id, with its text
-// capped at ConsoleFullChars and its top stack frames. An id that matches
+// capped at driver.ConsoleFullChars and its top stack frames. An id that matches
 // no kept message is a [*ConsoleMessageError]. The context bounds the call.
-func (t *Tab) ConsoleMessage(ctx context.Context, id int) (ConsoleMessage, error) {
+func (t *Tab) ConsoleMessage(ctx context.Context, id int) (driver.ConsoleMessage, error) {
 	if _, err := t.session(ctx); err != nil {
-		return ConsoleMessage{}, err
+		return driver.ConsoleMessage{}, err
 	}
 	t.console.settle(ctx)
 	return t.console.get(id)
@@ -152,22 +84,22 @@ func (t *Tab) SetConsolePreserve(on bool) {
 	t.console.preserve = on
 }
 
-// consoleLog is a tab's console record: a ring of the last ConsoleKeep
+// consoleLog is a tab's console record: a ring of the last driver.ConsoleKeep
 // messages, filled by one recorder goroutine per attached session. The zero
 // value is ready to use.
 type consoleLog struct {
 	mu       sync.Mutex
-	ring     []ConsoleMessage // guarded by mu; ConsoleKeep long once used
-	first    int              // guarded by mu; index of the oldest message in ring
-	n        int              // guarded by mu; messages in ring
-	lastID   int              // guarded by mu; the last id issued
-	trimmed  int              // guarded by mu; messages up to this id have short texts
-	bytes    int              // guarded by mu; bytes of text in ring
-	preserve bool             // guarded by mu
-	run      *consoleRun      // guarded by mu; the current recorder
-	fences   int              // guarded by mu; the last fence sent
-	fenced   int              // guarded by mu; the last fence the recorder saw
-	fenceCh  chan struct{}    // guarded by mu; closed when fenced grows
+	ring     []driver.ConsoleMessage // guarded by mu; driver.ConsoleKeep long once used
+	first    int                     // guarded by mu; index of the oldest message in ring
+	n        int                     // guarded by mu; messages in ring
+	lastID   int                     // guarded by mu; the last id issued
+	trimmed  int                     // guarded by mu; messages up to this id have short texts
+	bytes    int                     // guarded by mu; bytes of text in ring
+	preserve bool                    // guarded by mu
+	run      *consoleRun             // guarded by mu; the current recorder
+	fences   int                     // guarded by mu; the last fence sent
+	fenced   int                     // guarded by mu; the last fence the recorder saw
+	fenceCh  chan struct{}           // guarded by mu; closed when fenced grows
 }
 
 // consoleRun is one recorder goroutine.
@@ -295,7 +227,7 @@ func (c *consoleLog) settle(ctx context.Context) {
 
 // handle records one event. It never blocks on anything but c.mu.
 func (c *consoleLog) handle(ev cdp.Event) {
-	var m ConsoleMessage
+	var m driver.ConsoleMessage
 	switch ev.Method {
 	case "Runtime.consoleAPICalled":
 		var e runtime.EventConsoleAPICalled
@@ -359,20 +291,20 @@ func (c *consoleLog) clearLocked() {
 	c.trimmed = c.lastID
 }
 
-func (c *consoleLog) at(i int) *ConsoleMessage { return &c.ring[(c.first+i)%ConsoleKeep] }
+func (c *consoleLog) at(i int) *driver.ConsoleMessage { return &c.ring[(c.first+i)%driver.ConsoleKeep] }
 
-func (c *consoleLog) addLocked(m ConsoleMessage) {
+func (c *consoleLog) addLocked(m driver.ConsoleMessage) {
 	if c.ring == nil {
-		c.ring = make([]ConsoleMessage, ConsoleKeep)
+		c.ring = make([]driver.ConsoleMessage, driver.ConsoleKeep)
 	}
 	c.lastID++
 	m.ID = c.lastID
-	if c.n == ConsoleKeep {
+	if c.n == driver.ConsoleKeep {
 		c.bytes -= len(c.ring[c.first].Text)
 		c.ring[c.first] = m
-		c.first = (c.first + 1) % ConsoleKeep
+		c.first = (c.first + 1) % driver.ConsoleKeep
 	} else {
-		c.ring[(c.first+c.n)%ConsoleKeep] = m
+		c.ring[(c.first+c.n)%driver.ConsoleKeep] = m
 		c.n++
 	}
 	c.bytes += len(m.Text)
@@ -384,7 +316,7 @@ func (c *consoleLog) addLocked(m ConsoleMessage) {
 			break
 		}
 		old := c.at(i)
-		if text, cut := consolefmt.Cap(old.Text, ConsoleListChars); cut {
+		if text, cut := consolefmt.Cap(old.Text, driver.ConsoleListChars); cut {
 			c.bytes -= len(old.Text) - len(text)
 			old.Text, old.Truncated = text, true
 		}
@@ -392,10 +324,10 @@ func (c *consoleLog) addLocked(m ConsoleMessage) {
 	}
 }
 
-func (c *consoleLog) query(q ConsoleQuery) ([]ConsoleMessage, int) {
+func (c *consoleLog) query(q driver.ConsoleQuery) ([]driver.ConsoleMessage, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []ConsoleMessage
+	var out []driver.ConsoleMessage
 	total := 0
 	for i := range c.n {
 		m := c.at(i)
@@ -408,7 +340,7 @@ func (c *consoleLog) query(q ConsoleQuery) ([]ConsoleMessage, int) {
 		}
 		short := *m
 		short.Stack = nil
-		if text, cut := consolefmt.Cap(m.Text, ConsoleListChars); cut {
+		if text, cut := consolefmt.Cap(m.Text, driver.ConsoleListChars); cut {
 			short.Text, short.Truncated = text, true
 		}
 		out = append(out, short)
@@ -419,7 +351,7 @@ func (c *consoleLog) query(q ConsoleQuery) ([]ConsoleMessage, int) {
 	return out, total
 }
 
-func (c *consoleLog) get(id int) (ConsoleMessage, error) {
+func (c *consoleLog) get(id int) (driver.ConsoleMessage, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n > 0 {
@@ -429,7 +361,7 @@ func (c *consoleLog) get(id int) (ConsoleMessage, error) {
 			return m, nil
 		}
 	}
-	return ConsoleMessage{}, &ConsoleMessageError{ID: id, Gone: id > 0 && id <= c.lastID}
+	return driver.ConsoleMessage{}, &driver.ConsoleMessageError{ID: id, Gone: id > 0 && id <= c.lastID}
 }
 
 func containsString(list []string, s string) bool {

@@ -10,24 +10,25 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browser/consolefmt"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // consoleAPIMessage converts a console API call.
-func consoleAPIMessage(e *runtime.EventConsoleAPICalled) ConsoleMessage {
-	m := ConsoleMessage{Source: "console", Type: string(e.Type), Time: cdpTime(e.Timestamp)}
+func consoleAPIMessage(e *runtime.EventConsoleAPICalled) driver.ConsoleMessage {
+	m := driver.ConsoleMessage{Source: "console", Type: string(e.Type), Time: cdpTime(e.Timestamp)}
 	switch e.Type {
 	case runtime.ConsoleAPICalledTypeError, runtime.ConsoleAPICalledTypeAssert:
-		m.Level = LevelError
+		m.Level = driver.LevelError
 	case runtime.ConsoleAPICalledTypeWarning:
-		m.Level = LevelWarn
+		m.Level = driver.LevelWarn
 	case runtime.ConsoleAPICalledTypeInfo:
-		m.Level = LevelInfo
+		m.Level = driver.LevelInfo
 	case runtime.ConsoleAPICalledTypeDebug:
-		m.Level = LevelDebug
+		m.Level = driver.LevelDebug
 	default:
-		m.Level = LevelLog
+		m.Level = driver.LevelLog
 	}
-	m.Text, m.Truncated = consolefmt.Args(e.Args, ConsoleFullChars)
+	m.Text, m.Truncated = consolefmt.Args(e.Args, driver.ConsoleFullChars)
 	switch {
 	case e.Type == runtime.ConsoleAPICalledTypeAssert && m.Text == "":
 		m.Text = "Assertion failed"
@@ -41,9 +42,9 @@ func consoleAPIMessage(e *runtime.EventConsoleAPICalled) ConsoleMessage {
 }
 
 // exceptionMessage converts an uncaught exception.
-func exceptionMessage(e *runtime.EventExceptionThrown) ConsoleMessage {
+func exceptionMessage(e *runtime.EventExceptionThrown) driver.ConsoleMessage {
 	d := e.ExceptionDetails
-	m := ConsoleMessage{Level: LevelError, Source: "exception", Time: cdpTime(e.Timestamp)}
+	m := driver.ConsoleMessage{Level: driver.LevelError, Source: "exception", Time: cdpTime(e.Timestamp)}
 	text := d.Text // "Uncaught", "Uncaught (in promise)", or a whole message
 	if d.Exception != nil {
 		what := d.Exception.Description
@@ -51,13 +52,13 @@ func exceptionMessage(e *runtime.EventExceptionThrown) ConsoleMessage {
 			// The description repeats the stack, which Stack holds.
 			what, _, _ = strings.Cut(what, "\n    at ")
 		} else {
-			what, _ = consolefmt.Arg(d.Exception, ConsoleFullChars)
+			what, _ = consolefmt.Arg(d.Exception, driver.ConsoleFullChars)
 		}
 		if what != "" && !strings.Contains(text, what) {
 			text += " " + what
 		}
 	}
-	m.Text, m.Truncated = consolefmt.Cap(text, ConsoleFullChars)
+	m.Text, m.Truncated = consolefmt.Cap(text, driver.ConsoleFullChars)
 	m.URL, m.Line, m.Stack = stackInfo(d.StackTrace)
 	if m.URL == "" && d.URL != "" {
 		m.URL, _ = consolefmt.Cap(d.URL, consoleURLChars)
@@ -67,19 +68,19 @@ func exceptionMessage(e *runtime.EventExceptionThrown) ConsoleMessage {
 }
 
 // logMessage converts a browser log entry, such as a failed resource load.
-func logMessage(e *log.Entry) ConsoleMessage {
-	m := ConsoleMessage{Source: string(e.Source), Time: cdpTime(e.Timestamp)}
+func logMessage(e *log.Entry) driver.ConsoleMessage {
+	m := driver.ConsoleMessage{Source: string(e.Source), Time: cdpTime(e.Timestamp)}
 	switch e.Level {
 	case log.EntryLevelError:
-		m.Level = LevelError
+		m.Level = driver.LevelError
 	case log.EntryLevelWarning:
-		m.Level = LevelWarn
+		m.Level = driver.LevelWarn
 	case log.EntryLevelVerbose:
-		m.Level = LevelDebug
+		m.Level = driver.LevelDebug
 	default:
-		m.Level = LevelInfo
+		m.Level = driver.LevelInfo
 	}
-	m.Text, m.Truncated = consolefmt.Cap(e.Text, ConsoleFullChars)
+	m.Text, m.Truncated = consolefmt.Cap(e.Text, driver.ConsoleFullChars)
 	m.URL, m.Line, m.Stack = stackInfo(e.StackTrace)
 	if m.URL == "" && e.URL != "" {
 		m.URL, _ = consolefmt.Cap(e.URL, consoleURLChars)

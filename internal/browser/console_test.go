@@ -16,6 +16,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/cdp/cdptest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // jsValue returns a RemoteObject of a primitive, as the browser sends it.
@@ -25,13 +26,13 @@ func jsValue(typ runtime.RemoteObjectType, value string) *runtime.RemoteObject {
 
 func TestConsoleRing(t *testing.T) {
 	var c consoleLog
-	levels := []string{LevelLog, LevelWarn, LevelError}
+	levels := []string{driver.LevelLog, driver.LevelWarn, driver.LevelError}
 	for i := range 600 {
-		c.addLocked(ConsoleMessage{Level: levels[i%3], Source: "console", Text: fmt.Sprint(i)})
+		c.addLocked(driver.ConsoleMessage{Level: levels[i%3], Source: "console", Text: fmt.Sprint(i)})
 	}
-	all, total := c.query(ConsoleQuery{})
-	if total != ConsoleKeep || len(all) != ConsoleKeep {
-		t.Fatalf("after 600 messages: %d returned, total %d; want %d", len(all), total, ConsoleKeep)
+	all, total := c.query(driver.ConsoleQuery{})
+	if total != driver.ConsoleKeep || len(all) != driver.ConsoleKeep {
+		t.Fatalf("after 600 messages: %d returned, total %d; want %d", len(all), total, driver.ConsoleKeep)
 	}
 	for i, m := range all {
 		if m.ID != 101+i || m.Text != fmt.Sprint(100+i) {
@@ -39,14 +40,14 @@ func TestConsoleRing(t *testing.T) {
 		}
 	}
 
-	errs, total := c.query(ConsoleQuery{Levels: []string{LevelError}, Offset: 2, Limit: 3})
+	errs, total := c.query(driver.ConsoleQuery{Levels: []string{driver.LevelError}, Offset: 2, Limit: 3})
 	if total != 167 || len(errs) != 3 || errs[0].Text != "107" || errs[2].Text != "113" {
 		t.Errorf("errors at offset 2, limit 3 = %+v, total %d; want 107, 110, 113 of 167", errs, total)
 	}
-	if page, _ := c.query(ConsoleQuery{Offset: 499, Limit: 50}); len(page) != 1 || page[0].ID != 600 {
+	if page, _ := c.query(driver.ConsoleQuery{Offset: 499, Limit: 50}); len(page) != 1 || page[0].ID != 600 {
 		t.Errorf("the last page = %+v, want only #600", page)
 	}
-	if page, total := c.query(ConsoleQuery{Offset: 500, Limit: 50}); len(page) != 0 || total != 500 {
+	if page, total := c.query(driver.ConsoleQuery{Offset: 500, Limit: 50}); len(page) != 0 || total != 500 {
 		t.Errorf("past the end = %d messages, total %d; want none of 500", len(page), total)
 	}
 
@@ -58,42 +59,42 @@ func TestConsoleRing(t *testing.T) {
 		gone bool
 	}{{100, true}, {601, false}, {0, false}} {
 		_, err := c.get(tt.id)
-		var ce *ConsoleMessageError
-		if !errors.As(err, &ce) || ce.Gone != tt.gone || !errors.Is(err, ErrConsoleMessageNotFound) {
+		var ce *driver.ConsoleMessageError
+		if !errors.As(err, &ce) || ce.Gone != tt.gone || !errors.Is(err, driver.ErrConsoleMessageNotFound) {
 			t.Errorf("get(%d) error = %v, want a ConsoleMessageError with Gone %v", tt.id, err, tt.gone)
 		}
 	}
 
-	if _, total := c.query(ConsoleQuery{Clear: true, Limit: 1}); total != 500 {
+	if _, total := c.query(driver.ConsoleQuery{Clear: true, Limit: 1}); total != 500 {
 		t.Errorf("query with Clear: total %d, want 500", total)
 	}
-	c.addLocked(ConsoleMessage{Level: LevelLog, Text: "after"})
-	if all, _ := c.query(ConsoleQuery{}); len(all) != 1 || all[0].ID != 601 {
+	c.addLocked(driver.ConsoleMessage{Level: driver.LevelLog, Text: "after"})
+	if all, _ := c.query(driver.ConsoleQuery{}); len(all) != 1 || all[0].ID != 601 {
 		t.Errorf("after clearing = %+v, want only #601: ids are never reused", all)
 	}
 }
 
 func TestConsoleBudget(t *testing.T) {
 	var c consoleLog
-	long := strings.Repeat("x", ConsoleFullChars)
-	for range ConsoleKeep {
-		c.addLocked(ConsoleMessage{Level: LevelLog, Text: long})
+	long := strings.Repeat("x", driver.ConsoleFullChars)
+	for range driver.ConsoleKeep {
+		c.addLocked(driver.ConsoleMessage{Level: driver.LevelLog, Text: long})
 	}
 	if c.bytes > consoleBudget {
 		t.Errorf("holding %d bytes of text, want at most %d", c.bytes, consoleBudget)
 	}
 	newest, err := c.get(c.lastID)
-	if err != nil || len(newest.Text) != ConsoleFullChars || newest.Truncated {
-		t.Errorf("the newest message has %d chars (truncated %v), %v; want all %d", len(newest.Text), newest.Truncated, err, ConsoleFullChars)
+	if err != nil || len(newest.Text) != driver.ConsoleFullChars || newest.Truncated {
+		t.Errorf("the newest message has %d chars (truncated %v), %v; want all %d", len(newest.Text), newest.Truncated, err, driver.ConsoleFullChars)
 	}
-	oldest, err := c.get(c.lastID - ConsoleKeep + 1)
-	if err != nil || len(oldest.Text) != ConsoleListChars || !oldest.Truncated {
-		t.Errorf("the oldest message has %d chars (truncated %v), %v; want %d, truncated", len(oldest.Text), oldest.Truncated, err, ConsoleListChars)
+	oldest, err := c.get(c.lastID - driver.ConsoleKeep + 1)
+	if err != nil || len(oldest.Text) != driver.ConsoleListChars || !oldest.Truncated {
+		t.Errorf("the oldest message has %d chars (truncated %v), %v; want %d, truncated", len(oldest.Text), oldest.Truncated, err, driver.ConsoleListChars)
 	}
-	list, _ := c.query(ConsoleQuery{})
+	list, _ := c.query(driver.ConsoleQuery{})
 	for _, m := range list {
-		if len(m.Text) > ConsoleListChars || !m.Truncated {
-			t.Fatalf("listed #%d has %d chars (truncated %v), want %d, truncated", m.ID, len(m.Text), m.Truncated, ConsoleListChars)
+		if len(m.Text) > driver.ConsoleListChars || !m.Truncated {
+			t.Fatalf("listed #%d has %d chars (truncated %v), want %d, truncated", m.ID, len(m.Text), m.Truncated, driver.ConsoleListChars)
 		}
 	}
 }
@@ -137,7 +138,7 @@ func TestConsoleRecorderFake(t *testing.T) {
 	}
 	texts := func() string {
 		c.settle(t.Context())
-		msgs, _ := c.query(ConsoleQuery{})
+		msgs, _ := c.query(driver.ConsoleQuery{})
 		var out []string
 		for _, m := range msgs {
 			out = append(out, m.Text)
@@ -155,7 +156,7 @@ func TestConsoleRecorderFake(t *testing.T) {
 	if c.fenced != c.fences {
 		t.Errorf("the recorder saw fence %d of %d: the read did not wait for it", c.fenced, c.fences)
 	}
-	if msgs, total := c.query(ConsoleQuery{Offset: 300}); total != 301 || len(msgs) != 1 || msgs[0].Text != "299" {
+	if msgs, total := c.query(driver.ConsoleQuery{Offset: 300}); total != 301 || len(msgs) != 1 || msgs[0].Text != "299" {
 		t.Fatalf("after 300 more: %d messages, the last %+v; want 301, the last 299", total, msgs)
 	}
 	c.mu.Lock()
@@ -207,7 +208,7 @@ func evalJS(t *testing.T, tab *Tab, expr string) {
 }
 
 // consoleTexts lists the tab's messages as "level source text" lines.
-func consoleTexts(t *testing.T, tab *Tab, q ConsoleQuery) []string {
+func consoleTexts(t *testing.T, tab *Tab, q driver.ConsoleQuery) []string {
 	t.Helper()
 	msgs, _, err := tab.ConsoleMessages(t.Context(), q)
 	if err != nil {
@@ -228,12 +229,12 @@ func TestConsoleMessages(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/read/console.html"); err != nil {
 		t.Fatal(err)
 	}
-	msgs, total, err := tab.ConsoleMessages(t.Context(), ConsoleQuery{})
+	msgs, total, err := tab.ConsoleMessages(t.Context(), driver.ConsoleQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	js := srv.URL + "/read/console.js"
-	want := []ConsoleMessage{
+	want := []driver.ConsoleMessage{
 		{Level: "log", Source: "console", Type: "log", Text: `loaded 42 true null undefined {a: 1, b: "x"} [1, 2, 3]`, URL: js, Line: 1},
 		{Level: "info", Source: "console", Type: "info", Text: "cart has 3 items", URL: js, Line: 2},
 		{Level: "warn", Source: "console", Type: "warning", Text: "careful", URL: js, Line: 3},
@@ -241,8 +242,8 @@ func TestConsoleMessages(t *testing.T) {
 		{Level: "debug", Source: "console", Type: "debug", Text: "details", URL: js, Line: 5},
 		{Level: "error", Source: "exception", Text: "Uncaught TypeError: Cannot read properties of null (reading 'x')", URL: js, Line: 7},
 	}
-	var got []ConsoleMessage
-	var network *ConsoleMessage
+	var got []driver.ConsoleMessage
+	var network *driver.ConsoleMessage
 	for _, m := range msgs {
 		if m.Source == "network" {
 			network = &m
@@ -263,7 +264,7 @@ func TestConsoleMessages(t *testing.T) {
 			t.Errorf("message %d = %+v\nwant %+v", i, got[i], want[i])
 		}
 	}
-	if network == nil || network.Level != LevelError || !strings.Contains(network.Text, "404") || network.URL != srv.URL+"/read/missing.png" {
+	if network == nil || network.Level != driver.LevelError || !strings.Contains(network.Text, "404") || network.URL != srv.URL+"/read/missing.png" {
 		t.Errorf("the failed image load = %+v, want a network error naming its URL and 404", network)
 	}
 	for i := 1; i < len(msgs); i++ {
@@ -273,7 +274,7 @@ func TestConsoleMessages(t *testing.T) {
 	}
 
 	// The whole exception has its stack.
-	var exc ConsoleMessage
+	var exc driver.ConsoleMessage
 	for _, m := range msgs {
 		if m.Source == "exception" {
 			exc, err = tab.ConsoleMessage(t.Context(), m.ID)
@@ -287,7 +288,7 @@ func TestConsoleMessages(t *testing.T) {
 	}
 }
 
-func dumpMessages(msgs []ConsoleMessage) string {
+func dumpMessages(msgs []driver.ConsoleMessage) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		fmt.Fprintf(&b, "  #%d %s %s %s %s:%d %q\n", m.ID, m.Level, m.Source, m.Type, m.URL, m.Line, m.Text)
@@ -318,7 +319,7 @@ func TestConsoleReplay(t *testing.T) {
 		}
 		return errors.New("the page did not load")
 	})
-	got := consoleTexts(t, tab, ConsoleQuery{Levels: []string{LevelWarn, LevelError}})
+	got := consoleTexts(t, tab, driver.ConsoleQuery{Levels: []string{driver.LevelWarn, driver.LevelError}})
 	want := []string{"warn console careful", "error console Error: boom", "error exception Uncaught TypeError"}
 	if len(got) < len(want) {
 		t.Fatalf("messages = %q, want %q and the failed image", got, want)
@@ -334,7 +335,7 @@ func TestConsoleKeepsTheLast500(t *testing.T) {
 	t.Parallel()
 	_, tab := newTab(t)
 	evalJS(t, tab, `for (let i = 0; i < 600; i++) console.log("n", i)`)
-	msgs, total, err := tab.ConsoleMessages(t.Context(), ConsoleQuery{})
+	msgs, total, err := tab.ConsoleMessages(t.Context(), driver.ConsoleQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestConsoleKeepsTheLast500(t *testing.T) {
 	}
 	last := msgs[499].ID
 	evalJS(t, tab, `console.log("one more")`)
-	msgs, _, _ = tab.ConsoleMessages(t.Context(), ConsoleQuery{Offset: 499})
+	msgs, _, _ = tab.ConsoleMessages(t.Context(), driver.ConsoleQuery{Offset: 499})
 	if len(msgs) != 1 || msgs[0].ID != last+1 || msgs[0].Text != "one more" {
 		t.Errorf("the newest = %+v, want #%d one more", msgs, last+1)
 	}
@@ -363,14 +364,14 @@ func TestConsoleQueryAndClear(t *testing.T) {
 	evalJS(t, tab, `for (let i = 0; i < 5; i++) { console.log("log", i); console.error("err", i); console.warn("warn", i) }`)
 
 	tests := []struct {
-		q         ConsoleQuery
+		q         driver.ConsoleQuery
 		want      string
 		wantTotal int
 	}{
-		{ConsoleQuery{Levels: []string{LevelError}}, "error console err 0|error console err 1|error console err 2|error console err 3|error console err 4", 5},
-		{ConsoleQuery{Levels: []string{LevelError, LevelWarn}, Offset: 7, Limit: 2}, "warn console warn 3|error console err 4", 10},
-		{ConsoleQuery{Offset: 2, Limit: 2}, "warn console warn 0|log console log 1", 15},
-		{ConsoleQuery{Levels: []string{LevelDebug}}, "", 0},
+		{driver.ConsoleQuery{Levels: []string{driver.LevelError}}, "error console err 0|error console err 1|error console err 2|error console err 3|error console err 4", 5},
+		{driver.ConsoleQuery{Levels: []string{driver.LevelError, driver.LevelWarn}, Offset: 7, Limit: 2}, "warn console warn 3|error console err 4", 10},
+		{driver.ConsoleQuery{Offset: 2, Limit: 2}, "warn console warn 0|log console log 1", 15},
+		{driver.ConsoleQuery{Levels: []string{driver.LevelDebug}}, "", 0},
 	}
 	for _, tt := range tests {
 		msgs, total, err := tab.ConsoleMessages(t.Context(), tt.q)
@@ -386,15 +387,15 @@ func TestConsoleQueryAndClear(t *testing.T) {
 		}
 	}
 
-	if _, total, _ := tab.ConsoleMessages(t.Context(), ConsoleQuery{Limit: 1, Clear: true}); total != 15 {
+	if _, total, _ := tab.ConsoleMessages(t.Context(), driver.ConsoleQuery{Limit: 1, Clear: true}); total != 15 {
 		t.Errorf("reading with Clear: total %d, want 15", total)
 	}
-	if got := consoleTexts(t, tab, ConsoleQuery{}); len(got) != 0 {
+	if got := consoleTexts(t, tab, driver.ConsoleQuery{}); len(got) != 0 {
 		t.Errorf("after Clear: %q, want nothing", got)
 	}
 	evalJS(t, tab, `console.log("later")`)
 	tab.ClearConsole()
-	if got := consoleTexts(t, tab, ConsoleQuery{}); len(got) != 0 {
+	if got := consoleTexts(t, tab, driver.ConsoleQuery{}); len(got) != 0 {
 		t.Errorf("after ClearConsole: %q, want nothing", got)
 	}
 	if got := jsString(t, tab, "window.inspected"); got != "undefined" {
@@ -413,14 +414,14 @@ func TestConsoleNavigation(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/alpha.html#part"); err != nil {
 		t.Fatal(err)
 	}
-	if got := consoleTexts(t, tab, ConsoleQuery{}); strings.Join(got, "|") != "log console on alpha" {
-		msgs, _, _ := tab.ConsoleMessages(t.Context(), ConsoleQuery{})
+	if got := consoleTexts(t, tab, driver.ConsoleQuery{}); strings.Join(got, "|") != "log console on alpha" {
+		msgs, _, _ := tab.ConsoleMessages(t.Context(), driver.ConsoleQuery{})
 		t.Errorf("after a same-document navigation: %q, want the message kept\n%s", got, dumpMessages(msgs))
 	}
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/bravo.html"); err != nil {
 		t.Fatal(err)
 	}
-	if got := consoleTexts(t, tab, ConsoleQuery{}); len(got) != 0 {
+	if got := consoleTexts(t, tab, driver.ConsoleQuery{}); len(got) != 0 {
 		t.Errorf("after navigating to another page: %q, want nothing", got)
 	}
 
@@ -430,15 +431,15 @@ func TestConsoleNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	evalJS(t, tab, `console.log("on charlie")`)
-	if got := consoleTexts(t, tab, ConsoleQuery{}); strings.Join(got, "|") != "log console on bravo|log console on charlie" {
-		msgs, _, _ := tab.ConsoleMessages(t.Context(), ConsoleQuery{})
+	if got := consoleTexts(t, tab, driver.ConsoleQuery{}); strings.Join(got, "|") != "log console on bravo|log console on charlie" {
+		msgs, _, _ := tab.ConsoleMessages(t.Context(), driver.ConsoleQuery{})
 		t.Errorf("preserving, after navigating: %q, want both pages' messages\n%s", got, dumpMessages(msgs))
 	}
 	tab.SetConsolePreserve(false)
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/alpha.html"); err != nil {
 		t.Fatal(err)
 	}
-	if got := consoleTexts(t, tab, ConsoleQuery{}); len(got) != 0 {
+	if got := consoleTexts(t, tab, driver.ConsoleQuery{}); len(got) != 0 {
 		t.Errorf("preserve off again, after navigating: %q, want nothing", got)
 	}
 }
@@ -447,24 +448,24 @@ func TestConsoleLongMessage(t *testing.T) {
 	t.Parallel()
 	_, tab := newTab(t)
 	evalJS(t, tab, `console.log("é".repeat(30000), "tail")`)
-	msgs, _, err := tab.ConsoleMessages(t.Context(), ConsoleQuery{})
+	msgs, _, err := tab.ConsoleMessages(t.Context(), driver.ConsoleQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(msgs) != 1 {
 		t.Fatalf("got %d messages, want 1", len(msgs))
 	}
-	if n := len([]rune(msgs[0].Text)); n != ConsoleListChars || !msgs[0].Truncated {
-		t.Errorf("listed: %d chars, truncated %v; want %d, truncated", n, msgs[0].Truncated, ConsoleListChars)
+	if n := len([]rune(msgs[0].Text)); n != driver.ConsoleListChars || !msgs[0].Truncated {
+		t.Errorf("listed: %d chars, truncated %v; want %d, truncated", n, msgs[0].Truncated, driver.ConsoleListChars)
 	}
 	full, err := tab.ConsoleMessage(t.Context(), msgs[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len([]rune(full.Text)); n != ConsoleFullChars || !full.Truncated {
-		t.Errorf("whole: %d chars, truncated %v; want %d, truncated", n, full.Truncated, ConsoleFullChars)
+	if n := len([]rune(full.Text)); n != driver.ConsoleFullChars || !full.Truncated {
+		t.Errorf("whole: %d chars, truncated %v; want %d, truncated", n, full.Truncated, driver.ConsoleFullChars)
 	}
-	if _, err := tab.ConsoleMessage(t.Context(), msgs[0].ID+1); !errors.Is(err, ErrConsoleMessageNotFound) {
+	if _, err := tab.ConsoleMessage(t.Context(), msgs[0].ID+1); !errors.Is(err, driver.ErrConsoleMessageNotFound) {
 		t.Errorf("ConsoleMessage(unknown id) error = %v, want ErrConsoleMessageNotFound", err)
 	}
 }

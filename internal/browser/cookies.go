@@ -3,39 +3,19 @@ package browser
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/storage"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Cookie is one cookie of a browser context. Expires is seconds since
-// the epoch; 0 for a session cookie.
-type Cookie struct {
-	Name         string  `json:"name"`
-	Value        string  `json:"value,omitempty"`
-	Domain       string  `json:"domain"`
-	Path         string  `json:"path"`
-	Expires      float64 `json:"expires,omitempty"`
-	HTTPOnly     bool    `json:"httpOnly,omitempty"`
-	Secure       bool    `json:"secure,omitempty"`
-	SameSite     string  `json:"sameSite,omitempty"` // Strict, Lax or None; "" when unset
-	PartitionKey string  `json:"partitionKey,omitempty"`
-	Size         int     `json:"size,omitempty"`
-}
-
-// CookieSpec is a cookie to set: with URL, or with Domain (and Path).
-type CookieSpec struct {
-	Cookie
-	URL string
-}
 
 // Cookies returns the cookies of t's browser context, all of them
 // (httpOnly included), or those the given URLs would send. The context
 // bounds the call.
-func (t *Tab) Cookies(ctx context.Context, urls []string) ([]Cookie, error) {
+func (t *Tab) Cookies(ctx context.Context, urls []string) ([]driver.Cookie, error) {
 	var raw []*network.Cookie
 	if len(urls) > 0 {
 		s, err := t.session(ctx)
@@ -58,9 +38,9 @@ func (t *Tab) Cookies(ctx context.Context, urls []string) ([]Cookie, error) {
 		}
 		raw = res.Cookies
 	}
-	out := make([]Cookie, 0, len(raw))
+	out := make([]driver.Cookie, 0, len(raw))
 	for _, c := range raw {
-		k := Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly, Secure: c.Secure,
+		k := driver.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly, Secure: c.Secure,
 			SameSite: string(c.SameSite), Size: int(c.Size)}
 		if !c.Session && c.Expires > 0 {
 			k.Expires = c.Expires
@@ -73,57 +53,7 @@ func (t *Tab) Cookies(ctx context.Context, urls []string) ([]Cookie, error) {
 	return out, nil
 }
 
-// checkCookie validates a cookie to set, naming the bad field in an error
-// that wraps ErrInvalidArgument.
-func checkCookie(c *CookieSpec) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
-	}
-	switch {
-	case c.Name == "" || strings.ContainsAny(c.Name, "=;, \t\r\n"):
-		return bad("name %q is empty or has =, ;, a comma or whitespace", c.Name)
-	case strings.ContainsAny(c.Value, ";\r\n\x00"):
-		return bad("value has ; or a line break")
-	case (c.URL == "") == (c.Domain == ""):
-		return bad("give url, or domain (and path), but one of them")
-	case c.Path != "" && !strings.HasPrefix(c.Path, "/"):
-		return bad("path %q does not start with /", c.Path)
-	case c.Expires < 0:
-		return bad("expires %v is negative", c.Expires)
-	}
-	switch c.SameSite {
-	case "", "Strict", "Lax", "None":
-	default:
-		return bad("sameSite %q is not Strict, Lax or None", c.SameSite)
-	}
-	if c.SameSite == "None" && !c.Secure {
-		return bad("sameSite None needs secure")
-	}
-	if c.URL != "" {
-		u, err := url.Parse(c.URL)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return bad("url %q is not an http or https URL", c.URL)
-		}
-		if c.Secure && u.Scheme != "https" && u.Hostname() != "localhost" && u.Hostname() != "127.0.0.1" {
-			return bad("a secure cookie needs an https url, not %s", u.Scheme)
-		}
-	}
-	if c.Domain != "" && (strings.ContainsAny(c.Domain, "/:@ ") || strings.Trim(c.Domain, ".") == "") {
-		return bad("domain %q is not a host name", c.Domain)
-	}
-	if c.PartitionKey != "" {
-		u, err := url.Parse(c.PartitionKey)
-		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path != "" {
-			return bad("partitionKey %q is not a top-level site such as https://example.com", c.PartitionKey)
-		}
-		if !c.Secure {
-			return bad("a partitioned cookie needs secure")
-		}
-	}
-	return nil
-}
-
-func (c *CookieSpec) param() *network.CookieParam {
+func cookieParam(c *driver.CookieSpec) *network.CookieParam {
 	p := &network.CookieParam{Name: c.Name, Value: c.Value, URL: c.URL, Domain: c.Domain, Path: c.Path, Secure: c.Secure,
 		HTTPOnly: c.HTTPOnly, SameSite: network.CookieSameSite(c.SameSite)}
 	if c.Expires > 0 {
@@ -138,17 +68,17 @@ func (c *CookieSpec) param() *network.CookieParam {
 // SetCookie sets a cookie in t's browser context. An invalid one wraps
 // ErrInvalidArgument; one the browser refuses too. The context bounds the
 // call.
-func (t *Tab) SetCookie(ctx context.Context, c CookieSpec) error {
-	if err := checkCookie(&c); err != nil {
+func (t *Tab) SetCookie(ctx context.Context, c driver.CookieSpec) error {
+	if err := driver.CheckCookie(&c); err != nil {
 		return err
 	}
 	s, err := t.session(ctx)
 	if err != nil {
 		return err
 	}
-	if err := s.Call(ctx, "Network.setCookie", c.param(), nil); err != nil {
+	if err := s.Call(ctx, "Network.setCookie", cookieParam(&c), nil); err != nil {
 		if strings.Contains(err.Error(), "Sanitizing cookie failed") || strings.Contains(err.Error(), "Invalid") {
-			return fmt.Errorf("%w: the browser refused the cookie: %v", ErrInvalidArgument, err)
+			return fmt.Errorf("%w: the browser refused the cookie: %v", driver.ErrInvalidArgument, err)
 		}
 		return fmt.Errorf("browser: setting a cookie: %w", err)
 	}
@@ -174,7 +104,7 @@ func (t *Tab) DeleteCookies(ctx context.Context, name, rawURL, domain, path stri
 		return len(before), nil
 	}
 	if (rawURL == "") == (domain == "") {
-		return 0, fmt.Errorf("%w: give url, or domain (and path), with name", ErrInvalidArgument)
+		return 0, fmt.Errorf("%w: give url, or domain (and path), with name", driver.ErrInvalidArgument)
 	}
 	s, err := t.session(ctx)
 	if err != nil {

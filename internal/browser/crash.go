@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,40 +13,22 @@ import (
 	"github.com/chromedp/cdproto/storage"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Crash errors.
-var (
-	// ErrTargetCrashed means the tab's renderer crashed. Navigating the tab
-	// (or reloading it) starts a new renderer and recovers it.
-	ErrTargetCrashed = errors.New("browser: the tab crashed")
-
-	// ErrBrowserCrashed means the launched browser's process exited on its
-	// own. The next [Manager.Browser] call starts a new one.
-	ErrBrowserCrashed = errors.New("browser: the browser crashed")
-)
-
-// CrashedError says how a launched browser went away.
-type CrashedError struct {
-	Reason string // such as "signal: killed"
-}
-
-func (e *CrashedError) Error() string { return "browser: the browser crashed: " + e.Reason }
-func (e *CrashedError) Unwrap() error { return ErrBrowserCrashed }
 
 // CheckCrashed returns an error matching [ErrTargetCrashed] if the tab's
 // renderer crashed since its last successful navigation.
 func (t *Tab) CheckCrashed() error {
 	if t.crashed.Load() {
-		return fmt.Errorf("browser: tab %s: %w", t.id, ErrTargetCrashed)
+		return fmt.Errorf("browser: tab %s: %w", t.id, driver.ErrTargetCrashed)
 	}
 	return nil
 }
 
 // reloadCrashed reloads a crashed tab by loading its URL again: its
 // renderer is gone, so it cannot say what its main frame is.
-func (t *Tab) reloadCrashed(ctx context.Context, o *NavOptions) (*NavResult, error) {
-	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+func (t *Tab) reloadCrashed(ctx context.Context, o *driver.NavOptions) (*driver.NavResult, error) {
+	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*driver.NavResult, error) {
 		loc, err := location(ctx, s)
 		if err != nil {
 			return nil, err
@@ -70,7 +51,7 @@ func (t *Tab) watchCrash(s *cdp.Session) {
 				s.FailPending(errLoopStopped) // cdpkit stopped it (dialog.go)
 				continue
 			}
-			s.FailPending(ErrTargetCrashed)
+			s.FailPending(driver.ErrTargetCrashed)
 			t.b.log.Warn("a tab's renderer crashed", "tab", string(t.id))
 		}
 	}()
@@ -115,7 +96,7 @@ func (p *process) crashed(err error) error {
 		reason = "the process exited (" + p.cmd.ProcessState.String() + ")"
 	case <-time.After(crashedWait):
 	}
-	return &CrashedError{Reason: reason}
+	return &driver.CrashedError{Reason: reason}
 }
 
 // clearSingleton removes the lock files Chromium leaves in a profile when
@@ -128,13 +109,13 @@ func clearSingleton(profile string) {
 
 // lastEmulation returns what the browser's tabs emulate: the active tab's
 // emulation if it has one, else any tab's.
-func (b *Browser) lastEmulation() Emulation {
+func (b *Browser) lastEmulation() driver.Emulation {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var found Emulation
+	var found driver.Emulation
 	for id, t := range b.tabs {
 		e := t.Emulation()
-		if reflect.DeepEqual(e, Emulation{}) {
+		if reflect.DeepEqual(e, driver.Emulation{}) {
 			continue
 		}
 		if id == b.active {
@@ -146,8 +127,8 @@ func (b *Browser) lastEmulation() Emulation {
 }
 
 // applyEmulation makes every open tab emulate e.
-func (b *Browser) applyEmulation(ctx context.Context, e Emulation) error {
-	if reflect.DeepEqual(e, Emulation{}) {
+func (b *Browser) applyEmulation(ctx context.Context, e driver.Emulation) error {
+	if reflect.DeepEqual(e, driver.Emulation{}) {
 		return nil
 	}
 	pages, err := b.PagesNow(nil)
@@ -157,7 +138,7 @@ func (b *Browser) applyEmulation(ctx context.Context, e Emulation) error {
 	for _, p := range pages {
 		t := b.tab(tabID(p.ID))
 		t.emu.mu.Lock()
-		t.emu.state = e.clone()
+		t.emu.state = e.Clone()
 		t.emu.mu.Unlock()
 		s, err := t.session(ctx)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -43,7 +44,7 @@ func crashTab(t *testing.T, tab *Tab) {
 }
 
 // pageOf returns the listed page of tab.
-func pageOf(t *testing.T, b *Browser, tab *Tab) Page {
+func pageOf(t *testing.T, b *Browser, tab *Tab) driver.Page {
 	t.Helper()
 	pages, err := b.Pages(t.Context())
 	if err != nil {
@@ -55,7 +56,7 @@ func pageOf(t *testing.T, b *Browser, tab *Tab) Page {
 		}
 	}
 	t.Fatalf("tab %s is not listed in %+v", tab.ID(), pages)
-	return Page{}
+	return driver.Page{}
 }
 
 func TestRendererCrash(t *testing.T) {
@@ -80,10 +81,10 @@ func TestRendererCrash(t *testing.T) {
 			inFlight := pendingEval(t, s)
 			crashTab(t, tab)
 			// ErrTargetCrashed, not the call's own deadline.
-			if err := <-inFlight; !errors.Is(err, ErrTargetCrashed) {
+			if err := <-inFlight; !errors.Is(err, driver.ErrTargetCrashed) {
 				t.Errorf("call in flight at the crash = %v, want ErrTargetCrashed", err)
 			}
-			if err := tab.CheckCrashed(); !errors.Is(err, ErrTargetCrashed) {
+			if err := tab.CheckCrashed(); !errors.Is(err, driver.ErrTargetCrashed) {
 				t.Errorf("CheckCrashed = %v, want ErrTargetCrashed", err)
 			}
 			if p := pageOf(t, b, tab); !p.Crashed {
@@ -97,7 +98,7 @@ func TestRendererCrash(t *testing.T) {
 				t.Errorf("other tab's Location = %+v, %v; want Bravo page", loc, err)
 			}
 
-			var res *NavResult
+			var res *driver.NavResult
 			start := time.Now()
 			if recover == "navigate" {
 				res, err = tab.Navigate(t.Context(), f.URL+"/charlie.html")
@@ -196,9 +197,10 @@ func TestBrowserCrash(t *testing.T) {
 	tmp := privateTempDir(t)
 	base := storageServer(t)
 	m := NewManager(&Options{ExecPath: exe, tempDir: tmp})
-	defer m.Close()
+	dm := driver.NewManager(m.Backend(), nil)
+	defer dm.Close()
 
-	release := m.Use()
+	release := dm.Use()
 	b, err := m.Browser(t.Context())
 	if err != nil {
 		t.Fatalf("Browser: %v", err)
@@ -210,7 +212,7 @@ func TestBrowserCrash(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), base+"/set"); err != nil {
 		t.Fatalf("Navigate: %v", err)
 	}
-	want := Viewport{Width: 500, Height: 400, DeviceScaleFactor: 1}
+	want := driver.Viewport{Width: 500, Height: 400, DeviceScaleFactor: 1}
 	if _, err := tab.SetViewport(t.Context(), &want); err != nil {
 		t.Fatalf("SetViewport: %v", err)
 	}
@@ -229,7 +231,7 @@ func TestBrowserCrash(t *testing.T) {
 	if err := sysproc.Kill(b.PID()); err != nil {
 		t.Fatalf("kill: %v", err)
 	}
-	if err := <-pending; !errors.Is(err, ErrBrowserCrashed) {
+	if err := <-pending; !errors.Is(err, driver.ErrBrowserCrashed) {
 		t.Errorf("pending call err = %v, want ErrBrowserCrashed", err)
 	}
 	if m.TakeReset() {
@@ -294,7 +296,7 @@ func TestRelaunchFails(t *testing.T) {
 	m.opts.ExecPath = "/bin/false" // the next relaunches cannot start
 	start := time.Now()
 	_, err = m.Browser(t.Context())
-	var nb *NoBrowserError
+	var nb *driver.NoBrowserError
 	if !errors.As(err, &nb) || nb.Reason == "" {
 		t.Fatalf("Browser with a broken executable = %v, want a *NoBrowserError with a reason", err)
 	}
@@ -323,10 +325,11 @@ func TestIdleShutdown(t *testing.T) {
 	exe := browsertest.ExecPath(t)
 	tmp := privateTempDir(t)
 	const idle = 300 * time.Millisecond
-	m := NewManager(&Options{ExecPath: exe, IdleTimeout: idle, tempDir: tmp})
-	defer m.Close()
+	m := NewManager(&Options{ExecPath: exe, tempDir: tmp})
+	dm := driver.NewManager(m.Backend(), &driver.ManagerOptions{IdleTimeout: idle})
+	defer dm.Close()
 
-	release := m.Use()
+	release := dm.Use()
 	b, err := m.Browser(t.Context())
 	if err != nil {
 		t.Fatalf("Browser: %v", err)
@@ -354,7 +357,7 @@ func TestIdleShutdown(t *testing.T) {
 		t.Errorf("profile after the idle shutdown: stat err = %v, want not exist", err)
 	}
 
-	release = m.Use()
+	release = dm.Use()
 	b2, err := m.Browser(t.Context())
 	if err != nil {
 		t.Fatalf("Browser after the idle shutdown: %v", err)

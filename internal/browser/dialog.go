@@ -12,84 +12,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Dialog types, as Page.javascriptDialogOpening names them.
-const (
-	DialogAlert        = "alert"
-	DialogConfirm      = "confirm"
-	DialogPrompt       = "prompt"
-	DialogBeforeUnload = "beforeunload"
-)
-
-// Dialog states, in [Dialog.Handled].
-const (
-	DialogOpen      = "open" // waiting for an answer
-	DialogAccepted  = "accepted"
-	DialogDismissed = "dismissed"
-)
-
-// Dialog is a JavaScript dialog (alert, confirm, prompt or beforeunload).
-type Dialog struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-	// DefaultPrompt is a prompt's default text.
-	DefaultPrompt string `json:"defaultPrompt,omitempty"`
-	// Handled is DialogOpen while the dialog waits for an answer, then
-	// DialogAccepted or DialogDismissed.
-	Handled string `json:"handled"`
-	// Earlier counts the dialogs that closed before this one since the last
-	// report, in [Tab.DialogNote] only.
-	Earlier int `json:"earlier,omitempty"`
-}
-
-// DialogPolicy says which dialogs cdpkit answers by itself. A beforeunload
-// dialog is always accepted, so that it never blocks a navigation or a
-// close.
-type DialogPolicy string
-
-// Dialog policies.
-const (
-	// DialogsReport, the default, accepts alerts and leaves confirm and
-	// prompt dialogs open for the agent to answer.
-	DialogsReport DialogPolicy = "report"
-	// DialogsAccept accepts every dialog; a prompt gets its default text.
-	DialogsAccept DialogPolicy = "accept"
-	// DialogsDismiss dismisses every dialog but beforeunload.
-	DialogsDismiss DialogPolicy = "dismiss"
-)
-
-// ParseDialogPolicy parses "report", "accept" or "dismiss"; "" is
-// DialogsReport.
-func ParseDialogPolicy(s string) (DialogPolicy, error) {
-	switch p := DialogPolicy(s); p {
-	case "":
-		return DialogsReport, nil
-	case DialogsReport, DialogsAccept, DialogsDismiss:
-		return p, nil
-	}
-	return "", fmt.Errorf("%w: dialog policy %q: want report, accept or dismiss", ErrInvalidArgument, s)
-}
-
-// Dialog errors.
-var (
-	// ErrDialogOpen means a JavaScript dialog waits for an answer, so the
-	// page can run nothing until [Tab.HandleDialog] answers it.
-	ErrDialogOpen = errors.New("browser: a JavaScript dialog is open")
-	// ErrNoDialog means no dialog waits for an answer.
-	ErrNoDialog = errors.New("browser: no JavaScript dialog is open")
-)
-
-// DialogOpenError is [ErrDialogOpen] with the dialog.
-type DialogOpenError struct {
-	Dialog Dialog
-}
-
-func (e *DialogOpenError) Error() string {
-	return fmt.Sprintf("browser: a JavaScript %s dialog is open: %q", e.Dialog.Type, e.Dialog.Message)
-}
-
-func (e *DialogOpenError) Unwrap() error { return ErrDialogOpen }
 
 // dialogAnswerTimeout bounds the policy's answer to a dialog. The browser
 // process answers, so a busy page cannot delay it.
@@ -100,16 +24,16 @@ const dialogAnswerTimeout = 5 * time.Second
 // answer. The zero value is ready to use.
 type dialogTracker struct {
 	mu        sync.Mutex
-	policy    DialogPolicy           // guarded by mu; "" means DialogsReport
-	run       *dialogRun             // guarded by mu; the session followed
-	open      *openDialog            // guarded by mu; nil when no dialog is open
-	note      *Dialog                // guarded by mu; the last dialog closed without the agent, not yet reported
-	earlier   int                    // guarded by mu; dialogs closed before note, not reported
-	watchers  map[int]func(*Dialog)  // guarded by mu; see watch
-	nextWatch int                    // guarded by mu
-	opens     [dialogStorm]time.Time // guarded by mu; when the last dialogStorm dialogs opened, a ring
-	opened    int                    // guarded by mu; how many dialogs opened, ever
-	wake      chan struct{}          // guarded by mu; closed (and dropped) when a dialog opens
+	policy    driver.DialogPolicy          // guarded by mu; "" means DialogsReport
+	run       *dialogRun                   // guarded by mu; the session followed
+	open      *openDialog                  // guarded by mu; nil when no dialog is open
+	note      *driver.Dialog               // guarded by mu; the last dialog closed without the agent, not yet reported
+	earlier   int                          // guarded by mu; dialogs closed before note, not reported
+	watchers  map[int]func(*driver.Dialog) // guarded by mu; see watch
+	nextWatch int                          // guarded by mu
+	opens     [dialogStorm]time.Time       // guarded by mu; when the last dialogStorm dialogs opened, a ring
+	opened    int                          // guarded by mu; how many dialogs opened, ever
+	wake      chan struct{}                // guarded by mu; closed (and dropped) when a dialog opens
 }
 
 // dialogRun follows one session's dialog events.
@@ -120,10 +44,10 @@ type dialogRun struct {
 
 // openDialog is a dialog that has not closed yet.
 type openDialog struct {
-	Dialog    // immutable; Handled is DialogOpen
-	sess      *cdp.Session
-	answering bool // guarded by dialogTracker.mu; the policy or the agent is answering it
-	byAgent   bool // guarded by dialogTracker.mu; the agent answered it (HandleDialog)
+	driver.Dialog // immutable; Handled is DialogOpen
+	sess          *cdp.Session
+	answering     bool // guarded by dialogTracker.mu; the policy or the agent is answering it
+	byAgent       bool // guarded by dialogTracker.mu; the agent answered it (HandleDialog)
 }
 
 // track starts following s's dialog events, replacing the session
@@ -171,7 +95,7 @@ func (d *dialogTracker) follow(run *dialogRun, events <-chan cdp.Event) {
 // tells the watchers.
 func (d *dialogTracker) opening(run *dialogRun, e *page.EventJavascriptDialogOpening) {
 	od := &openDialog{
-		Dialog: Dialog{Type: string(e.Type), Message: e.Message, DefaultPrompt: e.DefaultPrompt, Handled: DialogOpen},
+		Dialog: driver.Dialog{Type: string(e.Type), Message: e.Message, DefaultPrompt: e.DefaultPrompt, Handled: driver.DialogOpen},
 		sess:   run.sess,
 	}
 	d.mu.Lock()
@@ -232,19 +156,19 @@ func (d *dialogTracker) closed(run *dialogRun, e *page.EventJavascriptDialogClos
 // how.
 func (d *dialogTracker) answerLocked(typ string) (accept, auto bool) {
 	switch {
-	case typ == DialogBeforeUnload:
+	case typ == driver.DialogBeforeUnload:
 		return true, true
-	case d.policy == DialogsAccept:
+	case d.policy == driver.DialogsAccept:
 		return true, true
-	case d.policy == DialogsDismiss:
+	case d.policy == driver.DialogsDismiss:
 		return false, true
-	case typ == DialogAlert:
+	case typ == driver.DialogAlert:
 		return true, true
 	}
 	return false, false
 }
 
-func (d *dialogTracker) noteLocked(dl Dialog, accepted bool) {
+func (d *dialogTracker) noteLocked(dl driver.Dialog, accepted bool) {
 	dl.Handled = handledAs(accepted)
 	if d.note != nil {
 		d.earlier++
@@ -255,7 +179,7 @@ func (d *dialogTracker) noteLocked(dl Dialog, accepted bool) {
 // notify tells the watchers that od waits for an answer.
 func (d *dialogTracker) notify(od *openDialog) {
 	d.mu.Lock()
-	fns := make([]func(*Dialog), 0, len(d.watchers))
+	fns := make([]func(*driver.Dialog), 0, len(d.watchers))
 	for _, f := range d.watchers {
 		fns = append(fns, f)
 	}
@@ -267,7 +191,7 @@ func (d *dialogTracker) notify(od *openDialog) {
 }
 
 // waiting returns the dialog that waits for the agent's answer, or nil.
-func (d *dialogTracker) waiting() *Dialog {
+func (d *dialogTracker) waiting() *driver.Dialog {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if od := d.open; od != nil && !od.answering {
@@ -279,7 +203,7 @@ func (d *dialogTracker) waiting() *Dialog {
 
 // watch calls f when a dialog opens that waits for the agent's answer, or
 // at once if one is open. The returned func stops the watch.
-func (d *dialogTracker) watch(f func(*Dialog)) (stop func()) {
+func (d *dialogTracker) watch(f func(*driver.Dialog)) (stop func()) {
 	d.mu.Lock()
 	if od := d.open; od != nil && !od.answering {
 		dl := od.Dialog
@@ -288,7 +212,7 @@ func (d *dialogTracker) watch(f func(*Dialog)) (stop func()) {
 		return func() {}
 	}
 	if d.watchers == nil {
-		d.watchers = make(map[int]func(*Dialog))
+		d.watchers = make(map[int]func(*driver.Dialog))
 	}
 	id := d.nextWatch
 	d.nextWatch++
@@ -303,9 +227,9 @@ func (d *dialogTracker) watch(f func(*Dialog)) (stop func()) {
 
 func handledAs(accepted bool) string {
 	if accepted {
-		return DialogAccepted
+		return driver.DialogAccepted
 	}
-	return DialogDismissed
+	return driver.DialogDismissed
 }
 
 func answerDialog(ctx context.Context, s *cdp.Session, accept bool, text string) error {
@@ -322,7 +246,7 @@ func isNoDialog(err error) bool {
 // SetDialogPolicy sets which of the tab's dialogs cdpkit answers by itself
 // from now on; a dialog open now keeps waiting. The default is
 // DialogsReport.
-func (t *Tab) SetDialogPolicy(p DialogPolicy) {
+func (t *Tab) SetDialogPolicy(p driver.DialogPolicy) {
 	t.dialogs.mu.Lock()
 	defer t.dialogs.mu.Unlock()
 	t.dialogs.policy = p
@@ -335,7 +259,7 @@ func (t *Tab) SetDialogPolicy(p DialogPolicy) {
 // tracked from the tab's first [Tab.session]. It sends no command.
 func (t *Tab) CheckDialog() error {
 	if dl := t.dialogs.waiting(); dl != nil {
-		return &DialogOpenError{Dialog: *dl}
+		return &driver.DialogOpenError{Dialog: *dl}
 	}
 	return nil
 }
@@ -344,7 +268,7 @@ func (t *Tab) CheckDialog() error {
 // the one waiting for an answer (Handled is DialogOpen), or else the last
 // one that closed without the agent's answer (the policy answered it, or a
 // navigation closed it) since the previous note, which it then forgets.
-func (t *Tab) DialogNote() *Dialog {
+func (t *Tab) DialogNote() *driver.Dialog {
 	d := &t.dialogs
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -369,13 +293,13 @@ func (t *Tab) DialogNote() *Dialog {
 // It goes to the browser process, never to the page, so it works while
 // other calls on the tab are blocked by the dialog. The context bounds the
 // call.
-func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) (*Dialog, error) {
+func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) (*driver.Dialog, error) {
 	d := &t.dialogs
 	d.mu.Lock()
 	od := d.open
 	if od == nil || od.answering {
 		d.mu.Unlock()
-		return nil, fmt.Errorf("browser: handling a dialog: %w", ErrNoDialog)
+		return nil, fmt.Errorf("browser: handling a dialog: %w", driver.ErrNoDialog)
 	}
 	od.answering, od.byAgent = true, true
 	d.mu.Unlock()
@@ -400,7 +324,7 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 			d.open = nil
 		}
 		d.mu.Unlock()
-		return nil, fmt.Errorf("browser: handling a dialog: %w", ErrNoDialog)
+		return nil, fmt.Errorf("browser: handling a dialog: %w", driver.ErrNoDialog)
 	case err != nil:
 		od.answering, od.byAgent = false, false
 		d.mu.Unlock()
@@ -429,7 +353,7 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 // ends with ErrDialogLoop as its cause. Call the cancel func when done.
 func (t *Tab) UntilDialog(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	stop := t.dialogs.watch(func(dl *Dialog) { cancel(&DialogOpenError{Dialog: *dl}) })
+	stop := t.dialogs.watch(func(dl *driver.Dialog) { cancel(&driver.DialogOpenError{Dialog: *dl}) })
 	done := make(chan struct{})
 	go t.watchDialogStorm(ctx, done, cancel)
 	return ctx, func() {
@@ -446,18 +370,18 @@ func (t *Tab) UntilDialog(ctx context.Context) (context.Context, context.CancelF
 // release runs confirm()) returns promptly: the browser does not answer
 // the input command until the dialog closes, and the late answer is
 // discarded.
-func (t *Tab) RunUntilDialog(ctx context.Context, fn func(ctx context.Context) error) (*Dialog, error) {
+func (t *Tab) RunUntilDialog(ctx context.Context, fn func(ctx context.Context) error) (*driver.Dialog, error) {
 	dctx, cancel := t.UntilDialog(ctx)
 	defer cancel()
 	err := fn(dctx)
-	var de *DialogOpenError
-	if errors.Is(context.Cause(dctx), ErrDialogLoop) {
-		return nil, ErrDialogLoop
+	var de *driver.DialogOpenError
+	if errors.Is(context.Cause(dctx), driver.ErrDialogLoop) {
+		return nil, driver.ErrDialogLoop
 	}
 	if !errors.As(context.Cause(dctx), &de) {
 		return nil, err
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, ErrDialogOpen) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, driver.ErrDialogOpen) {
 		err = nil
 	}
 	return &de.Dialog, err
@@ -466,10 +390,10 @@ func (t *Tab) RunUntilDialog(ctx context.Context, fn func(ctx context.Context) e
 // dialogErr returns the dialog that ended ctx, made by
 // [Tab.UntilDialog], in place of err.
 func dialogErr(ctx context.Context, err error) error {
-	if err != nil && errors.Is(context.Cause(ctx), ErrDialogLoop) {
-		return ErrDialogLoop
+	if err != nil && errors.Is(context.Cause(ctx), driver.ErrDialogLoop) {
+		return driver.ErrDialogLoop
 	}
-	var de *DialogOpenError
+	var de *driver.DialogOpenError
 	if err != nil && errors.As(context.Cause(ctx), &de) {
 		return de
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // A page can open dialogs in a loop (for(;;) confirm()). Each answer lets
@@ -29,13 +30,9 @@ const (
 	dialogLoopStop = 2 * time.Second
 )
 
-// ErrDialogLoop means a page opened JavaScript dialogs in a loop, so
-// cdpkit stopped its renderer; navigating the tab recovers it.
-var ErrDialogLoop = errors.New("browser: the page opens JavaScript dialogs in a loop")
-
 // errLoopStopped fails the calls pending when cdpkit stops a dialog loop's
 // renderer: the tab crashed, and why.
-var errLoopStopped = fmt.Errorf("%w; cdpkit stopped its renderer: %w", ErrDialogLoop, ErrTargetCrashed)
+var errLoopStopped = fmt.Errorf("%w; cdpkit stopped its renderer: %w", driver.ErrDialogLoop, driver.ErrTargetCrashed)
 
 // storming reports whether dialogStorm dialogs opened within the last
 // dialogStormWindow.
@@ -109,7 +106,7 @@ func (t *Tab) stopRenderer(ctx context.Context, s *cdp.Session) bool {
 	t.loopStopped.Store(true)
 	t.dialogs.forgetStorm() // the next document starts with a clean record
 	_, err := cdpapi.Call(ctx, s, page.Crash, cdpapi.Empty{})
-	if errors.Is(err, ErrTargetCrashed) {
+	if errors.Is(err, driver.ErrTargetCrashed) {
 		t.dialogs.forgetOpen()
 		return true
 	}
@@ -153,7 +150,7 @@ func (t *Tab) watchDialogStorm(ctx context.Context, done <-chan struct{}, cancel
 			if s := t.dialogs.session(); s != nil {
 				t.stopRenderer(ctx, s)
 			}
-			cancel(ErrDialogLoop)
+			cancel(driver.ErrDialogLoop)
 			return
 		}
 	}

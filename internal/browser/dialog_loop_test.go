@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // stormPages: a button whose click opens confirm dialogs without end, and
@@ -40,7 +41,7 @@ func stormServer(t *testing.T) string {
 func TestDialogStormClick(t *testing.T) {
 	t.Parallel()
 	base := stormServer(t)
-	for _, policy := range []DialogPolicy{DialogsAccept, DialogsDismiss} {
+	for _, policy := range []driver.DialogPolicy{driver.DialogsAccept, driver.DialogsDismiss} {
 		t.Run(string(policy), func(t *testing.T) {
 			t.Parallel()
 			_, tab := newTab(t)
@@ -54,10 +55,10 @@ func TestDialogStormClick(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), deadline)
 			defer cancel()
 			start := time.Now()
-			_, err := tab.Click(ctx, ClickOptions{Selector: "button"})
+			_, err := tab.Click(ctx, driver.ClickOptions{Selector: "button"})
 			took := time.Since(start)
 			t.Logf("click: %v after %v", err, took)
-			if !errors.Is(err, ErrDialogLoop) {
+			if !errors.Is(err, driver.ErrDialogLoop) {
 				t.Errorf("click into the storm: %v, want ErrDialogLoop", err)
 			}
 			if ctx.Err() != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // clickAt dispatches a real left click at x, y.
@@ -46,7 +47,7 @@ func pageValue(t *testing.T, tab *Tab, expr string) string {
 // showDialog loads dialog-matrix.html so that it opens a dialog of typ
 // when said, and returns the dialog once it waits for an answer (nil for
 // one the policy answered).
-func showDialog(t *testing.T, tab *Tab, base, typ, when string) *Dialog {
+func showDialog(t *testing.T, tab *Tab, base, typ, when string) *driver.Dialog {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
 	defer cancel()
@@ -101,19 +102,19 @@ func TestDialogMatrix(t *testing.T) {
 		promptText string
 		want       string // window.dialogResult after the answer
 	}{
-		{typ: DialogConfirm, accept: true, want: "true"},
-		{typ: DialogConfirm, accept: false, want: "false"},
-		{typ: DialogPrompt, accept: true, promptText: "typed answer", want: `"typed answer"`},
-		{typ: DialogPrompt, accept: true, want: `"default text"`},
-		{typ: DialogPrompt, accept: false, want: "null"},
+		{typ: driver.DialogConfirm, accept: true, want: "true"},
+		{typ: driver.DialogConfirm, accept: false, want: "false"},
+		{typ: driver.DialogPrompt, accept: true, promptText: "typed answer", want: `"typed answer"`},
+		{typ: driver.DialogPrompt, accept: true, want: `"default text"`},
+		{typ: driver.DialogPrompt, accept: false, want: "null"},
 	}
 	for _, when := range []string{"load", "click", "timer"} {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s on %s accept=%v %q", tt.typ, when, tt.accept, tt.promptText), func(t *testing.T) {
 				_, tab := newTab(t)
 				dl := showDialog(t, tab, srv.URL, tt.typ, when)
-				want := Dialog{Type: tt.typ, Message: tt.typ + " from " + when, Handled: DialogOpen}
-				if tt.typ == DialogPrompt {
+				want := driver.Dialog{Type: tt.typ, Message: tt.typ + " from " + when, Handled: driver.DialogOpen}
+				if tt.typ == driver.DialogPrompt {
 					want.DefaultPrompt = "default text"
 				}
 				if dl == nil || *dl != want {
@@ -121,18 +122,18 @@ func TestDialogMatrix(t *testing.T) {
 				}
 
 				// While it is open, page work says so at once.
-				var de *DialogOpenError
+				var de *driver.DialogOpenError
 				if err := tab.CheckDialog(); !errors.As(err, &de) || de.Dialog != want {
 					t.Errorf("CheckDialog = %v, want the open %s", err, tt.typ)
 				}
 				if note := tab.DialogNote(); note == nil || *note != want {
 					t.Errorf("DialogNote = %+v, want the open dialog", note)
 				}
-				_, err := tab.Evaluate(t.Context(), "() => 1", nil, EvalInline)
+				_, err := tab.Evaluate(t.Context(), "() => 1", nil, driver.EvalInline)
 				if !errors.As(err, &de) || de.Dialog.Type != tt.typ {
 					t.Errorf("Evaluate = %v, want DialogOpenError", err)
 				}
-				_, err = tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"never"}}, 5*time.Second)
+				_, err = tab.WaitFor(t.Context(), driver.WaitCondition{Texts: []string{"never"}}, 5*time.Second)
 				if !errors.As(err, &de) {
 					t.Errorf("WaitFor = %v, want DialogOpenError", err)
 				}
@@ -157,13 +158,13 @@ func TestDialogMatrix(t *testing.T) {
 		}
 		t.Run("alert on "+when, func(t *testing.T) {
 			_, tab := newTab(t)
-			if dl := showDialog(t, tab, srv.URL, DialogAlert, when); dl != nil {
+			if dl := showDialog(t, tab, srv.URL, driver.DialogAlert, when); dl != nil {
 				t.Fatalf("the alert waits for an answer (%+v); the default policy accepts alerts", dl)
 			}
 			if err := tab.CheckDialog(); err != nil {
 				t.Errorf("CheckDialog = %v, want nil", err)
 			}
-			want := Dialog{Type: DialogAlert, Message: "alert from " + when, Handled: DialogAccepted}
+			want := driver.Dialog{Type: driver.DialogAlert, Message: "alert from " + when, Handled: driver.DialogAccepted}
 			if note := tab.DialogNote(); note == nil || *note != want {
 				t.Errorf("DialogNote = %+v, want %+v", note, want)
 			}
@@ -181,16 +182,16 @@ func TestDialogPolicy(t *testing.T) {
 	t.Parallel()
 	srv := snapshotServer(t)
 	tests := []struct {
-		policy DialogPolicy
+		policy driver.DialogPolicy
 		typ    string
 		want   string
 	}{
-		{DialogsAccept, DialogConfirm, "true"},
-		{DialogsAccept, DialogPrompt, `"default text"`},
-		{DialogsAccept, DialogAlert, `"undefined"`},
-		{DialogsDismiss, DialogConfirm, "false"},
-		{DialogsDismiss, DialogPrompt, "null"},
-		{DialogsDismiss, DialogAlert, `"undefined"`},
+		{driver.DialogsAccept, driver.DialogConfirm, "true"},
+		{driver.DialogsAccept, driver.DialogPrompt, `"default text"`},
+		{driver.DialogsAccept, driver.DialogAlert, `"undefined"`},
+		{driver.DialogsDismiss, driver.DialogConfirm, "false"},
+		{driver.DialogsDismiss, driver.DialogPrompt, "null"},
+		{driver.DialogsDismiss, driver.DialogAlert, `"undefined"`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.policy)+" "+tt.typ, func(t *testing.T) {
@@ -202,9 +203,9 @@ func TestDialogPolicy(t *testing.T) {
 			if r := pageValue(t, tab, "window.dialogResult"); r != tt.want {
 				t.Errorf("the page got %s, want %s", r, tt.want)
 			}
-			handled := DialogAccepted
-			if tt.policy == DialogsDismiss {
-				handled = DialogDismissed
+			handled := driver.DialogAccepted
+			if tt.policy == driver.DialogsDismiss {
+				handled = driver.DialogDismissed
 			}
 			if note := tab.DialogNote(); note == nil || note.Type != tt.typ || note.Handled != handled {
 				t.Errorf("DialogNote = %+v, want the %s %s", note, tt.typ, handled)
@@ -221,7 +222,7 @@ func TestDialogNotesCountEarlier(t *testing.T) {
 		t.Fatal(err)
 	}
 	pageValue(t, tab, "alert('one'), alert('two'), alert('three'), 0")
-	want := Dialog{Type: DialogAlert, Message: "three", Handled: DialogAccepted, Earlier: 2}
+	want := driver.Dialog{Type: driver.DialogAlert, Message: "three", Handled: driver.DialogAccepted, Earlier: 2}
 	if note := tab.DialogNote(); note == nil || *note != want {
 		t.Errorf("DialogNote = %+v, want %+v", note, want)
 	}
@@ -231,13 +232,13 @@ func TestHandleDialogNoneOpen(t *testing.T) {
 	t.Parallel()
 	srv := snapshotServer(t)
 	_, tab := newTab(t)
-	if _, err := tab.HandleDialog(t.Context(), true, ""); !errors.Is(err, ErrNoDialog) {
+	if _, err := tab.HandleDialog(t.Context(), true, ""); !errors.Is(err, driver.ErrNoDialog) {
 		t.Errorf("HandleDialog on a fresh tab = %v, want ErrNoDialog", err)
 	}
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-matrix.html"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.HandleDialog(t.Context(), false, ""); !errors.Is(err, ErrNoDialog) {
+	if _, err := tab.HandleDialog(t.Context(), false, ""); !errors.Is(err, driver.ErrNoDialog) {
 		t.Errorf("HandleDialog with no dialog = %v, want ErrNoDialog", err)
 	}
 }
@@ -298,7 +299,7 @@ func TestHandleDialogWhileBlocked(t *testing.T) {
 func TestBeforeUnloadNeverBlocks(t *testing.T) {
 	srv := snapshotServer(t)
 	b, tab := newTab(t)
-	tab.SetDialogPolicy(DialogsDismiss) // beforeunload is accepted whatever the policy
+	tab.SetDialogPolicy(driver.DialogsDismiss) // beforeunload is accepted whatever the policy
 	arm := func() {
 		t.Helper()
 		if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-beforeunload.html"); err != nil {
@@ -327,7 +328,7 @@ func TestBeforeUnloadNeverBlocks(t *testing.T) {
 	if nav.Title != "Other page" {
 		t.Errorf("title = %q, want Other page", nav.Title)
 	}
-	if note := tab.DialogNote(); note == nil || note.Type != DialogBeforeUnload || note.Handled != DialogAccepted {
+	if note := tab.DialogNote(); note == nil || note.Type != driver.DialogBeforeUnload || note.Handled != driver.DialogAccepted {
 		t.Errorf("DialogNote = %+v, want an accepted beforeunload", note)
 	}
 
@@ -355,7 +356,7 @@ func TestRunUntilDialogClick(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	dl, err := tab.RunUntilDialog(ctx, func(ctx context.Context) error { return clickAt(ctx, s, 120, 50) })
-	if err != nil || dl == nil || dl.Type != DialogConfirm || dl.Message != "sure" {
+	if err != nil || dl == nil || dl.Type != driver.DialogConfirm || dl.Message != "sure" {
 		t.Fatalf("RunUntilDialog = %+v, %v; want the confirm", dl, err)
 	}
 	if _, err := tab.HandleDialog(t.Context(), false, ""); err != nil {
@@ -375,18 +376,18 @@ func TestRunUntilDialogClick(t *testing.T) {
 func TestParseDialogPolicy(t *testing.T) {
 	tests := []struct {
 		in   string
-		want DialogPolicy
+		want driver.DialogPolicy
 		ok   bool
 	}{
-		{"", DialogsReport, true},
-		{"report", DialogsReport, true},
-		{"accept", DialogsAccept, true},
-		{"dismiss", DialogsDismiss, true},
+		{"", driver.DialogsReport, true},
+		{"report", driver.DialogsReport, true},
+		{"accept", driver.DialogsAccept, true},
+		{"dismiss", driver.DialogsDismiss, true},
 		{"Accept", "", false},
 		{"ignore", "", false},
 	}
 	for _, tt := range tests {
-		got, err := ParseDialogPolicy(tt.in)
+		got, err := driver.ParseDialogPolicy(tt.in)
 		if got != tt.want || (err == nil) != tt.ok {
 			t.Errorf("ParseDialogPolicy(%q) = %q, %v; want %q, ok %v", tt.in, got, err, tt.want, tt.ok)
 		}

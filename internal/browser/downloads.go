@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Downloads: with Options.DownloadDir set, every browser context saves
@@ -46,20 +47,6 @@ const (
 	DownloadRefused    = "refused"
 )
 
-// Download is one download the browser began.
-type Download struct {
-	ID    int    `json:"id"`
-	URL   string `json:"url"`
-	Name  string `json:"name"`           // the file's name
-	Path  string `json:"path,omitempty"` // where it is, once completed
-	Bytes int64  `json:"bytes"`
-	State string `json:"state"`
-	Error string `json:"error,omitempty"` // why it was refused or canceled
-	Frame string `json:"-"`
-	guid  string
-	owner *Scope // the session whose tab began it; nil for the unscoped view
-}
-
 // downloadUse is what one session's downloads hold.
 type downloadUse struct {
 	files int   // begun and not cancelled: in progress or kept
@@ -72,19 +59,19 @@ type downloads struct {
 	max        int64
 	maxFiles   int
 	maxTotal   int64
-	ownerOfTab func(target.ID) *Scope // never called with mu held
+	ownerOfTab func(target.ID) *driver.Scope // never called with mu held
 	log        interface {
 		Debug(string, ...any)
 	}
 	sess *cdp.Session
 
 	mu      sync.Mutex
-	list    []*Download            // guarded by mu; oldest first
-	byGUID  map[string]*Download   // guarded by mu
-	next    int                    // guarded by mu
-	changed chan struct{}          // guarded by mu; closed and replaced on every change
-	dirs    map[string]*Scope      // guarded by mu; the scopes' own dirs
-	use     map[*Scope]downloadUse // guarded by mu
+	list    []*driver.Download            // guarded by mu; oldest first
+	byGUID  map[string]*driver.Download   // guarded by mu
+	next    int                           // guarded by mu
+	changed chan struct{}                 // guarded by mu; closed and replaced on every change
+	dirs    map[string]*driver.Scope      // guarded by mu; the scopes' own dirs
+	use     map[*driver.Scope]downloadUse // guarded by mu
 }
 
 // startDownloads makes the default context save downloads into dir and
@@ -96,7 +83,7 @@ func (b *Browser) startDownloads(ctx context.Context, o *Options) error {
 	}
 	d := &downloads{dir: dir, max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax), maxFiles: cmp.Or(max(o.DownloadFiles, 0), DefaultDownloadFiles),
 		maxTotal: cmp.Or(max(o.DownloadTotal, 0), DefaultDownloadTotal), ownerOfTab: b.ownerOf, log: b.log, sess: b.conn.Browser(),
-		byGUID: map[string]*Download{}, changed: make(chan struct{}), dirs: map[string]*Scope{}, use: map[*Scope]downloadUse{}}
+		byGUID: map[string]*driver.Download{}, changed: make(chan struct{}), dirs: map[string]*driver.Scope{}, use: map[*driver.Scope]downloadUse{}}
 	events, stop := d.sess.SubscribeEvents("Browser.downloadWillBegin", "Browser.downloadProgress")
 	if err := d.allow(ctx, "", nil); err != nil {
 		stop()
@@ -115,10 +102,10 @@ func (b *Browser) startDownloads(ctx context.Context, o *Options) error {
 // allow sets the download behaviour of a browser context ("" is the
 // default one): its downloads go to s's own dir, if it has one, else to
 // the browser's.
-func (d *downloads) allow(ctx context.Context, bctx cdpapi.BrowserContextID, s *Scope) error {
+func (d *downloads) allow(ctx context.Context, bctx cdpapi.BrowserContextID, s *driver.Scope) error {
 	dir := d.dir
-	if s != nil && s.downloadDir != "" {
-		dir = s.downloadDir
+	if s != nil && s.DownloadDir() != "" {
+		dir = s.DownloadDir()
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("browser: making the session's downloads dir: %w", err)
 		}
@@ -136,7 +123,7 @@ func (d *downloads) allow(ctx context.Context, bctx cdpapi.BrowserContextID, s *
 }
 
 // forget drops what d keeps for an ended scope.
-func (d *downloads) forget(s *Scope) {
+func (d *downloads) forget(s *driver.Scope) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.use, s)
@@ -149,7 +136,7 @@ func (d *downloads) forget(s *Scope) {
 
 func (d *downloads) handle(ev cdp.Event) {
 	var begun cdpbrowser.EventDownloadWillBegin
-	var owner *Scope
+	var owner *driver.Scope
 	if ev.Method == "Browser.downloadWillBegin" {
 		if jsonv2.Unmarshal(ev.Params, &begun) != nil {
 			return
@@ -162,11 +149,11 @@ func (d *downloads) handle(ev cdp.Event) {
 	case "Browser.downloadWillBegin":
 		p := &begun
 		d.next++
-		dl := &Download{ID: d.next, URL: cut(p.URL, netURLChars), Name: safeName(p.SuggestedFilename), State: DownloadInProgress, Frame: string(p.FrameID), guid: p.GUID, owner: owner}
+		dl := &driver.Download{ID: d.next, URL: cut(p.URL, netURLChars), Name: safeName(p.SuggestedFilename), State: DownloadInProgress, Frame: string(p.FrameID), GUID: p.GUID, Owner: owner}
 		d.list = append(d.list, dl)
 		d.byGUID[p.GUID] = dl
 		if len(d.list) > downloadsKept {
-			delete(d.byGUID, d.list[0].guid)
+			delete(d.byGUID, d.list[0].GUID)
 			d.list = d.list[1:]
 		}
 		use := d.use[owner]
@@ -186,7 +173,7 @@ func (d *downloads) handle(ev cdp.Event) {
 		if dl == nil || dl.State != DownloadInProgress {
 			return
 		}
-		use := d.use[dl.owner]
+		use := d.use[dl.Owner]
 		use.bytes += int64(p.ReceivedBytes) - dl.Bytes
 		dl.Bytes = int64(p.ReceivedBytes)
 		over := func(state, why string) {
@@ -212,7 +199,7 @@ func (d *downloads) handle(ev cdp.Event) {
 			over(DownloadCanceled, "")
 			d.removePartial(p.GUID)
 		}
-		d.use[dl.owner] = use
+		d.use[dl.Owner] = use
 		if dl.State == DownloadInProgress {
 			return
 		}
@@ -295,16 +282,16 @@ func safeName(s string) string {
 // Downloads returns the downloads the tabs of s began (nil s: every
 // tab), oldest first (of the browser's last 200). It is empty when
 // downloads are not enabled.
-func (b *Browser) Downloads(s *Scope) []Download {
+func (b *Browser) Downloads(s *driver.Scope) []driver.Download {
 	d := b.downloads
 	if d == nil {
 		return nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]Download, 0, len(d.list))
+	out := make([]driver.Download, 0, len(d.list))
 	for _, dl := range d.list {
-		if s == nil || dl.owner == s {
+		if s == nil || dl.Owner == s {
 			out = append(out, *dl)
 		}
 	}
@@ -328,7 +315,7 @@ func (b *Browser) DownloadMark() int {
 //
 // When the tab's last action looked like it set off a download that has
 // not begun yet, it first waits for it to begin (downloads_begin.go).
-func (b *Browser) DownloadsSince(ctx context.Context, mark int, tabID string) []Download {
+func (b *Browser) DownloadsSince(ctx context.Context, mark int, tabID string) []driver.Download {
 	d := b.downloads
 	if d == nil {
 		return nil
@@ -336,7 +323,7 @@ func (b *Browser) DownloadsSince(ctx context.Context, mark int, tabID string) []
 	b.awaitDownloadBegin(ctx, mark, tabID)
 	for {
 		d.mu.Lock()
-		var out []Download
+		var out []driver.Download
 		pending := false
 		for _, dl := range d.list {
 			if dl.ID > mark && dl.Frame == tabID {

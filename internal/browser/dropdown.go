@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Custom dropdowns: an ARIA combobox (or a button with
@@ -61,7 +62,7 @@ func (t *Tab) pickDropdown(ctx context.Context, el *element, label string) ([]st
 	}
 	deadline := time.Now().Add(actionWait(ctx))
 	if st.Index < 0 && st.Role != "listbox" && !st.Expanded {
-		Step(ctx, "opening the dropdown")
+		driver.Step(ctx, "opening the dropdown")
 		if err := t.clickElement(ctx, ps, el); err != nil {
 			return nil, err
 		}
@@ -78,18 +79,18 @@ func (t *Tab) pickDropdown(ctx context.Context, el *element, label string) ([]st
 		t.awaitChange(ctx, min(time.Until(deadline), changeWait))
 	}
 	if st.Index < 0 {
-		opts := make([]Option, len(st.Labels))
+		opts := make([]driver.Option, len(st.Labels))
 		for i, l := range st.Labels {
-			opts[i] = Option{Value: l, Label: l}
+			opts[i] = driver.Option{Value: l, Label: l}
 		}
-		return nil, &OptionError{Ref: el.Ref, Want: label, Options: opts, Total: st.Total}
+		return nil, &driver.OptionError{Ref: el.Ref, Want: label, Options: opts, Total: st.Total}
 	}
 	opt, err := el.dropdownOption(ctx, label)
 	if err != nil {
 		return nil, err
 	}
 	defer opt.Release(ctx)
-	Step(ctx, "clicking the option")
+	driver.Step(ctx, "clicking the option")
 	if err := t.clickElement(ctx, ps, opt); err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func (t *Tab) pickDropdown(ctx context.Context, el *element, label string) ([]st
 			return []string{strings.TrimSpace(label)}, nil
 		}
 		if !time.Now().Before(verify) || ctx.Err() != nil {
-			return nil, el.refuse(fmt.Sprintf("did not take the option %q: it shows %q", label, cut(after.Shown, 60)), RefusedUndone)
+			return nil, el.refuse(fmt.Sprintf("did not take the option %q: it shows %q", label, cut(after.Shown, 60)), driver.RefusedUndone)
 		}
 		t.awaitChange(ctx, min(time.Until(verify), changeWait))
 	}
@@ -129,7 +130,7 @@ func (e *element) dropdownOption(ctx context.Context, label string) (*element, e
 		return nil, fmt.Errorf("browser: finding the option: %w", err)
 	}
 	if r.ExceptionDetails != nil || r.Result == nil || r.Result.ObjectID == "" {
-		return nil, fmt.Errorf("%w: the option %q went away", ErrElementNotFound, label)
+		return nil, fmt.Errorf("%w: the option %q went away", driver.ErrElementNotFound, label)
 	}
 	d, err := cdpapi.Call(ctx, e.Session, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: r.Result.ObjectID})
 	if err != nil || d.Node == nil {

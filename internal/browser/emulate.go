@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"sync"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
@@ -12,197 +11,37 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 
-	"github.com/cdpkit/cdpkit/internal/policy"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Viewport is a device metrics override: the size of the page's viewport
-// in CSS pixels, its device pixel ratio, and whether it is a mobile device
-// (which honors <meta name=viewport>, uses overlay scrollbars and sizes
-// text for small screens) with a touch screen.
-type Viewport struct {
-	Width             int     `json:"width"`
-	Height            int     `json:"height"`
-	DeviceScaleFactor float64 `json:"deviceScaleFactor"`
-	Mobile            bool    `json:"mobile,omitempty"`
-	Touch             bool    `json:"touch,omitempty"`
-}
-
-// DefaultViewport is the viewport of a launched browser's tabs when the
-// launch options give none: what the window size promises.
-var DefaultViewport = Viewport{Width: 1280, Height: 720, DeviceScaleFactor: 1}
-
-// maxViewportSide bounds a viewport side, well inside what Chromium takes.
-const maxViewportSide = 10000
-
-// ViewportPreset returns the viewport a preset names: "mobile" (390×844 at
-// 3x, like a recent phone), "tablet" (820×1180 at 2x) or "desktop"
-// (1280×800 at 1x).
-func ViewportPreset(name string) (Viewport, bool) {
-	switch name {
-	case "mobile":
-		return Viewport{Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true, Touch: true}, true
-	case "tablet":
-		return Viewport{Width: 820, Height: 1180, DeviceScaleFactor: 2, Mobile: true, Touch: true}, true
-	case "desktop":
-		return Viewport{Width: 1280, Height: 800, DeviceScaleFactor: 1}, true
-	}
-	return Viewport{}, false
-}
-
-func (v Viewport) validate() error {
-	if v.Width < 1 || v.Width > maxViewportSide || v.Height < 1 || v.Height > maxViewportSide {
-		return fmt.Errorf("%w: viewport %d×%d: each side is 1 to %d", ErrInvalidArgument, v.Width, v.Height, maxViewportSide)
-	}
-	if v.DeviceScaleFactor < 0 || v.DeviceScaleFactor > 10 || math.IsNaN(v.DeviceScaleFactor) {
-		return fmt.Errorf("%w: deviceScaleFactor %v: use 1 to 10", ErrInvalidArgument, v.DeviceScaleFactor)
-	}
-	return nil
-}
-
-// ViewportMetrics is what the page measures of its viewport.
-type ViewportMetrics struct {
-	InnerWidth       int     `json:"innerWidth"`
-	InnerHeight      int     `json:"innerHeight"`
-	DevicePixelRatio float64 `json:"devicePixelRatio"`
-	ScrollWidth      int     `json:"scrollWidth"` // document.documentElement.scrollWidth
-}
-
-// Geolocation is an emulated position; Accuracy is in meters.
-type Geolocation struct {
-	Latitude  float64 `json:"latitude"`
-	Longitude float64 `json:"longitude"`
-	Accuracy  float64 `json:"accuracy"`
-}
-
-// Emulation is what a tab emulates. The zero value is the browser as it
-// is.
-type Emulation struct {
-	Viewport      *Viewport          `json:"viewport,omitempty"`
-	UserAgent     string             `json:"userAgent,omitempty"`
-	ColorScheme   string             `json:"colorScheme,omitempty"`   // light or dark
-	ReducedMotion string             `json:"reducedMotion,omitempty"` // reduce or no-preference
-	CPUThrottling float64            `json:"cpuThrottling,omitempty"` // slowdown factor above 1
-	Network       string             `json:"network,omitempty"`       // a NetworkPresets name, or custom
-	NetworkCustom *NetworkConditions `json:"networkCustom,omitempty"` // when Network is custom
-	Geolocation   *Geolocation       `json:"geolocation,omitempty"`
-	ExtraHeaders  map[string]string  `json:"extraHeaders,omitempty"` // sent with every request of the tab
-	Timezone      string             `json:"timezone,omitempty"`     // IANA name, from the launch options
-	Locale        string             `json:"locale,omitempty"`       // from the launch options' language
-}
-
-func (e Emulation) clone() Emulation {
-	if e.Viewport != nil {
-		v := *e.Viewport
-		e.Viewport = &v
-	}
-	if e.Geolocation != nil {
-		g := *e.Geolocation
-		e.Geolocation = &g
-	}
-	if e.NetworkCustom != nil {
-		n := *e.NetworkCustom
-		e.NetworkCustom = &n
-	}
-	e.ExtraHeaders = maps.Clone(e.ExtraHeaders)
-	return e
-}
-
-// EmulationChange says what to change; nil fields stay as they are.
-type EmulationChange struct {
-	UserAgent     *string  // "" restores the browser's
-	ColorScheme   *string  // light, dark, or auto (the browser's)
-	ReducedMotion *string  // reduce, no-preference, or auto
-	CPUThrottling *float64 // slowdown factor 1 to 20; 1 turns throttling off
-	Network       *string  // a NetworkPresets name (as NetworkPreset spells it), or none
-	// NetworkCustom throttles the network as it says; it goes without
-	// Network.
-	NetworkCustom *NetworkConditions
-	Geolocation   *Geolocation
-	// ClearGeolocation removes the emulated position.
-	ClearGeolocation bool
-	// ExtraHeaders replaces the extra request headers; an empty non-nil
-	// map removes them.
-	ExtraHeaders map[string]string
-}
-
-// Validate checks c without touching a browser; its errors wrap
-// [ErrInvalidArgument].
-func (c *EmulationChange) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
-	}
-	if c.ColorScheme != nil {
-		switch *c.ColorScheme {
-		case "light", "dark", "auto":
-		default:
-			return bad("colorScheme %q: use light, dark or auto", *c.ColorScheme)
-		}
-	}
-	if c.ReducedMotion != nil {
-		switch *c.ReducedMotion {
-		case "reduce", "no-preference", "auto":
-		default:
-			return bad("reducedMotion %q: use reduce, no-preference or auto", *c.ReducedMotion)
-		}
-	}
-	if r := c.CPUThrottling; r != nil && !(*r >= 1 && *r <= 20) {
-		return bad("cpuThrottling %v: use a slowdown factor from 1 (none) to 20", *r)
-	}
-	if err := c.validateNetwork(); err != nil {
-		return err
-	}
-	if g := c.Geolocation; g != nil {
-		if c.ClearGeolocation {
-			return bad("geolocation: set it or clear it, not both")
-		}
-		if !(g.Latitude >= -90 && g.Latitude <= 90) || !(g.Longitude >= -180 && g.Longitude <= 180) || !(g.Accuracy >= 0) {
-			return bad("geolocation: latitude is -90 to 90, longitude -180 to 180, accuracy 0 or more")
-		}
-	}
-	for k, v := range c.ExtraHeaders {
-		if k == "" {
-			return bad("extraHeaders: a header name is empty")
-		}
-		if err := policy.CheckRequestHeader(k, v); err != nil {
-			return bad("extraHeaders: %v", err)
-		}
-	}
-	if c.UserAgent != nil {
-		if err := policy.CheckHeaderValue(*c.UserAgent); err != nil {
-			return bad("userAgent: %v", err)
-		}
-	}
-	return nil
-}
 
 // emulator holds a tab's emulation, so that it can be reported and applied
 // again to a new session.
 type emulator struct {
 	mu     sync.Mutex // serializes changes; guards state and seeded
-	state  Emulation
+	state  driver.Emulation
 	seeded bool // the launch options' defaults went into state (launchopts.go)
 
 	view viewCache // the viewport as screenshots saw it (screenshot_view.go); own lock
 }
 
 // Emulation returns what the tab emulates now.
-func (t *Tab) Emulation() Emulation {
+func (t *Tab) Emulation() driver.Emulation {
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
-	return t.emu.state.clone()
+	return t.emu.state.Clone()
 }
 
 // SetViewport overrides the tab's viewport, or with nil removes the
 // override (back to the launch options' viewport, if they set one), and
 // returns what the page then measures. The override lasts across
 // navigations of the tab.
-func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, error) {
+func (t *Tab) SetViewport(ctx context.Context, v *driver.Viewport) (driver.ViewportMetrics, error) {
 	if v == nil {
 		v = t.b.defaults.Viewport
 	}
 	if v != nil {
-		if err := v.validate(); err != nil {
-			return ViewportMetrics{}, err
+		if err := v.Validate(); err != nil {
+			return driver.ViewportMetrics{}, err
 		}
 		cp := *v
 		v = &cp
@@ -212,7 +51,7 @@ func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, er
 	}
 	s, err := t.session(ctx)
 	if err != nil {
-		return ViewportMetrics{}, err
+		return driver.ViewportMetrics{}, err
 	}
 	t.emu.mu.Lock()
 	t.emu.view.invalidate()
@@ -223,16 +62,16 @@ func (t *Tab) SetViewport(ctx context.Context, v *Viewport) (ViewportMetrics, er
 	t.emu.view.invalidate() // and after: a capture may have measured meanwhile
 	t.emu.mu.Unlock()
 	if err != nil {
-		return ViewportMetrics{}, err
+		return driver.ViewportMetrics{}, err
 	}
 	return measureViewport(ctx, s)
 }
 
 // MeasureViewport returns what the page measures of its viewport.
-func (t *Tab) MeasureViewport(ctx context.Context) (ViewportMetrics, error) {
+func (t *Tab) MeasureViewport(ctx context.Context) (driver.ViewportMetrics, error) {
 	s, err := t.session(ctx)
 	if err != nil {
-		return ViewportMetrics{}, err
+		return driver.ViewportMetrics{}, err
 	}
 	return measureViewport(ctx, s)
 }
@@ -240,10 +79,10 @@ func (t *Tab) MeasureViewport(ctx context.Context) (ViewportMetrics, error) {
 // measureViewportJS reads what the page sees of its viewport.
 var measureViewportJS = loadScript("measure_viewport")
 
-func measureViewport(ctx context.Context, s cdpapi.Session) (ViewportMetrics, error) {
-	var m ViewportMetrics
+func measureViewport(ctx context.Context, s cdpapi.Session) (driver.ViewportMetrics, error) {
+	var m driver.ViewportMetrics
 	if err := callJS(ctx, s, jsCall{}, measureViewportJS, &m); err != nil {
-		return ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
+		return driver.ViewportMetrics{}, fmt.Errorf("browser: measuring the viewport: %w", err)
 	}
 	return m, nil
 }
@@ -255,13 +94,13 @@ func measureViewport(ctx context.Context, s cdpapi.Session) (ViewportMetrics, er
 // The geolocation permission is browser-wide: setting a position grants
 // it to every origin (the position is fake, so nothing real leaks), and
 // clearing the position sets it back to prompt.
-func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error) {
+func (t *Tab) Emulate(ctx context.Context, c driver.EmulationChange) (driver.Emulation, error) {
 	if err := c.Validate(); err != nil {
-		return Emulation{}, err
+		return driver.Emulation{}, err
 	}
 	s, err := t.session(ctx)
 	if err != nil {
-		return Emulation{}, err
+		return driver.Emulation{}, err
 	}
 	t.emu.mu.Lock()
 	defer t.emu.mu.Unlock()
@@ -269,7 +108,7 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	st := &t.emu.state
 	if c.UserAgent != nil {
 		if err := applyUserAgent(ctx, s, *c.UserAgent); err != nil {
-			return st.clone(), err
+			return st.Clone(), err
 		}
 		st.UserAgent = *c.UserAgent
 	}
@@ -282,13 +121,13 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 			motion = auto(*c.ReducedMotion)
 		}
 		if err := applyMedia(ctx, s, scheme, motion); err != nil {
-			return st.clone(), err
+			return st.Clone(), err
 		}
 		st.ColorScheme, st.ReducedMotion = scheme, motion
 	}
 	if c.CPUThrottling != nil {
 		if err := applyCPUThrottling(ctx, s, *c.CPUThrottling); err != nil {
-			return st.clone(), err
+			return st.Clone(), err
 		}
 		st.CPUThrottling = *c.CPUThrottling
 		if st.CPUThrottling == 1 {
@@ -298,16 +137,16 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	if c.Network != nil || c.NetworkCustom != nil {
 		n, custom := networkOf(c)
 		if err := applyNetwork(ctx, s, n, custom); err != nil {
-			return st.clone(), err
+			return st.Clone(), err
 		}
 		st.Network, st.NetworkCustom = n, custom
 	}
 	if c.Geolocation != nil || c.ClearGeolocation {
 		if err := t.setGeolocationPermission(ctx, c.Geolocation != nil); err != nil {
-			return st.clone(), err
+			return st.Clone(), err
 		}
 		if err := applyGeolocation(ctx, s, c.Geolocation); err != nil {
-			return st.clone(), err
+			return st.Clone(), err
 		}
 		st.Geolocation = nil
 		if c.Geolocation != nil {
@@ -317,14 +156,14 @@ func (t *Tab) Emulate(ctx context.Context, c EmulationChange) (Emulation, error)
 	}
 	if c.ExtraHeaders != nil {
 		if err := applyExtraHeaders(ctx, s, c.ExtraHeaders); err != nil {
-			return st.clone(), err
+			return st.Clone(), err
 		}
 		st.ExtraHeaders = nil
 		if len(c.ExtraHeaders) > 0 {
 			st.ExtraHeaders = maps.Clone(c.ExtraHeaders)
 		}
 	}
-	return st.clone(), nil
+	return st.Clone(), nil
 }
 
 // restoreEmulation applies the tab's emulation to s. Chromium drops a
@@ -391,7 +230,7 @@ func auto(v string) string {
 	return v
 }
 
-func applyViewport(ctx context.Context, s cdpapi.Session, v *Viewport) error {
+func applyViewport(ctx context.Context, s cdpapi.Session, v *driver.Viewport) error {
 	if v == nil {
 		if _, err := cdpapi.Call(ctx, s, emulation.ClearDeviceMetricsOverride, cdpapi.Empty{}); err != nil {
 			return fmt.Errorf("browser: clearing the viewport: %w", err)
@@ -447,7 +286,7 @@ func applyCPUThrottling(ctx context.Context, s cdpapi.Session, rate float64) err
 	return nil
 }
 
-func applyGeolocation(ctx context.Context, s cdpapi.Session, g *Geolocation) error {
+func applyGeolocation(ctx context.Context, s cdpapi.Session, g *driver.Geolocation) error {
 	if g == nil {
 		if _, err := cdpapi.Call(ctx, s, emulation.ClearGeolocationOverride, cdpapi.Empty{}); err != nil {
 			return fmt.Errorf("browser: clearing the geolocation: %w", err)

@@ -3,20 +3,12 @@ package browser
 import (
 	"context"
 	"fmt"
-	"math"
-	"strings"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-)
 
-// NetworkConditions are custom network throttling: added latency and
-// throughput limits; a zero throughput is not limited.
-type NetworkConditions struct {
-	LatencyMS    float64 `json:"latencyMs"`
-	DownloadKbps float64 `json:"downloadKbps,omitempty"`
-	UploadKbps   float64 `json:"uploadKbps,omitempty"`
-}
+	"github.com/cdpkit/cdpkit/internal/driver"
+)
 
 // networkConditions are the throttling presets, after Chrome DevTools'
 // own (whose "Slow 4G" is its former "Fast 3G"): latency in ms, throughput
@@ -29,66 +21,20 @@ var networkConditions = map[string]network.Conditions{
 	"fast4g":  {Latency: 165, DownloadThroughput: 1_012_500, UploadThroughput: 168_750, ConnectionType: network.ConnectionTypeCellular4g},
 }
 
-// NetworkPresets are the names of the network presets.
-var NetworkPresets = []string{"offline", "slow3g", "fast3g", "slow4g", "fast4g"}
-
-// NetworkPreset returns the preset a name means, however it is spelled
-// ("Slow 3G", "slow-3g", "slow3g"), "none" for no throttling ("none", "No
-// throttling", "No emulation"), or "" for no preset.
-func NetworkPreset(name string) string {
-	key := strings.Map(func(r rune) rune {
-		if r == ' ' || r == '-' || r == '_' {
-			return -1
-		}
-		return r
-	}, strings.ToLower(name))
-	switch key {
-	case "none", "nothrottling", "noemulation", "online":
-		return "none"
-	}
-	if _, ok := networkConditions[key]; ok {
-		return key
-	}
-	return ""
-}
-
-func (c *EmulationChange) validateNetwork() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
-	}
-	if n := c.Network; n != nil && NetworkPreset(*n) == "" {
-		return bad("network %q: use %s or none", *n, strings.Join(NetworkPresets, ", "))
-	}
-	if nc := c.NetworkCustom; nc != nil {
-		if c.Network != nil {
-			return bad("network: give a preset or custom conditions, not both")
-		}
-		for _, v := range []float64{nc.LatencyMS, nc.DownloadKbps, nc.UploadKbps} {
-			if !(v >= 0 && v <= 1e7) || math.IsInf(v, 0) {
-				return bad("custom network: latency and throughputs are 0 to 10000000")
-			}
-		}
-		if nc.LatencyMS == 0 && nc.DownloadKbps == 0 && nc.UploadKbps == 0 {
-			return bad("custom network: give latencyMs, downloadKbps or uploadKbps")
-		}
-	}
-	return nil
-}
-
 // networkOf returns the Emulation.Network and NetworkCustom that c sets.
-func networkOf(c EmulationChange) (string, *NetworkConditions) {
+func networkOf(c driver.EmulationChange) (string, *driver.NetworkConditions) {
 	if c.NetworkCustom != nil {
 		nc := *c.NetworkCustom
 		return "custom", &nc
 	}
-	if p := NetworkPreset(*c.Network); p != "none" {
+	if p := driver.NetworkPreset(*c.Network); p != "none" {
 		return p, nil
 	}
 	return "", nil
 }
 
 // conditions returns the CDP conditions of a preset or of custom ones.
-func conditions(preset string, custom *NetworkConditions) (network.Conditions, bool) {
+func conditions(preset string, custom *driver.NetworkConditions) (network.Conditions, bool) {
 	if preset == "custom" && custom != nil {
 		tp := func(kbps float64) float64 {
 			if kbps == 0 {
@@ -105,7 +51,7 @@ func conditions(preset string, custom *NetworkConditions) (network.Conditions, b
 // applyNetwork throttles every request of the tab as the preset (or custom
 // conditions) say ("": not at all), and makes navigator.onLine and
 // navigator.connection agree.
-func applyNetwork(ctx context.Context, s cdpapi.Session, preset string, custom *NetworkConditions) error {
+func applyNetwork(ctx context.Context, s cdpapi.Session, preset string, custom *driver.NetworkConditions) error {
 	rules := []*network.Conditions{}
 	state := network.OverrideNetworkStateParams{DownloadThroughput: -1, UploadThroughput: -1}
 	if c, ok := conditions(preset, custom); ok {

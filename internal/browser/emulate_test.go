@@ -9,6 +9,8 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestViewportPresets(t *testing.T) {
@@ -35,7 +37,7 @@ func TestViewportPresets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.preset, func(t *testing.T) {
-			v, ok := ViewportPreset(tt.preset)
+			v, ok := driver.ViewportPreset(tt.preset)
 			if !ok {
 				t.Fatalf("no preset %q", tt.preset)
 			}
@@ -43,7 +45,7 @@ func TestViewportPresets(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SetViewport(%s): %v", tt.preset, err)
 			}
-			want := ViewportMetrics{InnerWidth: v.Width, InnerHeight: v.Height, DevicePixelRatio: tt.wantDPR, ScrollWidth: v.Width}
+			want := driver.ViewportMetrics{InnerWidth: v.Width, InnerHeight: v.Height, DevicePixelRatio: tt.wantDPR, ScrollWidth: v.Width}
 			if got != want {
 				t.Errorf("SetViewport(%s) measures %+v, want %+v", tt.preset, got, want)
 			}
@@ -83,8 +85,8 @@ func TestViewportPresets(t *testing.T) {
 	if navEval(t, tab, "navigator.maxTouchPoints > 0", &touch); touch {
 		t.Errorf("after the reset the page still has touch points")
 	}
-	if e := tab.Emulation(); e.Viewport == nil || *e.Viewport != DefaultViewport {
-		t.Errorf("Emulation().Viewport after the reset = %+v, want the launched browser's default %+v", e.Viewport, DefaultViewport)
+	if e := tab.Emulation(); e.Viewport == nil || *e.Viewport != driver.DefaultViewport {
+		t.Errorf("Emulation().Viewport after the reset = %+v, want the launched browser's default %+v", e.Viewport, driver.DefaultViewport)
 	}
 }
 
@@ -93,7 +95,7 @@ func TestViewportWithoutViewportMeta(t *testing.T) {
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/emulate-fixed.html", nil)
-	v, _ := ViewportPreset("mobile")
+	v, _ := driver.ViewportPreset("mobile")
 	got, err := tab.SetViewport(t.Context(), &v)
 	if err != nil {
 		t.Fatalf("SetViewport: %v", err)
@@ -108,8 +110,8 @@ func TestViewportWithoutViewportMeta(t *testing.T) {
 func TestSetViewportRejects(t *testing.T) {
 	t.Parallel()
 	_, tab := newTab(t)
-	for _, v := range []Viewport{{Width: 0, Height: 100}, {Width: 100, Height: 20000}, {Width: 100, Height: 100, DeviceScaleFactor: -1}} {
-		if _, err := tab.SetViewport(t.Context(), &v); !errors.Is(err, ErrInvalidArgument) {
+	for _, v := range []driver.Viewport{{Width: 0, Height: 100}, {Width: 100, Height: 20000}, {Width: 100, Height: 100, DeviceScaleFactor: -1}} {
+		if _, err := tab.SetViewport(t.Context(), &v); !errors.Is(err, driver.ErrInvalidArgument) {
 			t.Errorf("SetViewport(%+v) = %v, want ErrInvalidArgument", v, err)
 		}
 	}
@@ -127,13 +129,13 @@ func TestRestoreEmulation(t *testing.T) {
 	if err != nil {
 		t.Fatalf("MeasureViewport: %v", err)
 	}
-	v, _ := ViewportPreset("mobile")
+	v, _ := driver.ViewportPreset("mobile")
 	want, err := tab.SetViewport(t.Context(), &v)
 	if err != nil {
 		t.Fatalf("SetViewport: %v", err)
 	}
 	dark := "dark"
-	if _, err := tab.Emulate(t.Context(), EmulationChange{ColorScheme: &dark}); err != nil {
+	if _, err := tab.Emulate(t.Context(), driver.EmulationChange{ColorScheme: &dark}); err != nil {
 		t.Fatalf("Emulate: %v", err)
 	}
 
@@ -187,13 +189,13 @@ func TestEmulate(t *testing.T) {
 
 	t.Run("media features", func(t *testing.T) {
 		steps := []struct {
-			c          EmulationChange
+			c          driver.EmulationChange
 			dark, less bool
 		}{
-			{EmulationChange{ColorScheme: str("dark")}, true, false},
-			{EmulationChange{ReducedMotion: str("reduce")}, true, true}, // keeps the color scheme
-			{EmulationChange{ColorScheme: str("light")}, false, true},
-			{EmulationChange{ColorScheme: str("auto"), ReducedMotion: str("auto")}, false, false},
+			{driver.EmulationChange{ColorScheme: str("dark")}, true, false},
+			{driver.EmulationChange{ReducedMotion: str("reduce")}, true, true}, // keeps the color scheme
+			{driver.EmulationChange{ColorScheme: str("light")}, false, true},
+			{driver.EmulationChange{ColorScheme: str("auto"), ReducedMotion: str("auto")}, false, false},
 		}
 		for _, st := range steps {
 			if _, err := tab.Emulate(t.Context(), st.c); err != nil {
@@ -209,7 +211,7 @@ func TestEmulate(t *testing.T) {
 	})
 
 	t.Run("user agent and headers", func(t *testing.T) {
-		got, err := tab.Emulate(t.Context(), EmulationChange{
+		got, err := tab.Emulate(t.Context(), driver.EmulationChange{
 			UserAgent:    str("cdpkit-test/1.0"),
 			ExtraHeaders: map[string]string{"X-Test": "yes", "Authorization": "Bearer s3cret"},
 		})
@@ -229,7 +231,7 @@ func TestEmulate(t *testing.T) {
 			t.Errorf("navigator.userAgent = %q, want cdpkit-test/1.0", ua)
 		}
 
-		got, err = tab.Emulate(t.Context(), EmulationChange{UserAgent: str(""), ExtraHeaders: map[string]string{}})
+		got, err = tab.Emulate(t.Context(), driver.EmulationChange{UserAgent: str(""), ExtraHeaders: map[string]string{}})
 		if err != nil {
 			t.Fatalf("Emulate(clear): %v", err)
 		}
@@ -244,7 +246,7 @@ func TestEmulate(t *testing.T) {
 	})
 
 	t.Run("cpu and network", func(t *testing.T) {
-		got, err := tab.Emulate(t.Context(), EmulationChange{CPUThrottling: num(4), Network: str("slow3g")})
+		got, err := tab.Emulate(t.Context(), driver.EmulationChange{CPUThrottling: num(4), Network: str("slow3g")})
 		if err != nil {
 			t.Fatalf("Emulate: %v", err)
 		}
@@ -256,7 +258,7 @@ func TestEmulate(t *testing.T) {
 		if conn == "4g" {
 			t.Errorf("with slow3g navigator.connection.effectiveType = %q, want slower", conn)
 		}
-		got, err = tab.Emulate(t.Context(), EmulationChange{CPUThrottling: num(1), Network: str("none")})
+		got, err = tab.Emulate(t.Context(), driver.EmulationChange{CPUThrottling: num(1), Network: str("none")})
 		if err != nil {
 			t.Fatalf("Emulate(off): %v", err)
 		}
@@ -284,7 +286,7 @@ func TestEmulateGeolocation(t *testing.T) {
 	const where = `new Promise(r => navigator.geolocation.getCurrentPosition(
 		p => r(p.coords.latitude + "," + p.coords.longitude),
 		e => r("error " + e.code), {timeout: 5000}))`
-	got, err := tab.Emulate(t.Context(), EmulationChange{Geolocation: &Geolocation{Latitude: 35.6762, Longitude: 139.6503, Accuracy: 20}})
+	got, err := tab.Emulate(t.Context(), driver.EmulationChange{Geolocation: &driver.Geolocation{Latitude: 35.6762, Longitude: 139.6503, Accuracy: 20}})
 	if err != nil {
 		t.Fatalf("Emulate: %v", err)
 	}
@@ -294,7 +296,7 @@ func TestEmulateGeolocation(t *testing.T) {
 	if pos := navString(t, tab, where); pos != "35.6762,139.6503" {
 		t.Errorf("the page's position = %q, want 35.6762,139.6503", pos)
 	}
-	if _, err := tab.Emulate(t.Context(), EmulationChange{ClearGeolocation: true}); err != nil {
+	if _, err := tab.Emulate(t.Context(), driver.EmulationChange{ClearGeolocation: true}); err != nil {
 		t.Fatalf("Emulate(clear): %v", err)
 	}
 	if pos := navString(t, tab, where); !strings.HasPrefix(pos, "error") {
@@ -306,22 +308,22 @@ func TestEmulationChangeValidate(t *testing.T) {
 	str := func(s string) *string { return &s }
 	num := func(f float64) *float64 { return &f }
 	tests := []struct {
-		c       EmulationChange
+		c       driver.EmulationChange
 		mention string // "" when valid
 	}{
-		{EmulationChange{}, ""},
-		{EmulationChange{ColorScheme: str("dark"), ReducedMotion: str("no-preference"), CPUThrottling: num(20), Network: str("fast3g")}, ""},
-		{EmulationChange{Geolocation: &Geolocation{Latitude: -90, Longitude: 180}}, ""},
-		{EmulationChange{ColorScheme: str("sepia")}, "colorScheme"},
-		{EmulationChange{ReducedMotion: str("less")}, "reducedMotion"},
-		{EmulationChange{CPUThrottling: num(0.5)}, "cpuThrottling"},
-		{EmulationChange{CPUThrottling: num(21)}, "cpuThrottling"},
-		{EmulationChange{Network: str("4g")}, "network"},
-		{EmulationChange{Geolocation: &Geolocation{Latitude: 91}}, "latitude"},
-		{EmulationChange{Geolocation: &Geolocation{Longitude: -181}}, "longitude"},
-		{EmulationChange{Geolocation: &Geolocation{Accuracy: -1}}, "accuracy"},
-		{EmulationChange{Geolocation: &Geolocation{}, ClearGeolocation: true}, "not both"},
-		{EmulationChange{ExtraHeaders: map[string]string{"": "x"}}, "header name"},
+		{driver.EmulationChange{}, ""},
+		{driver.EmulationChange{ColorScheme: str("dark"), ReducedMotion: str("no-preference"), CPUThrottling: num(20), Network: str("fast3g")}, ""},
+		{driver.EmulationChange{Geolocation: &driver.Geolocation{Latitude: -90, Longitude: 180}}, ""},
+		{driver.EmulationChange{ColorScheme: str("sepia")}, "colorScheme"},
+		{driver.EmulationChange{ReducedMotion: str("less")}, "reducedMotion"},
+		{driver.EmulationChange{CPUThrottling: num(0.5)}, "cpuThrottling"},
+		{driver.EmulationChange{CPUThrottling: num(21)}, "cpuThrottling"},
+		{driver.EmulationChange{Network: str("4g")}, "network"},
+		{driver.EmulationChange{Geolocation: &driver.Geolocation{Latitude: 91}}, "latitude"},
+		{driver.EmulationChange{Geolocation: &driver.Geolocation{Longitude: -181}}, "longitude"},
+		{driver.EmulationChange{Geolocation: &driver.Geolocation{Accuracy: -1}}, "accuracy"},
+		{driver.EmulationChange{Geolocation: &driver.Geolocation{}, ClearGeolocation: true}, "not both"},
+		{driver.EmulationChange{ExtraHeaders: map[string]string{"": "x"}}, "header name"},
 	}
 	for _, tt := range tests {
 		err := tt.c.Validate()
@@ -331,7 +333,7 @@ func TestEmulationChangeValidate(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tt.mention) {
+		if !errors.Is(err, driver.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.mention) {
 			t.Errorf("Validate(%+v) = %v, want ErrInvalidArgument mentioning %q", tt.c, err, tt.mention)
 		}
 	}

@@ -14,58 +14,9 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/poll"
 )
-
-// EvalArg is one argument of [Tab.Evaluate]: the element a ref names, or a
-// JSON value.
-type EvalArg struct {
-	Ref   string          // "e12": the element, passed as its DOM node
-	Value json.RawMessage // used when Ref is empty; empty means undefined
-}
-
-// EvalLimits bound a serialized value. Past them values are elided and
-// the result says it was truncated.
-type EvalLimits struct {
-	Depth int // levels of nesting shown
-	Items int // elements of an array, map or set, or keys of an object
-	Chars int // the whole value, as JSON
-}
-
-// Serialization limits for a value shown inline and one written to a file.
-var (
-	EvalInline = EvalLimits{Depth: 6, Items: 100, Chars: 25_000}
-	EvalFile   = EvalLimits{Depth: 20, Items: 10_000, Chars: 5_000_000}
-)
-
-// EvalResult is what a function returned, serialized in the page as JSON.
-// Values JSON lacks read as strings: "[undefined]", "[NaN]",
-// "[Infinity]", "12n" (BigInt), "[Date 2024-05-01T10:00:00.000Z]",
-// "[TypeError: x is not a function]", "[Function name]", "[Circular]",
-// "<button#save.primary>" (a DOM node); a Map is {"[Map]": {…}} (or
-// {"[Map]": [[key, value], …]} when a key is not a string), a Set
-// {"[Set]": […]}.
-type EvalResult struct {
-	Value     json.RawMessage `json:"value,omitempty"`
-	Truncated bool            `json:"truncated,omitempty"` // limits elided part of Value
-	// Navigated says the page navigated before the function returned, so
-	// there is no value; URL is where the page is now.
-	Navigated bool   `json:"navigated,omitempty"`
-	URL       string `json:"url,omitempty"`
-}
-
-// ErrEvalException means the evaluated function threw or its promise
-// rejected.
-var ErrEvalException = errors.New("browser: the function threw")
-
-// EvalError is [ErrEvalException] with the exception's message (its first
-// line: no stack).
-type EvalError struct {
-	Message string
-}
-
-func (e *EvalError) Error() string { return "browser: the function threw: " + e.Message }
-func (e *EvalError) Unwrap() error { return ErrEvalException }
 
 // evalGroup prefixes the object group of an evaluation's handles, released
 // when it ends. Each evaluation has a group of its own (evalSeq): a release
@@ -96,9 +47,9 @@ const evalNavigatedWait = time.Second
 // result with Navigated set, not an error. A dialog that waits for an
 // answer ends the call with a [*DialogOpenError]. The context bounds the
 // call; a function that never returns ends with it.
-func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalLimits) (*EvalResult, error) {
+func (t *Tab) Evaluate(ctx context.Context, fn string, args []driver.EvalArg, lim driver.EvalLimits) (*driver.EvalResult, error) {
 	if strings.TrimSpace(fn) == "" {
-		return nil, fmt.Errorf("%w: the function is empty", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: the function is empty", driver.ErrInvalidArgument)
 	}
 	s, err := t.session(ctx)
 	if err != nil {
@@ -118,7 +69,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	var els []*element
 	group := fmt.Sprintf("%s-%d", evalGroup, evalSeq.Add(1))
 	defer func() { t.releaseEval(ctx, target, group, els) }()
-	Step(ctx, "running the function")
+	driver.Step(ctx, "running the function")
 	for _, a := range args {
 		if a.Ref == "" {
 			callArgs = append(callArgs, &runtime.CallArgument{Value: jsonv2.Value(a.Value)})
@@ -132,7 +83,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 		if first == nil {
 			first, target, this = el, el.Session, el.Object
 		} else if el.Session != target {
-			return nil, fmt.Errorf("%w: %s and %s are in different frames", ErrInvalidArgument, first.Ref, el.Ref)
+			return nil, fmt.Errorf("%w: %s and %s are in different frames", driver.ErrInvalidArgument, first.Ref, el.Ref)
 		}
 		callArgs = append(callArgs, &runtime.CallArgument{ObjectID: el.Object})
 	}
@@ -151,7 +102,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 		return nil, dialogErr(dctx, err)
 	}
 	yes := true
-	Step(ctx, "running the function")
+	driver.Step(ctx, "running the function")
 	res, err := cdpapi.Call(dctx, target, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: wrapSource(fn),
 		ObjectID:            this,
@@ -162,15 +113,15 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	})
 	if err != nil {
 		if cdp.Classify(err) == cdp.KindNotAFunction {
-			return nil, &EvalError{Message: "the source is not a function; write it as () => … or function () { … }"}
+			return nil, &driver.EvalError{Message: "the source is not a function; write it as () => … or function () { … }"}
 		}
 		return t.evalFailed(ctx, dctx, s, err)
 	}
 	if res.ExceptionDetails != nil {
-		return nil, &EvalError{Message: exceptionText(res.ExceptionDetails)}
+		return nil, &driver.EvalError{Message: exceptionText(res.ExceptionDetails)}
 	}
 	limits := map[string]int{"depth": lim.Depth, "items": lim.Items, "chars": lim.Chars}
-	Step(ctx, "serializing the value")
+	driver.Step(ctx, "serializing the value")
 	var out struct {
 		JSON      *string `json:"json"`
 		Truncated bool    `json:"truncated"`
@@ -185,7 +136,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []EvalArg, lim EvalL
 	if out.JSON == nil || !json.Valid([]byte(*out.JSON)) {
 		return nil, errors.New("browser: decoding the serialized value: not JSON")
 	}
-	return &EvalResult{Value: json.RawMessage(*out.JSON), Truncated: out.Truncated}, nil
+	return &driver.EvalResult{Value: json.RawMessage(*out.JSON), Truncated: out.Truncated}, nil
 }
 
 // releaseEval frees an evaluation's handles. While a dialog is open the
@@ -215,8 +166,8 @@ func (t *Tab) releaseEval(ctx context.Context, s *cdp.Session, group string, els
 // evalFailed turns a failed evaluation command into the dialog that ended
 // it, a navigated result when the page's context went away, or a wrapped
 // error.
-func (t *Tab) evalFailed(ctx, dctx context.Context, s *cdp.Session, err error) (*EvalResult, error) {
-	if err := dialogErr(dctx, err); errors.Is(err, ErrDialogOpen) {
+func (t *Tab) evalFailed(ctx, dctx context.Context, s *cdp.Session, err error) (*driver.EvalResult, error) {
+	if err := dialogErr(dctx, err); errors.Is(err, driver.ErrDialogOpen) {
 		return nil, err
 	}
 	if !isContextGone(err) {
@@ -224,7 +175,7 @@ func (t *Tab) evalFailed(ctx, dctx context.Context, s *cdp.Session, err error) (
 	}
 	// Mid-navigation the page briefly answers "Not attached to an active
 	// page"; the URL is worth a short wait.
-	res := &EvalResult{Navigated: true}
+	res := &driver.EvalResult{Navigated: true}
 	poll.Until(ctx, poll.Options{Interval: 20 * time.Millisecond, Within: evalNavigatedWait}, func(ctx context.Context) bool {
 		loc, err := location(ctx, s)
 		if err == nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestEvaluateValues(t *testing.T) {
@@ -50,7 +52,7 @@ func TestEvaluateValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := tab.Evaluate(t.Context(), tt.fn, nil, EvalInline)
+			res, err := tab.Evaluate(t.Context(), tt.fn, nil, driver.EvalInline)
 			if err != nil {
 				t.Fatalf("Evaluate: %v", err)
 			}
@@ -77,7 +79,7 @@ func TestEvaluateCaps(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
 		t.Fatal(err)
 	}
-	lim := EvalLimits{Depth: 6, Items: 5, Chars: 200}
+	lim := driver.EvalLimits{Depth: 6, Items: 5, Chars: 200}
 	tests := []struct {
 		name string
 		fn   string
@@ -99,7 +101,7 @@ func TestEvaluateCaps(t *testing.T) {
 		})
 	}
 	t.Run("total size", func(t *testing.T) {
-		res, err := tab.Evaluate(t.Context(), `() => Array.from({length: 50}, () => 'x'.repeat(30))`, nil, EvalLimits{Depth: 6, Items: 100, Chars: 300})
+		res, err := tab.Evaluate(t.Context(), `() => Array.from({length: 50}, () => 'x'.repeat(30))`, nil, driver.EvalLimits{Depth: 6, Items: 100, Chars: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +110,7 @@ func TestEvaluateCaps(t *testing.T) {
 		}
 	})
 	t.Run("long string", func(t *testing.T) {
-		res, err := tab.Evaluate(t.Context(), `() => 'y'.repeat(1000)`, nil, EvalLimits{Depth: 6, Items: 100, Chars: 100})
+		res, err := tab.Evaluate(t.Context(), `() => 'y'.repeat(1000)`, nil, driver.EvalLimits{Depth: 6, Items: 100, Chars: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,13 +128,13 @@ func TestEvaluateArgs(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/eval-values.html"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	snap, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := refOf(t, snap.Text, `button "Save"`)
-	args := []EvalArg{{Ref: ref}, {Value: json.RawMessage(`{"suffix": "!", "n": 2}`)}, {}}
-	res, err := tab.Evaluate(t.Context(), `(el, opts, nothing) => [el.textContent + opts.suffix.repeat(opts.n), el, typeof nothing]`, args, EvalInline)
+	args := []driver.EvalArg{{Ref: ref}, {Value: json.RawMessage(`{"suffix": "!", "n": 2}`)}, {}}
+	res, err := tab.Evaluate(t.Context(), `(el, opts, nothing) => [el.textContent + opts.suffix.repeat(opts.n), el, typeof nothing]`, args, driver.EvalInline)
 	if err != nil {
 		t.Fatalf("Evaluate: %v", err)
 	}
@@ -140,11 +142,11 @@ func TestEvaluateArgs(t *testing.T) {
 		t.Errorf("value = %s, want %s", res.Value, want)
 	}
 	// A quote in an argument stays data.
-	res, err = tab.Evaluate(t.Context(), `s => s.length`, []EvalArg{{Value: json.RawMessage(`"'); alert(1); ('"`)}}, EvalInline)
+	res, err = tab.Evaluate(t.Context(), `s => s.length`, []driver.EvalArg{{Value: json.RawMessage(`"'); alert(1); ('"`)}}, driver.EvalInline)
 	if err != nil || string(res.Value) != "16" {
 		t.Errorf("Evaluate with a quote = %v, %v; want 16", res, err)
 	}
-	if _, err := tab.Evaluate(t.Context(), `el => el`, []EvalArg{{Ref: "e999"}}, EvalInline); !errors.Is(err, ErrRefNotFound) {
+	if _, err := tab.Evaluate(t.Context(), `el => el`, []driver.EvalArg{{Ref: "e999"}}, driver.EvalInline); !errors.Is(err, driver.ErrRefNotFound) {
 		t.Errorf("Evaluate with an unknown ref = %v, want ErrRefNotFound", err)
 	}
 }
@@ -184,9 +186,9 @@ func TestEvaluateErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tab.Evaluate(t.Context(), tt.fn, nil, EvalInline)
-			var ee *EvalError
-			if !errors.As(err, &ee) || !errors.Is(err, ErrEvalException) || !strings.Contains(ee.Message, tt.want) {
+			_, err := tab.Evaluate(t.Context(), tt.fn, nil, driver.EvalInline)
+			var ee *driver.EvalError
+			if !errors.As(err, &ee) || !errors.Is(err, driver.ErrEvalException) || !strings.Contains(ee.Message, tt.want) {
 				t.Fatalf("Evaluate = %v, want an EvalError containing %q", err, tt.want)
 			}
 			if strings.Contains(ee.Message, "\n") || strings.Contains(ee.Message, "    at ") {
@@ -207,7 +209,7 @@ func TestEvaluateNavigation(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
-	res, err := tab.Evaluate(ctx, `() => { location.href = '/eval-other.html'; return new Promise(() => {}) }`, nil, EvalInline)
+	res, err := tab.Evaluate(ctx, `() => { location.href = '/eval-other.html'; return new Promise(() => {}) }`, nil, driver.EvalInline)
 	if err != nil {
 		if strings.Contains(err.Error(), "context") && !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("Evaluate = %v, want a clean result or error", err)
@@ -218,10 +220,10 @@ func TestEvaluateNavigation(t *testing.T) {
 		t.Errorf("result = %+v, want navigated to eval-other.html and no value", res)
 	}
 	// The tab works on the new page.
-	if _, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"You arrived"}}, 5*time.Second); err != nil {
+	if _, err := tab.WaitFor(t.Context(), driver.WaitCondition{Texts: []string{"You arrived"}}, 5*time.Second); err != nil {
 		t.Fatalf("WaitFor after the navigation: %v", err)
 	}
-	res, err = tab.Evaluate(t.Context(), `() => document.title`, nil, EvalInline)
+	res, err = tab.Evaluate(t.Context(), `() => document.title`, nil, driver.EvalInline)
 	if err != nil || string(res.Value) != `"Other page"` {
 		t.Errorf("Evaluate after the navigation = %+v, %v", res, err)
 	}
@@ -238,18 +240,18 @@ func TestEvaluateBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
-	if _, err := tab.Evaluate(ctx, `() => new Promise(() => {})`, nil, EvalInline); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := tab.Evaluate(ctx, `() => new Promise(() => {})`, nil, driver.EvalInline); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Evaluate of a promise that never settles = %v, want a deadline error", err)
 	}
-	_, err := tab.Evaluate(t.Context(), `() => confirm('from eval')`, nil, EvalInline)
-	var de *DialogOpenError
+	_, err := tab.Evaluate(t.Context(), `() => confirm('from eval')`, nil, driver.EvalInline)
+	var de *driver.DialogOpenError
 	if !errors.As(err, &de) || de.Dialog.Message != "from eval" {
 		t.Fatalf("Evaluate that opens a confirm = %v, want a DialogOpenError", err)
 	}
 	if _, err := tab.HandleDialog(t.Context(), true, ""); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := tab.Evaluate(t.Context(), `() => 'after'`, nil, EvalInline); err != nil || string(res.Value) != `"after"` {
+	if res, err := tab.Evaluate(t.Context(), `() => 'after'`, nil, driver.EvalInline); err != nil || string(res.Value) != `"after"` {
 		t.Errorf("Evaluate after the dialog = %+v, %v", res, err)
 	}
 }
@@ -272,7 +274,7 @@ func TestEvaluateExpression(t *testing.T) {
 		{`async () => 7`, `7`},
 		{"1 + // a comment\n1", `2`},
 	} {
-		res, err := tab.Evaluate(t.Context(), tt.src, nil, EvalInline)
+		res, err := tab.Evaluate(t.Context(), tt.src, nil, driver.EvalInline)
 		if err != nil || string(res.Value) != tt.want {
 			t.Errorf("Evaluate(%q) = %v, %v; want %s", tt.src, res, err, tt.want)
 		}
@@ -282,12 +284,12 @@ func TestEvaluateExpression(t *testing.T) {
 		{"1 +\n  )", "line 2, column 3"},
 		{`window.ran = 1; )`, "line 1"},
 	} {
-		_, err := tab.Evaluate(t.Context(), tt.src, nil, EvalInline)
-		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
+		_, err := tab.Evaluate(t.Context(), tt.src, nil, driver.EvalInline)
+		if !errors.Is(err, driver.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Evaluate(%q) = %v, want ErrInvalidArgument containing %q", tt.src, err, tt.want)
 		}
 	}
-	res, err := tab.Evaluate(t.Context(), `typeof window.ran`, nil, EvalInline)
+	res, err := tab.Evaluate(t.Context(), `typeof window.ran`, nil, driver.EvalInline)
 	if err != nil || string(res.Value) != `"undefined"` {
 		t.Errorf("after a syntax error, typeof window.ran = %v, %v; want undefined (nothing ran)", res, err)
 	}

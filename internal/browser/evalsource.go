@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Evaluate takes a function ("() => document.title") or a plain
@@ -56,5 +57,5 @@ func checkSource(ctx context.Context, s cdpapi.Session, src string) error {
 		line = int64(len(lines))
 		col = int64(len(lines[line-1])) + 1
 	}
-	return fmt.Errorf("%w: %s at line %d, column %d", ErrInvalidArgument, msg, line, col)
+	return fmt.Errorf("%w: %s at line %d, column %d", driver.ErrInvalidArgument, msg, line, col)
 }

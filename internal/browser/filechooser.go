@@ -10,15 +10,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// FileChooser is a file picker the page opened, as a click on an
-// <input type=file> does. cdpkit intercepts it, so no native dialog shows;
-// the files are given with [Tab.SetFiles] on the input.
-type FileChooser struct {
-	Ref      string `json:"ref,omitempty"` // the input, when the chooser came from one
-	Multiple bool   `json:"multiple,omitempty"`
-}
 
 // chooserNote keeps the last file chooser the tab's page opened until it
 // is reported.
@@ -54,7 +47,7 @@ func (c *chooserNote) follow(ctx context.Context, s *cdp.Session) error {
 
 // FileChooser returns the file chooser the page opened since the last
 // call, with a ref for its input, or nil.
-func (t *Tab) FileChooser(ctx context.Context) (*FileChooser, error) {
+func (t *Tab) FileChooser(ctx context.Context) (*driver.FileChooser, error) {
 	c := &t.chooser
 	c.mu.Lock()
 	s, frame, backend, multi := c.s, c.frame, c.backend, c.multi
@@ -63,7 +56,7 @@ func (t *Tab) FileChooser(ctx context.Context) (*FileChooser, error) {
 	if s == nil {
 		return nil, nil
 	}
-	fc := &FileChooser{Multiple: multi}
+	fc := &driver.FileChooser{Multiple: multi}
 	if backend == 0 {
 		return fc, nil // opened by script (showOpenFilePicker), not by an input
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -81,7 +82,7 @@ func FindExecutable(explicit string) (string, error) {
 	if explicit != "" {
 		fi, err := os.Stat(explicit)
 		if err != nil || fi.IsDir() || (runtime.GOOS != "windows" && fi.Mode()&0o111 == 0) {
-			return "", &NoBrowserError{
+			return "", &driver.NoBrowserError{
 				Reason: fmt.Sprintf("browser executable %q is missing or not executable", explicit),
 				Hint:   InstallHint,
 			}
@@ -92,7 +93,7 @@ func FindExecutable(explicit string) (string, error) {
 	if p, ok := findIn(list, exec.LookPath, executable); ok {
 		return RealBinary(p), nil
 	}
-	return "", &NoBrowserError{
+	return "", &driver.NoBrowserError{
 		Reason: fmt.Sprintf("no Chrome, Chromium, Edge or Brave found on PATH or in the standard places (looked for %s)", strings.Join(list, ", ")),
 		Hint:   InstallHint,
 	}

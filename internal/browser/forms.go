@@ -11,65 +11,9 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	cdpinput "github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Form errors.
-var (
-	// ErrNotTypeable means an element cannot take the input asked for: it
-	// is disabled or read-only, or not a field of that kind.
-	ErrNotTypeable = errors.New("browser: element cannot take this input")
-	// ErrOptionNotFound means a <select> has no option with the value or
-	// label asked for.
-	ErrOptionNotFound = errors.New("browser: no such option")
-)
-
-// NotTypeableError says why an element refused input. Why classifies it,
-// so that front-ends can say what to do instead.
-type NotTypeableError struct {
-	Ref    string // the element's ref, if it was named by one
-	Reason string // such as "is disabled" or "is a <div>, not a form field"
-	Why    Refusal
-}
-
-// Refusal classifies why an element refused input.
-type Refusal string
-
-// The refusals of NotTypeableError.
-const (
-	RefusedDisabled     Refusal = "disabled"       // a disabled field
-	RefusedReadOnly     Refusal = "read-only"      // a read-only field
-	RefusedFileInput    Refusal = "file-input"     // a file input, given text
-	RefusedNotField     Refusal = "not-field"      // not a form field at all
-	RefusedRadioUncheck Refusal = "radio-uncheck"  // unchecking a checked radio button
-	RefusedUndone       Refusal = "undone"         // the page undid the change
-	RefusedNotFileInput Refusal = "not-file-input" // files for an element that is no file input
-	RefusedUnfocusable  Refusal = "unfocusable"    // it cannot take keyboard focus
-	RefusedNotSelect    Refusal = "not-select"     // options for an element that is no select
-)
-
-func (e *NotTypeableError) Error() string {
-	return fmt.Sprintf("browser: %s %s", e.What(), e.Reason)
-}
-func (e *NotTypeableError) Unwrap() error { return ErrNotTypeable }
-
-// What names the element for a message: its ref, or "the element".
-func (e *NotTypeableError) What() string {
-	if e.Ref != "" {
-		return e.Ref
-	}
-	return "the element"
-}
-
-// FillResult says what Fill did.
-type FillResult struct {
-	Kind     string   `json:"kind"`               // text, editable, select, checkbox or radio
-	Selected []string `json:"selected,omitempty"` // a select's selected option values
-	Checked  *bool    `json:"checked,omitempty"`  // a checkbox's or radio's state
-	// Warning says the field holds something other than what was given,
-	// such as a number input refusing letters, or that a dialog cut the
-	// fill short.
-	Warning string `json:"warning,omitempty"`
-}
 
 // fieldInfo is what fieldInfoJS reports about an element.
 type fieldInfo struct {
@@ -93,17 +37,17 @@ func (e *element) field(ctx context.Context) (fieldInfo, error) {
 }
 
 // refuse returns a NotTypeableError for e.
-func (e *element) refuse(reason string, why Refusal) error {
-	return &NotTypeableError{Ref: e.Ref, Reason: reason, Why: why}
+func (e *element) refuse(reason string, why driver.Refusal) error {
+	return &driver.NotTypeableError{Ref: e.Ref, Reason: reason, Why: why}
 }
 
 // usable refuses a disabled or read-only field.
 func (e *element) usable(f fieldInfo) error {
 	switch {
 	case f.Disabled:
-		return e.refuse("is disabled", RefusedDisabled)
+		return e.refuse("is disabled", driver.RefusedDisabled)
 	case f.ReadOnly:
-		return e.refuse("is read-only", RefusedReadOnly)
+		return e.refuse("is read-only", driver.RefusedReadOnly)
 	}
 	return nil
 }
@@ -149,7 +93,7 @@ func (f fieldInfo) describe() string {
 // Like a click, a fill waits for a navigation it starts (a change handler
 // that submits) and ends at once when it opens a JavaScript dialog, with a
 // warning saying so. The context bounds the whole call.
-func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*FillResult, error) {
+func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*driver.FillResult, error) {
 	res, err := t.fillAtOnce(ctx, ref, selector, value)
 	if errors.Is(err, errNotReady) {
 		err = t.withElement(ctx, ref, selector, func(ctx context.Context, el *element) (err error) {
@@ -158,7 +102,7 @@ func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*FillResul
 		})
 	}
 	if err == nil && res == nil {
-		res = &FillResult{Warning: "a JavaScript dialog opened before the fill finished"}
+		res = &driver.FillResult{Warning: "a JavaScript dialog opened before the fill finished"}
 	}
 	return res, err
 }
@@ -211,7 +155,7 @@ var fillTextJS = loadScript("fill_text", "actionable_state", "field_info", "set_
 // value set and the wait for what it set off (see afterInputJS), are one
 // round trip. An element that is not there or not actionable yet is
 // errNotReady, for Fill to wait for it.
-func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*FillResult, error) {
+func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*driver.FillResult, error) {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
@@ -224,7 +168,7 @@ func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*Fil
 		return nil, err
 	}
 	defer t.releaseLater(ctx, el)
-	var res *FillResult
+	var res *driver.FillResult
 	err = t.actWith(ctx, ps, el.Session, func(ctx context.Context) (inputWait, error) {
 		var r struct {
 			Stale, Ready, Set, Same, Ran bool
@@ -239,7 +183,7 @@ func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*Fil
 		case !r.Ready || r.Field == nil:
 			return waitAfterInput, errNotReady
 		case r.Set:
-			res = &FillResult{Kind: r.Field.Kind}
+			res = &driver.FillResult{Kind: r.Field.Kind}
 			if !r.Same {
 				res.Warning = valueRefused
 			}
@@ -274,7 +218,7 @@ func (t *Tab) releaseLater(ctx context.Context, el *element) {
 const valueRefused = "the field holds a different value than given: its type refused it (a number field given letters, a line break in a one-line input) or the page changed it"
 
 // fill is Fill on a resolved element.
-func (e *element) fill(ctx context.Context, value string) (*FillResult, error) {
+func (e *element) fill(ctx context.Context, value string) (*driver.FillResult, error) {
 	f, err := e.field(ctx)
 	if err != nil {
 		return nil, err
@@ -283,18 +227,18 @@ func (e *element) fill(ctx context.Context, value string) (*FillResult, error) {
 }
 
 // fillAs is fill on an element of field kind f.
-func (e *element) fillAs(ctx context.Context, f fieldInfo, value string) (*FillResult, error) {
+func (e *element) fillAs(ctx context.Context, f fieldInfo, value string) (*driver.FillResult, error) {
 	switch f.Kind {
 	case "checkbox", "radio":
 		on, ok := parseChecked(value)
 		if !ok {
-			return nil, fmt.Errorf("%w: a %s takes \"true\" or \"false\"", ErrInvalidArgument, f.Kind)
+			return nil, fmt.Errorf("%w: a %s takes \"true\" or \"false\"", driver.ErrInvalidArgument, f.Kind)
 		}
 		return e.setChecked(ctx, f, on)
 	case "file":
-		return nil, e.refuse("is a file input", RefusedFileInput)
+		return nil, e.refuse("is a file input", driver.RefusedFileInput)
 	case "none":
-		return nil, e.refuse("is "+f.describe()+", not a form field", RefusedNotField)
+		return nil, e.refuse("is "+f.describe()+", not a form field", driver.RefusedNotField)
 	}
 	if err := e.usable(f); err != nil {
 		return nil, err
@@ -305,7 +249,7 @@ func (e *element) fillAs(ctx context.Context, f fieldInfo, value string) (*FillR
 		if err != nil {
 			return nil, err
 		}
-		return &FillResult{Kind: f.Kind, Selected: sel}, nil
+		return &driver.FillResult{Kind: f.Kind, Selected: sel}, nil
 	case "editable":
 		return e.fillEditable(ctx, value)
 	}
@@ -313,7 +257,7 @@ func (e *element) fillAs(ctx context.Context, f fieldInfo, value string) (*FillR
 	if err := e.callJS(ctx, &same, setValueJS, value); err != nil {
 		return nil, err
 	}
-	res := &FillResult{Kind: f.Kind}
+	res := &driver.FillResult{Kind: f.Kind}
 	if !same {
 		res.Warning = valueRefused
 	}
@@ -330,7 +274,7 @@ var setValueJS = loadScript("set_value")
 // holds, so that inserted text replaces it.
 var selectContentsJS = loadScript("select_contents")
 
-func (e *element) fillEditable(ctx context.Context, value string) (*FillResult, error) {
+func (e *element) fillEditable(ctx context.Context, value string) (*driver.FillResult, error) {
 	if err := e.callJS(ctx, nil, selectContentsJS); err != nil {
 		return nil, err
 	}
@@ -338,7 +282,7 @@ func (e *element) fillEditable(ctx context.Context, value string) (*FillResult, 
 		if _, err := cdpapi.Call(ctx, e.Session, cdpinput.InsertText, cdpinput.InsertTextParams{Text: value}); err != nil {
 			return nil, fmt.Errorf("browser: inserting text: %w", err)
 		}
-		return &FillResult{Kind: "editable"}, nil
+		return &driver.FillResult{Kind: "editable"}, nil
 	}
 	// Inserting "" leaves the selection; deleting it is what clears.
 	for _, ev := range kb.Encode([]rune(kb.Backspace)[0]) {
@@ -346,7 +290,7 @@ func (e *element) fillEditable(ctx context.Context, value string) (*FillResult, 
 			return nil, fmt.Errorf("browser: clearing: %w", err)
 		}
 	}
-	return &FillResult{Kind: "editable"}, nil
+	return &driver.FillResult{Kind: "editable"}, nil
 }
 
 // parseChecked reads a checkbox state.
@@ -360,16 +304,16 @@ func parseChecked(v string) (on, ok bool) {
 	return false, false
 }
 
-func (e *element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillResult, error) {
+func (e *element) setChecked(ctx context.Context, f fieldInfo, on bool) (*driver.FillResult, error) {
 	if err := e.usable(f); err != nil {
 		return nil, err
 	}
-	res := &FillResult{Kind: f.Kind, Checked: &on}
+	res := &driver.FillResult{Kind: f.Kind, Checked: &on}
 	if f.Checked == on {
 		return res, nil
 	}
 	if f.Kind == "radio" && !on {
-		return nil, e.refuse("is a checked radio button, which a click cannot uncheck", RefusedRadioUncheck)
+		return nil, e.refuse("is a checked radio button, which a click cannot uncheck", driver.RefusedRadioUncheck)
 	}
 	if err := e.click(ctx); err != nil {
 		return nil, err
@@ -379,7 +323,7 @@ func (e *element) setChecked(ctx context.Context, f fieldInfo, on bool) (*FillRe
 		return res, nil // the click navigated away: the changes will say so
 	}
 	if f.Checked != on {
-		return nil, e.refuse("stayed "+map[bool]string{true: "checked", false: "unchecked"}[f.Checked]+" after a click: the page undid it", RefusedUndone)
+		return nil, e.refuse("stayed "+map[bool]string{true: "checked", false: "unchecked"}[f.Checked]+" after a click: the page undid it", driver.RefusedUndone)
 	}
 	return res, nil
 }
@@ -422,13 +366,13 @@ func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string
 			return err
 		}
 		if f.Kind != "file" {
-			return el.refuse("is "+f.describe()+", not a file input", RefusedNotFileInput)
+			return el.refuse("is "+f.describe()+", not a file input", driver.RefusedNotFileInput)
 		}
 		if err := el.usable(f); err != nil {
 			return err
 		}
 		if !f.Multiple && len(paths) > 1 {
-			return fmt.Errorf("%w: the file input takes one file, not %d", ErrInvalidArgument, len(paths))
+			return fmt.Errorf("%w: the file input takes one file, not %d", driver.ErrInvalidArgument, len(paths))
 		}
 		if _, err := cdpapi.Call(ctx, el.Session, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: paths, BackendNodeID: el.Backend}); err != nil {
 			return fmt.Errorf("browser: setting files: %w", err)
@@ -445,7 +389,7 @@ func (e *element) focus(ctx context.Context) error {
 		return err
 	}
 	if !ok {
-		return e.refuse("cannot take keyboard focus", RefusedUnfocusable)
+		return e.refuse("cannot take keyboard focus", driver.RefusedUnfocusable)
 	}
 	return nil
 }

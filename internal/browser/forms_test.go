@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	fixturepages "github.com/cdpkit/cdpkit/internal/fixtures"
 )
 
@@ -130,14 +131,14 @@ func TestFillText(t *testing.T) {
 func TestFillStaleRef(t *testing.T) {
 	t.Parallel()
 	tab := formsPage(t, "forms-fields.html")
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := refOf(t, res.Text, `textbox "Plain"`)
 	var ok bool
 	formsEval(t, tab, `window.kept = document.getElementById('plain'), window.kept.remove(), true`, &ok)
-	if _, err := tab.Fill(WithActionWait(t.Context(), 100*time.Millisecond), ref, "", "late"); !errors.Is(err, ErrRefStale) {
+	if _, err := tab.Fill(driver.WithActionWait(t.Context(), 100*time.Millisecond), ref, "", "late"); !errors.Is(err, driver.ErrRefStale) {
 		t.Errorf("Fill(%s) of a removed input = %v, want ErrRefStale", ref, err)
 	}
 	if got := formsString(t, tab, `window.kept.value`); got != "" {
@@ -202,8 +203,8 @@ func TestFillSelect(t *testing.T) {
 		}
 	}
 	_, err := tab.Fill(t.Context(), "", "#country", "Atlantis")
-	var oe *OptionError
-	if !errors.As(err, &oe) || !errors.Is(err, ErrOptionNotFound) {
+	var oe *driver.OptionError
+	if !errors.As(err, &oe) || !errors.Is(err, driver.ErrOptionNotFound) {
 		t.Fatalf("Fill(Atlantis) = %v, want an OptionError", err)
 	}
 	if len(oe.Options) != 10 || oe.Total != 12 || !strings.Contains(oe.List(), `"France" (fr)`) || !strings.HasSuffix(oe.List(), "(and 2 more)") {
@@ -224,9 +225,9 @@ func TestSelectOptions(t *testing.T) {
 		{"#toppings", []string{"olives"}, []string{"olive"}, nil},
 		{"#toppings", []string{}, []string{}, nil},
 		{"#country", []string{"Japan"}, []string{"jp"}, nil},
-		{"#country", []string{"jp", "fr"}, nil, ErrInvalidArgument},
-		{"#toppings", []string{"ham", "anchovy"}, nil, ErrOptionNotFound},
-		{"#plain", []string{"x"}, nil, ErrNotTypeable},
+		{"#country", []string{"jp", "fr"}, nil, driver.ErrInvalidArgument},
+		{"#toppings", []string{"ham", "anchovy"}, nil, driver.ErrOptionNotFound},
+		{"#plain", []string{"x"}, nil, driver.ErrNotTypeable},
 	}
 	for _, tt := range tests {
 		got, err := tab.SelectOptions(t.Context(), "", tt.selector, tt.values)
@@ -279,10 +280,10 @@ func TestFillChecked(t *testing.T) {
 	if got := formsString(t, tab, `document.getElementById('events').textContent`); !strings.Contains(got, "click:terms input:terms change:terms") {
 		t.Errorf("events = %q, want a trusted click, input and change for #terms", got)
 	}
-	if _, err := tab.Fill(t.Context(), "", "#plan-pro", "false"); !errors.Is(err, ErrNotTypeable) {
+	if _, err := tab.Fill(t.Context(), "", "#plan-pro", "false"); !errors.Is(err, driver.ErrNotTypeable) {
 		t.Errorf("unchecking a radio = %v, want ErrNotTypeable", err)
 	}
-	if _, err := tab.Fill(t.Context(), "", "#terms", "maybe"); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := tab.Fill(t.Context(), "", "#terms", "maybe"); !errors.Is(err, driver.ErrInvalidArgument) {
 		t.Errorf(`Fill(checkbox, "maybe") = %v, want ErrInvalidArgument`, err)
 	}
 }
@@ -298,10 +299,10 @@ func TestFillRefuses(t *testing.T) {
 		{"#go", "is a <button>, not a form field"},
 		{"#avatar", "is a file input"},
 	}
-	ctx := WithActionWait(t.Context(), 100*time.Millisecond) // a disabled field stays so
+	ctx := driver.WithActionWait(t.Context(), 100*time.Millisecond) // a disabled field stays so
 	for _, tt := range tests {
 		_, err := tab.Fill(ctx, "", tt.selector, "x")
-		var ne *NotTypeableError
+		var ne *driver.NotTypeableError
 		if !errors.As(err, &ne) || ne.Reason != tt.reason || ne.Why == "" {
 			t.Errorf("Fill(%s) = %v, want a NotTypeableError saying %q, classified", tt.selector, err, tt.reason)
 		}
@@ -333,10 +334,10 @@ func TestSetFiles(t *testing.T) {
 	if got := formsString(t, tab, `Array.from(document.getElementById('photos').files).map(f => f.name).join(',')`); got != "cv.pdf,photo.png" {
 		t.Errorf("the multiple input has %q", got)
 	}
-	if err := tab.SetFiles(t.Context(), "", "#avatar", []string{a, b}); !errors.Is(err, ErrInvalidArgument) {
+	if err := tab.SetFiles(t.Context(), "", "#avatar", []string{a, b}); !errors.Is(err, driver.ErrInvalidArgument) {
 		t.Errorf("two files into a single input = %v, want ErrInvalidArgument", err)
 	}
-	if err := tab.SetFiles(t.Context(), "", "#plain", []string{a}); !errors.Is(err, ErrNotTypeable) {
+	if err := tab.SetFiles(t.Context(), "", "#plain", []string{a}); !errors.Is(err, driver.ErrNotTypeable) {
 		t.Errorf("SetFiles on a text input = %v, want ErrNotTypeable", err)
 	}
 }

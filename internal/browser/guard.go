@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -138,26 +139,15 @@ func (g *guard) blockedSince(frame cdpapi.FrameID, start time.Time) error {
 	if !ok || b.at.Before(start) {
 		return nil
 	}
-	return &BlockedError{URL: b.url, Err: b.err}
+	return &driver.BlockedError{URL: b.url, Err: b.err}
 }
-
-// BlockedError is a navigation the URL guard stopped: the URL (the one
-// asked for, or a redirect hop of it) and the policy's reason, which it
-// unwraps to (a *policy.URLError).
-type BlockedError struct {
-	URL string
-	Err error
-}
-
-func (e *BlockedError) Error() string { return "browser: navigation blocked: " + e.Err.Error() }
-func (e *BlockedError) Unwrap() error { return e.Err }
 
 // explainBlock turns a navigation that failed with ERR_BLOCKED_BY_CLIENT
 // into the guard's reason, when the guard blocked this tab's main frame
 // since start, and one that failed because the egress proxy refused its
 // host into the proxy's reason. Other errors pass through.
 func (t *Tab) explainBlock(err error, start time.Time) error {
-	var ne *NavigationError
+	var ne *driver.NavigationError
 	if err == nil || !errors.As(err, &ne) {
 		return err
 	}
@@ -175,7 +165,7 @@ func (t *Tab) explainBlock(err error, start time.Time) error {
 				port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 			}
 			if r := t.b.proc.egress.refusedSince(net.JoinHostPort(u.Hostname(), port), start); r != nil {
-				return &BlockedError{URL: ne.URL, Err: r}
+				return &driver.BlockedError{URL: ne.URL, Err: r}
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -195,7 +196,7 @@ func evalIn(t *testing.T, tab *Tab, expr string) {
 
 func wantBlocked(t *testing.T, err error, sub string) {
 	t.Helper()
-	var be *BlockedError
+	var be *driver.BlockedError
 	if !errors.As(err, &be) || !errors.Is(err, policy.ErrURLBlocked) || !strings.Contains(be.URL, sub) {
 		t.Fatalf("navigation error = %v, want a *BlockedError for %s wrapping policy.ErrURLBlocked", err, sub)
 	}
@@ -365,7 +366,7 @@ func TestGuardLocalFiles(t *testing.T) {
 			if strings.HasPrefix(loc.URL, "file:") {
 				t.Fatalf("the tab is at %s", loc.URL)
 			}
-			text, err := tab.Text(t.Context(), TextOptions{})
+			text, err := tab.Text(t.Context(), driver.TextOptions{})
 			if err == nil && strings.Contains(text.Text, "root:") {
 				t.Fatalf("the tab shows /etc/passwd: %.80q", text.Text)
 			}
@@ -445,7 +446,7 @@ func TestControlChannel(t *testing.T) {
 		}
 	}
 	_, err = Start(t.Context(), &Options{ExecPath: browsertest.ExecPath(t), Args: []string{"--renderer-cmd-prefix=touch /tmp/cdpkit-pwned"}})
-	var nb *NoBrowserError
+	var nb *driver.NoBrowserError
 	if !errors.As(err, &nb) || !strings.Contains(nb.Reason, "renderer-cmd-prefix") {
 		t.Errorf("Start with --renderer-cmd-prefix = %v, want a NoBrowserError naming it", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/heapprofiler"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // HeapSnapshot takes a snapshot of the tab's JavaScript heap (after a
@@ -47,7 +48,7 @@ func (t *Tab) HeapSnapshot(ctx context.Context, w io.Writer, progress func(done,
 			<-lock
 		}
 	}()
-	Step(ctx, "enabling the heap profiler")
+	driver.Step(ctx, "enabling the heap profiler")
 	if _, err := cdpapi.Call(ctx, s, heapprofiler.Enable, cdpapi.Empty{}); err != nil {
 		release = true
 		return 0, fmt.Errorf("browser: enabling the heap profiler: %w", err)
@@ -89,7 +90,7 @@ func (t *Tab) HeapSnapshot(ctx context.Context, w io.Writer, progress func(done,
 		stopped = true
 		mu.Unlock()
 	}()
-	Step(ctx, "taking the heap snapshot")
+	driver.Step(ctx, "taking the heap snapshot")
 	on := true
 	_, err = cdpapi.Call(ctx, s, heapprofiler.TakeHeapSnapshot, heapprofiler.TakeHeapSnapshotParams{ReportProgress: &on})
 	// Watch delivers every event sent before the reply before the call

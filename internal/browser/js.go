@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,14 +9,12 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/pagejs"
 )
 
-// The JavaScript cdpkit runs in pages lives in js/, one function
-// expression a file, and runs only through callJS. Values reach it as
-// arguments, never spliced into its source.
-
-//go:embed js/*.js
-var jsFiles embed.FS
+// The JavaScript cdpkit runs in pages lives in internal/pagejs, one
+// function expression a file, and runs here only through callJS.
 
 // pageScript is a function expression from js/.
 type pageScript struct {
@@ -42,7 +39,7 @@ func loadScript(name string, libs ...string) pageScript {
 }
 
 func readScript(name string) string {
-	b, err := jsFiles.ReadFile("js/" + name + ".js")
+	b, err := pagejs.Files.ReadFile("js/" + name + ".js")
 	if err != nil {
 		panic("browser: no page script " + name + ": " + err.Error())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 )
 
@@ -159,7 +160,7 @@ func typeText(ctx context.Context, s *cdp.Session, text string) error {
 func dispatchKeys(ctx context.Context, s *cdp.Session, events []*cdpinput.DispatchKeyEventParams) error {
 	answers := make([]func() (cdpapi.Empty, error), len(events))
 	for i, ev := range events {
-		answers[i] = Ahead(ctx, func(ctx context.Context) (cdpapi.Empty, error) {
+		answers[i] = driver.Ahead(ctx, func(ctx context.Context) (cdpapi.Empty, error) {
 			return cdpapi.Call(ctx, s, cdpinput.DispatchKeyEvent, *ev)
 		})
 	}

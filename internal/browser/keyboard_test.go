@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
@@ -61,7 +62,7 @@ func TestTypeTextCaret(t *testing.T) {
 		t.Errorf("the editor holds %q", got)
 	}
 	for _, sel := range []string{"#readonly", "#disabled"} {
-		if err := tab.TypeText(WithActionWait(t.Context(), 100*time.Millisecond), "", sel, "x"); !errors.Is(err, ErrNotTypeable) {
+		if err := tab.TypeText(driver.WithActionWait(t.Context(), 100*time.Millisecond), "", sel, "x"); !errors.Is(err, driver.ErrNotTypeable) {
 			t.Errorf("TypeText(%s) = %v, want ErrNotTypeable", sel, err)
 		}
 	}
@@ -105,7 +106,7 @@ func TestTypeTextKeyEvents(t *testing.T) {
 	if got := formsString(t, tab, `document.getElementById('logged').value`); got != "aB1 écdy" {
 		t.Errorf("after typing xyx, x cancelled, the input holds %q", got)
 	}
-	if err := tab.TypeText(t.Context(), "", "#not-focusable", "x"); !errors.Is(err, ErrNotTypeable) {
+	if err := tab.TypeText(t.Context(), "", "#not-focusable", "x"); !errors.Is(err, driver.ErrNotTypeable) {
 		t.Errorf("TypeText into a <p> = %v, want ErrNotTypeable", err)
 	}
 }
@@ -121,7 +122,7 @@ func TestTypeTextStopsAtDialog(t *testing.T) {
 	if err := tab.TypeText(t.Context(), "", "#alone", "abcd"); err != nil {
 		t.Fatalf("TypeText: %v", err)
 	}
-	if err := tab.CheckDialog(); !errors.Is(err, ErrDialogOpen) {
+	if err := tab.CheckDialog(); !errors.Is(err, driver.ErrDialogOpen) {
 		t.Fatalf("CheckDialog = %v, want the confirm dialog open", err)
 	}
 	if _, err := tab.HandleDialog(t.Context(), true, ""); err != nil {
@@ -229,7 +230,7 @@ func TestFormsInCrossOriginFrame(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/iframes.html"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
@@ -41,9 +42,15 @@ var quietFlags = []string{
 	// Chromium reads only the last --disable-features, so this is the one
 	// (launchArgs folds a caller's list into it). NetworkTimeServiceQuerying
 	// asks clients2.google.com/time for the time at start.
+	// WebUIOmniboxPopup and WebUIOmniboxAimPopup give every window an
+	// omnibox popup page (chrome://omnibox-popup.top-chrome) in a shared
+	// renderer that works on each navigation of each tab: with 16 sessions
+	// on 2 cores it took 18% of the browser's CPU for an omnibox no one
+	// sees (TestNoTopChromeWebUI; docs/performance.md).
 	disableFeatures + "Translate,OptimizationHints,OptimizationGuideModelDownloading,MediaRouter," +
 		"InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater," +
-		"DialMediaRouteProvider,CalculateNativeWinOcclusion,NetworkTimeServiceQuerying",
+		"DialMediaRouteProvider,CalculateNativeWinOcclusion,NetworkTimeServiceQuerying," +
+		"WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 	// No field-trial (variations) config or seed fetch, no pings, no
 	// component extensions that wake up on their own.
 	"--disable-field-trial-config",
@@ -114,7 +121,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	}
 	for _, a := range o.Args {
 		if err := policy.CheckChromeArg(a); err != nil {
-			return nil, nil, &NoBrowserError{Reason: err.Error(), Hint: "drop that browser flag"}
+			return nil, nil, &driver.NoBrowserError{Reason: err.Error(), Hint: "drop that browser flag"}
 		}
 	}
 	// A profile that o names belongs to the Manager, which keeps it across
@@ -128,7 +135,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 	case profile == "":
 		own = true
 		if profile, err = newProfile(o.tempDir); err != nil {
-			return nil, nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+			return nil, nil, &driver.NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}
 	case profile == o.UserDataDir:
 		if err := claimProfile(profile); err != nil {
@@ -191,7 +198,7 @@ func launch(ctx context.Context, o *Options) (*process, *cdp.Conn, error) {
 		if tail := lastLine(p.stderr); tail != "" {
 			reason += "; last stderr line: " + tail
 		}
-		return nil, nil, &NoBrowserError{Reason: reason}
+		return nil, nil, &driver.NoBrowserError{Reason: reason}
 	}
 	return p, conn, nil
 }
@@ -216,7 +223,7 @@ func (p *process) startCmd(exe string, args []string, extra []*os.File) error {
 	if browserTempDirFits(parent) {
 		tmp, err := sysproc.MkdirOwnedIn(p.tmpParent, tmpPrefix)
 		if err != nil {
-			return &NoBrowserError{Reason: "creating a temporary directory: " + err.Error(), Hint: "check that TMPDIR is writable"}
+			return &driver.NoBrowserError{Reason: "creating a temporary directory: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}
 		p.tmp = tmp
 		cmd.Env = append(append(os.Environ(), p.env...), "TMPDIR="+tmp)
@@ -228,7 +235,7 @@ func (p *process) startCmd(exe string, args []string, extra []*os.File) error {
 		if p.tmp != "" {
 			sysproc.RemoveAll(p.tmp)
 		}
-		return &NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
+		return &driver.NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: InstallHint}
 	}
 	go func() {
 		cmd.Wait()
@@ -286,7 +293,7 @@ func (p *process) startPort(ctx context.Context, exe string, args []string) (cdp
 		if tail := lastLine(p.stderr); tail != "" {
 			reason += "; last stderr line: " + tail
 		}
-		return nil, &NoBrowserError{Reason: reason}
+		return nil, &driver.NoBrowserError{Reason: reason}
 	}
 	endpoint, err := pollUntil(ctx, 20*time.Millisecond, p.exited, func() (string, bool) {
 		ep, err := activePortEndpoint(p.profile)

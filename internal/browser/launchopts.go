@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // --timezone names are checked the same on every OS
@@ -18,16 +16,13 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
 // The launch options people expect of a browser tool (issue #23 item 3):
 // the switches and environment they give a launched browser, and the
 // emulation every tab starts with. See Options for each one's contract.
-
-// ErrNoDisplay means a headed browser was asked for where there is no
-// display to show it on.
-var ErrNoDisplay = errors.New("browser: a headed browser needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set")
 
 // CheckDisplay reports whether a headed browser can show a window here:
 // on macOS and Windows always; elsewhere when DISPLAY or WAYLAND_DISPLAY is
@@ -39,22 +34,7 @@ func CheckDisplay() error {
 	if os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != "" {
 		return nil
 	}
-	return ErrNoDisplay
-}
-
-// ParseViewport reads "WxH" (such as 800x600) as a viewport at scale 1.
-func ParseViewport(s string) (*Viewport, error) {
-	w, h, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
-	wi, errW := strconv.Atoi(w)
-	hi, errH := strconv.Atoi(h)
-	if !ok || errW != nil || errH != nil {
-		return nil, fmt.Errorf("%w: viewport %q: want WIDTHxHEIGHT, such as 1280x720", ErrInvalidArgument, s)
-	}
-	v := &Viewport{Width: wi, Height: hi, DeviceScaleFactor: 1}
-	if err := v.validate(); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return driver.ErrNoDisplay
 }
 
 // langPattern is a BCP 47 tag as Chromium's --lang takes it: en, de-DE,
@@ -70,7 +50,7 @@ func ParseProxyServer(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "http" || u.Hostname() == "" || u.Port() == "" || (u.Path != "" && u.Path != "/") {
-		return nil, fmt.Errorf("%w: proxy server %q: want an HTTP proxy as host:port or http://[user:password@]host:port", ErrInvalidArgument, redactProxy(s))
+		return nil, fmt.Errorf("%w: proxy server %q: want an HTTP proxy as host:port or http://[user:password@]host:port", driver.ErrInvalidArgument, redactProxy(s))
 	}
 	return u, nil
 }
@@ -87,7 +67,7 @@ func redactProxy(s string) string {
 // anything; its errors wrap ErrInvalidArgument, or are ErrNoDisplay.
 func (o *Options) CheckLaunchOptions() error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+		return fmt.Errorf("%w: "+format, append([]any{driver.ErrInvalidArgument}, args...)...)
 	}
 	if o.attaching() {
 		var set []string
@@ -111,7 +91,7 @@ func (o *Options) CheckLaunchOptions() error {
 		return bad("user-data-dir %q: give an absolute path", o.UserDataDir)
 	}
 	if o.Viewport != nil {
-		if err := o.Viewport.validate(); err != nil {
+		if err := o.Viewport.Validate(); err != nil {
 			return err
 		}
 	}
@@ -176,8 +156,8 @@ func (o *Options) launchEnv() []string {
 
 // tabDefaults is the emulation every tab starts with: the viewport (or
 // device preset), the time zone and the locale of the options.
-func (o *Options) tabDefaults() Emulation {
-	var e Emulation
+func (o *Options) tabDefaults() driver.Emulation {
+	var e driver.Emulation
 	if o.Viewport != nil {
 		v := *o.Viewport
 		e.Viewport = &v

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -26,19 +27,19 @@ func TestParseViewport(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		in   string
-		want *Viewport
+		want *driver.Viewport
 	}{
-		{"800x600", &Viewport{Width: 800, Height: 600, DeviceScaleFactor: 1}},
-		{" 1280X720 ", &Viewport{Width: 1280, Height: 720, DeviceScaleFactor: 1}},
+		{"800x600", &driver.Viewport{Width: 800, Height: 600, DeviceScaleFactor: 1}},
+		{" 1280X720 ", &driver.Viewport{Width: 1280, Height: 720, DeviceScaleFactor: 1}},
 		{"800", nil},
 		{"800x", nil},
 		{"0x600", nil},
 		{"800x99999", nil},
 		{"axb", nil},
 	} {
-		got, err := ParseViewport(tt.in)
+		got, err := driver.ParseViewport(tt.in)
 		if tt.want == nil {
-			if !errors.Is(err, ErrInvalidArgument) {
+			if !errors.Is(err, driver.ErrInvalidArgument) {
 				t.Errorf("ParseViewport(%q) = %v, %v; want ErrInvalidArgument", tt.in, got, err)
 			}
 			continue
@@ -52,7 +53,7 @@ func TestParseViewport(t *testing.T) {
 func TestCheckLaunchOptions(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
-	headedWant := ErrNoDisplay
+	headedWant := driver.ErrNoDisplay
 	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
 		headedWant = nil
 	}
@@ -62,20 +63,20 @@ func TestCheckLaunchOptions(t *testing.T) {
 		want error // nil, ErrInvalidArgument or ErrNoDisplay
 	}{
 		{"none", Options{}, nil},
-		{"all good", Options{UserDataDir: t.TempDir(), Viewport: &Viewport{Width: 800, Height: 600}, UserAgent: "x/1",
+		{"all good", Options{UserDataDir: t.TempDir(), Viewport: &driver.Viewport{Width: 800, Height: 600}, UserAgent: "x/1",
 			ProxyServer: "127.0.0.1:3128", ProxyBypass: []string{"*.example.com"}, Lang: "pt-BR", Timezone: "Europe/Berlin", IgnoreHTTPSErrors: true}, nil},
 		{"headed without a display", Options{Headful: true}, headedWant},
-		{"headed attached", Options{Headful: true, BrowserURL: "http://127.0.0.1:9222"}, ErrInvalidArgument},
-		{"user agent attached", Options{UserAgent: "x", WSEndpoint: "ws://127.0.0.1:1/x"}, ErrInvalidArgument},
-		{"relative profile", Options{UserDataDir: "profile"}, ErrInvalidArgument},
-		{"bad viewport", Options{Viewport: &Viewport{Width: 0, Height: 5}}, ErrInvalidArgument},
-		{"user agent with a newline", Options{UserAgent: "x\r\nEvil: 1"}, ErrInvalidArgument},
-		{"bad lang", Options{Lang: "german!"}, ErrInvalidArgument},
-		{"bad timezone", Options{Timezone: "Mars/Olympus"}, ErrInvalidArgument},
-		{"Local timezone", Options{Timezone: "Local"}, ErrInvalidArgument},
-		{"socks proxy", Options{ProxyServer: "socks5://127.0.0.1:1080"}, ErrInvalidArgument},
-		{"proxy without port", Options{ProxyServer: "http://proxy.example"}, ErrInvalidArgument},
-		{"bypass without proxy", Options{ProxyBypass: []string{"x"}}, ErrInvalidArgument},
+		{"headed attached", Options{Headful: true, BrowserURL: "http://127.0.0.1:9222"}, driver.ErrInvalidArgument},
+		{"user agent attached", Options{UserAgent: "x", WSEndpoint: "ws://127.0.0.1:1/x"}, driver.ErrInvalidArgument},
+		{"relative profile", Options{UserDataDir: "profile"}, driver.ErrInvalidArgument},
+		{"bad viewport", Options{Viewport: &driver.Viewport{Width: 0, Height: 5}}, driver.ErrInvalidArgument},
+		{"user agent with a newline", Options{UserAgent: "x\r\nEvil: 1"}, driver.ErrInvalidArgument},
+		{"bad lang", Options{Lang: "german!"}, driver.ErrInvalidArgument},
+		{"bad timezone", Options{Timezone: "Mars/Olympus"}, driver.ErrInvalidArgument},
+		{"Local timezone", Options{Timezone: "Local"}, driver.ErrInvalidArgument},
+		{"socks proxy", Options{ProxyServer: "socks5://127.0.0.1:1080"}, driver.ErrInvalidArgument},
+		{"proxy without port", Options{ProxyServer: "http://proxy.example"}, driver.ErrInvalidArgument},
+		{"bypass without proxy", Options{ProxyBypass: []string{"x"}}, driver.ErrInvalidArgument},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.o.CheckLaunchOptions()
@@ -102,7 +103,7 @@ func TestCheckDisplay(t *testing.T) {
 
 func TestLaunchFlagsAndEnv(t *testing.T) {
 	t.Parallel()
-	o := Options{Viewport: &Viewport{Width: 800, Height: 600}, UserAgent: "ua/1", Lang: "de-DE", Timezone: "Asia/Tokyo", IgnoreHTTPSErrors: true}
+	o := Options{Viewport: &driver.Viewport{Width: 800, Height: 600}, UserAgent: "ua/1", Lang: "de-DE", Timezone: "Asia/Tokyo", IgnoreHTTPSErrors: true}
 	want := []string{"--window-size=800,600", "--user-agent=ua/1", "--lang=de-DE", "--accept-lang=de-DE", "--ignore-certificate-errors"}
 	if diff := cmp.Diff(want, o.launchFlags()); diff != "" {
 		t.Errorf("launchFlags (-want +got):\n%s", diff)
@@ -155,18 +156,18 @@ func TestClaimProfile(t *testing.T) {
 	}
 	t.Run("live holder", func(t *testing.T) {
 		dir := lock(t, fmt.Sprintf("%s-%d", host, os.Getpid()))
-		var pu *ProfileInUseError
+		var pu *driver.ProfileInUseError
 		err := claimProfile(dir)
 		if !errors.As(err, &pu) || pu.PID != os.Getpid() || pu.Host != "" {
 			t.Errorf("claimProfile = %v, want a *ProfileInUseError with pid %d", err, os.Getpid())
 		}
-		if !errors.Is(err, ErrProfileInUse) {
+		if !errors.Is(err, driver.ErrProfileInUse) {
 			t.Errorf("claimProfile's error does not wrap ErrProfileInUse")
 		}
 	})
 	t.Run("other host", func(t *testing.T) {
 		dir := lock(t, "elsewhere.example-99")
-		var pu *ProfileInUseError
+		var pu *driver.ProfileInUseError
 		if err := claimProfile(dir); !errors.As(err, &pu) || pu.Host != "elsewhere.example" || pu.PID != 99 {
 			t.Errorf("claimProfile = %v, want in use by pid 99 on elsewhere.example", err)
 		}
@@ -346,10 +347,11 @@ func TestEgressUpstream(t *testing.T) {
 func TestManagerKeepsUserDataDir(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "profile")
-	m := NewManager(&Options{ExecPath: browsertest.ExecPath(t), UserDataDir: dir, IdleTimeout: 50 * time.Millisecond})
-	defer m.Close()
+	m := NewManager(&Options{ExecPath: browsertest.ExecPath(t), UserDataDir: dir})
+	dm := driver.NewManager(m.Backend(), &driver.ManagerOptions{IdleTimeout: 50 * time.Millisecond})
+	defer dm.Close()
 	for round := range 2 {
-		release := m.Use()
+		release := dm.Use()
 		b, err := m.Browser(t.Context())
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestLaunchCloseNoLeaks starts and closes a browser repeatedly and checks
@@ -228,10 +229,10 @@ func TestFindExecutable(t *testing.T) {
 // mention and whose hint says how to install a browser.
 func checkNoBrowser(t *testing.T, err error, mention string) {
 	t.Helper()
-	if !errors.Is(err, ErrNoBrowser) {
+	if !errors.Is(err, driver.ErrNoBrowser) {
 		t.Fatalf("err = %v, want one matching ErrNoBrowser", err)
 	}
-	var nb *NoBrowserError
+	var nb *driver.NoBrowserError
 	if !errors.As(err, &nb) {
 		t.Fatalf("err = %T, want *NoBrowserError", err)
 	}
@@ -261,7 +262,7 @@ func TestStartNotABrowser(t *testing.T) {
 				b.Close()
 				t.Fatalf("Start(%s) succeeded, want an error", exe)
 			}
-			if !errors.Is(err, ErrNoBrowser) {
+			if !errors.Is(err, driver.ErrNoBrowser) {
 				t.Errorf("Start(%s) err = %v, want one matching ErrNoBrowser", exe, err)
 			}
 			if strings.Contains(err.Error(), "deadline exceeded") {
@@ -292,7 +293,7 @@ func TestStartTimeoutNoLeaks(t *testing.T) {
 				b.Close()
 				t.Skipf("Chromium answered within %v; nothing to test", timeout)
 			}
-			if !errors.Is(err, ErrNoBrowser) {
+			if !errors.Is(err, driver.ErrNoBrowser) {
 				t.Errorf("Start err = %v, want one matching ErrNoBrowser", err)
 			}
 			browsertest.WaitNoProcesses(t, tmp, browsertest.ProcWait)

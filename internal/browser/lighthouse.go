@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/storage"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // AuditBrowser is a Chromium of its own that an outside tool (Lighthouse)
@@ -30,7 +31,7 @@ type AuditBrowser struct {
 // executable, flags and URL policy, headless, and sets cookies in it (the
 // audited tab's, so the audit sees the page as the tab does). The context
 // bounds the start. The caller must Close it.
-func (m *Manager) StartAuditBrowser(ctx context.Context, cookies []Cookie) (*AuditBrowser, error) {
+func (m *Manager) StartAuditBrowser(ctx context.Context, cookies []driver.Cookie) (*AuditBrowser, error) {
 	o := m.opts
 	o.BrowserURL, o.WSEndpoint, o.AutoConnect = "", "", ""
 	o.profile = ""         // a temporary profile of its own, removed on close
@@ -66,7 +67,7 @@ func (m *Manager) StartAuditBrowser(ctx context.Context, cookies []Cookie) (*Aud
 	if len(cookies) > 0 {
 		params := make([]*network.CookieParam, 0, len(cookies))
 		for _, c := range cookies {
-			params = append(params, (&CookieSpec{Cookie: c}).param())
+			params = append(params, cookieParam(&driver.CookieSpec{Cookie: c}))
 		}
 		if _, err := cdpapi.Call(ctx, conn.Browser(), storage.SetCookies, storage.SetCookiesParams{Cookies: params}); err != nil {
 			a.Close()

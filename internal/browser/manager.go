@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 
-	"github.com/cdpkit/cdpkit/internal/idle"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/webdriver"
 )
 
@@ -35,8 +35,8 @@ const (
 // reports the restart once. A dropped connection to an attached browser is
 // reconnected with exponential backoff.
 //
-// With [Options.IdleTimeout] set, a browser that has had no call in flight
-// ([Manager.Use]) for that long is stopped (an attached one is only
+// A driver.Manager over [Manager.Backend] stops the browser after its
+// IdleTimeout without a call (see StopIdle; an attached one is only
 // disconnected); the next call starts one again.
 //
 // # Lifetime
@@ -46,11 +46,11 @@ const (
 // start one browser.
 type Manager struct {
 	opts  Options
-	lock  chan struct{} // a 1-slot semaphore guarding the fields below, so waiting honors ctx
-	b     *Browser      // guarded by lock
-	done  bool          // guarded by lock
-	gone  bool          // guarded by lock; a browser ran and is gone (crashed, dropped, or idle)
-	emu   Emulation     // guarded by lock; what the gone browser's tabs emulated
+	lock  chan struct{}    // a 1-slot semaphore guarding the fields below, so waiting honors ctx
+	b     *Browser         // guarded by lock
+	done  bool             // guarded by lock
+	gone  bool             // guarded by lock; a browser ran and is gone (crashed, dropped, or idle)
+	emu   driver.Emulation // guarded by lock; what the gone browser's tabs emulated
 	sweep sync.Once
 
 	profile string // guarded by lock; launched browsers' user-data-dir, kept across relaunches
@@ -62,8 +62,6 @@ type Manager struct {
 	savedAt  atomic.Int64           // when the last cookie snapshot began, in UnixNano
 	cookieMu sync.Mutex             // guards cookies
 	cookies  []*network.CookieParam // the launched browser's cookies after the last call
-
-	idle *idle.Clock // stops the browser IdleTimeout after the last call ended
 }
 
 // NewManager returns a Manager that starts browsers with o. Nil means
@@ -73,28 +71,22 @@ func NewManager(o *Options) *Manager {
 	if o != nil {
 		m.opts = *o
 	}
-	m.idle = idle.New(m.opts.IdleTimeout, m.stopIdle)
-	if !m.opts.attaching() && m.opts.Backend == nil {
+	if !m.opts.attaching() {
 		// At every start, not only at the first launch: what a killed
 		// cdpkit or a failed launch left goes at once (issue #25 item 18).
 		m.sweep.Do(func() { sweepProfilesIn(m.opts.logger(), m.opts.tempDir) })
 	}
-	if m.opts.Backend == nil {
-		// Likewise the WebDriver sessions of a killed cdpkit, whatever this
-		// one drives: nothing else would ever delete them.
-		ctx, cancel := context.WithTimeout(context.Background(), wdReap)
-		m.opts.ledger().Reap(ctx, m.opts.logger())
-		cancel()
-	}
+	// Likewise the WebDriver sessions of a killed cdpkit: nothing else
+	// would ever delete them.
+	ctx, cancel := context.WithTimeout(context.Background(), wdReap)
+	m.opts.ledger().Reap(ctx, m.opts.logger())
+	cancel()
 	return m
 }
 
 // Browser returns the running browser, starting one if there is none or
 // the last one died. The context bounds the wait and the start.
 func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
-	if m.opts.Backend != nil {
-		return nil, &UnsupportedError{Backend: m.opts.Backend.Name(), What: "the Chromium-only operations"}
-	}
 	select {
 	case m.lock <- struct{}{}:
 	case <-ctx.Done():
@@ -102,7 +94,7 @@ func (m *Manager) Browser(ctx context.Context) (*Browser, error) {
 	}
 	defer func() { <-m.lock }()
 	if m.done {
-		return nil, ErrClosed
+		return nil, driver.ErrClosed
 	}
 	if m.b != nil {
 		select {
@@ -139,7 +131,7 @@ func (m *Manager) launchLocked(ctx context.Context) (*Browser, error) {
 	if m.profile == "" {
 		dir, err := newProfile(m.opts.tempDir)
 		if err != nil {
-			return nil, &NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+			return nil, &driver.NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
 		}
 		m.profile = dir
 	}
@@ -194,7 +186,7 @@ func (m *Manager) attachLocked(ctx context.Context) (*Browser, error) {
 			m.b = b
 			return b, nil
 		}
-		var be *BusyError
+		var be *driver.BusyError
 		switch {
 		case errors.As(err, &be) && be.Status == 0:
 			// A Grid queued the request for all the wait allowed.
@@ -241,7 +233,7 @@ func (m *Manager) startedLocked(ctx context.Context, b *Browser) *Browser {
 		if err := b.applyEmulation(ctx, m.emu); err != nil {
 			m.opts.logger().Warn("applying the emulation again after a restart", "err", err)
 		}
-		m.emu = Emulation{}
+		m.emu = driver.Emulation{}
 		m.opts.logger().Info("started a new browser in place of the last one", "profile", m.profile)
 	} else {
 		m.opts.logger().Info("browser launched", "profile", m.profile)
@@ -260,26 +252,10 @@ func (m *Manager) TakeReset() bool {
 	return m.reset.Swap(false)
 }
 
-// Use marks a call in flight until release is called: the idle timer
-// neither runs nor fires meanwhile. A nil Manager's Use does nothing.
-func (m *Manager) Use() (release func()) {
-	if m == nil {
-		return func() {}
-	}
-	end := m.idle.Begin()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			m.saveAfterCall()
-			end()
-		})
-	}
-}
-
-// saveAfterCall starts a cookie snapshot after a call on a launched
+// CallEnded implements driver.CallEnder: it starts a cookie snapshot after a call on a launched
 // browser, unless one is running or scheduled (which then takes another).
-func (m *Manager) saveAfterCall() {
-	if m.opts.attaching() || m.opts.Backend != nil {
+func (m *Manager) CallEnded() {
+	if m.opts.attaching() {
 		return
 	}
 	m.unsaved.Store(true)
@@ -339,23 +315,17 @@ func (m *Manager) saveCookiesOnce() {
 	m.cookieMu.Unlock()
 }
 
-// stopIdle stops the browser if no call has started since the idle
-// period began.
-func (m *Manager) stopIdle(stillIdle func() bool) {
+// StopIdle implements driver.IdleStopper: it stops the browser if no call
+// has started since the idle period began (stillIdle, checked under the
+// Manager's lock); idle is how long that was, for the log.
+func (m *Manager) StopIdle(stillIdle func() bool, idle time.Duration) {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
-	if m.opts.Backend != nil && stillIdle() && !m.done {
-		m.opts.logger().Info("stopping the idle browser", "idle", m.opts.IdleTimeout, "browser", m.opts.Backend.Name())
-		if err := m.opts.Backend.Stop(); err != nil {
-			m.opts.logger().Warn("stopping the idle browser", "err", err)
-		}
-		return
-	}
 	if !stillIdle() || m.done || m.b == nil {
 		return
 	}
 	log := m.opts.logger()
-	log.Info("stopping the idle browser", "idle", m.opts.IdleTimeout)
+	log.Info("stopping the idle browser", "idle", idle)
 	if err := m.retireLocked(); err != nil {
 		log.Warn("stopping the idle browser", "err", err)
 	}
@@ -401,11 +371,8 @@ func (m *Manager) Peek() *Browser {
 }
 
 // CurrentDriver returns the running browser as a Driver without starting
-// one, or nil: Current's, or with Options.Backend the backend's.
-func (m *Manager) CurrentDriver() Driver {
-	if m.opts.Backend != nil {
-		return m.opts.Backend.Current()
-	}
+// one, or nil.
+func (m *Manager) CurrentDriver() driver.Driver {
 	if b := m.Current(); b != nil {
 		return ChromiumDriver(b)
 	}
@@ -419,10 +386,6 @@ func (m *Manager) Close() error {
 	m.lock <- struct{}{}
 	defer func() { <-m.lock }()
 	m.done = true
-	m.idle.Stop()
-	if m.opts.Backend != nil {
-		return m.opts.Backend.Close()
-	}
 	var err error
 	if m.b != nil {
 		err = m.b.Close()

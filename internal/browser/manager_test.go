@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -105,7 +106,7 @@ func TestManager(t *testing.T) {
 	if _, err := os.Stat(newProfile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("profile %s after Close: stat err = %v, want not exist", newProfile, err)
 	}
-	if b, err := m.Browser(t.Context()); !errors.Is(err, ErrClosed) {
+	if b, err := m.Browser(t.Context()); !errors.Is(err, driver.ErrClosed) {
 		t.Errorf("Browser after Close = %p, %v; want ErrClosed", b, err)
 	}
 	if b := m.Current(); b != nil {
@@ -128,7 +129,7 @@ func TestManagerStartError(t *testing.T) {
 	defer m.Close()
 	for i := range 2 {
 		b, err := m.Browser(t.Context())
-		if !errors.Is(err, ErrNoBrowser) {
+		if !errors.Is(err, driver.ErrNoBrowser) {
 			t.Errorf("call %d: Browser = %p, %v; want ErrNoBrowser", i, b, err)
 		}
 	}

@@ -2,12 +2,9 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The fake backend: rules that answer a tab's requests instead of the
@@ -28,69 +26,19 @@ import (
 // a blocked URL reachable: a document request a rule would answer is
 // judged by the same policy here first, and refused the guard's way.
 const (
-	// MaxMockRules bounds the rules kept at once, expired ones included.
-	MaxMockRules = 100
-	// MaxMockDelay bounds a rule's delay.
-	MaxMockDelay = 60 * time.Second
-	// MaxMockBody bounds a fulfilled body.
-	MaxMockBody = 10 << 20
+
 	// mockWorkers bounds the paused requests answered at once per session.
 	mockWorkers = 64
 	// mockAnswerTimeout bounds answering one request, past its delay.
 	mockAnswerTimeout = 5 * time.Second
 )
 
-// Mock actions.
-const (
-	MockFulfill  = "fulfill"
-	MockFail     = "fail"
-	MockContinue = "continue"
-)
-
-// MockErrorReasons are the network errors a rule can fail a request with.
-var MockErrorReasons = []string{"Failed", "Aborted", "TimedOut", "AccessDenied", "ConnectionClosed", "ConnectionReset",
-	"ConnectionRefused", "ConnectionAborted", "ConnectionFailed", "NameNotResolved", "InternetDisconnected",
-	"AddressUnreachable", "BlockedByClient", "BlockedByResponse"}
-
-// MockRule says which requests to answer and how.
-type MockRule struct {
-	// URL is a glob over the whole URL (* matches any run of characters,
-	// ? one), or a regular expression after "re:".
-	URL          string            `json:"url"`
-	Method       string            `json:"method,omitempty"`       // upper case; any when empty
-	ResourceType string            `json:"resourceType,omitempty"` // lower case, as in [Request]; any when empty
-	Action       string            `json:"action"`                 // MockFulfill, MockFail or MockContinue
-	Status       int               `json:"status,omitempty"`       // fulfill: the status, 200 when 0
-	Headers      map[string]string `json:"headers,omitempty"`      // fulfill: response headers
-	Body         []byte            `json:"-"`                      // fulfill: the body
-	Reason       string            `json:"reason,omitempty"`       // fail, and failRate: one of MockErrorReasons ("Failed" when empty)
-	Delay        time.Duration     `json:"-"`                      // wait this long before answering
-	FailRate     float64           `json:"failRate,omitempty"`     // continue: fail this share of requests, 0–1
-	Seed         uint64            `json:"seed,omitempty"`         // makes failRate's draws repeatable
-	Times        int               `json:"times,omitempty"`        // expire after this many hits; 0 never
-	// Context applies the rule to every tab of the tab's browser context,
-	// not only to the tab.
-	Context bool `json:"-"`
-}
-
-// Mock is a rule as [Browser.Mocks] reports it.
-type Mock struct {
-	ID int `json:"id"`
-	MockRule
-	Scope     string `json:"scope"` // "tab" or "context"
-	Tab       string `json:"tab"`   // the tab it was made on
-	DelayMs   int64  `json:"delayMs,omitempty"`
-	BodyBytes int    `json:"bodyBytes,omitempty"`
-	Hits      int    `json:"hits"`
-	Expired   bool   `json:"expired,omitempty"` // its times are used up
-}
-
 // mockRule is a kept rule.
 type mockRule struct {
-	Mock
+	driver.Mock
 	match   func(string) bool
 	context cdpapi.BrowserContextID // the tab's context
-	owner   *Scope
+	owner   *driver.Scope
 	rng     *rand.Rand // guarded by mockTable.mu
 }
 
@@ -109,135 +57,31 @@ type armState struct {
 	enabled bool // Fetch is on; cleared when no rule applies any more
 }
 
-// CompileURLPattern checks a rule's url pattern: a glob over the whole URL,
-// or "re:" and a regular expression. A malformed one wraps
-// ErrInvalidArgument.
-func CompileURLPattern(p string) (func(string) bool, error) {
-	switch {
-	case strings.TrimSpace(p) == "":
-		return nil, fmt.Errorf("%w: the url pattern is empty", ErrInvalidArgument)
-	case len(p) > 2000:
-		return nil, fmt.Errorf("%w: the url pattern is over 2000 characters", ErrInvalidArgument)
-	case strings.ContainsAny(p, " \t\r\n"):
-		return nil, fmt.Errorf("%w: the url pattern %q contains whitespace", ErrInvalidArgument, p)
-	}
-	if re, ok := strings.CutPrefix(p, "re:"); ok {
-		r, err := regexp.Compile(re)
-		if err != nil {
-			return nil, fmt.Errorf("%w: the url regex %q does not compile: %s", ErrInvalidArgument, re, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-		}
-		return r.MatchString, nil
-	}
-	var b strings.Builder
-	b.WriteString("^")
-	for _, c := range p {
-		switch c {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	r := regexp.MustCompile(b.String())
-	return r.MatchString, nil
-}
-
-// check validates r, returning an error that wraps ErrInvalidArgument
-// naming the bad field.
-func (r *MockRule) check() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
-	}
-	switch r.Action {
-	case MockFulfill, MockFail, MockContinue:
-	default:
-		return bad("action %q is not fulfill, fail or continue", r.Action)
-	}
-	if r.Method != "" && !regexp.MustCompile(`^[A-Z]{1,16}$`).MatchString(r.Method) {
-		return bad("method %q is not an HTTP method", r.Method)
-	}
-	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
-		return bad("status %d is not 100 to 599", r.Status)
-	}
-	if r.Reason != "" && !slices.Contains(MockErrorReasons, r.Reason) {
-		return bad("reason %q is not one of %s", r.Reason, strings.Join(MockErrorReasons, ", "))
-	}
-	if r.FailRate < 0 || r.FailRate > 1 {
-		return bad("failRate %v is not between 0 and 1", r.FailRate)
-	}
-	if r.FailRate > 0 && r.Action != MockContinue {
-		return bad("failRate goes with action continue")
-	}
-	if r.Delay < 0 || r.Delay > MaxMockDelay {
-		return bad("delayMs %d is not 0 to %d", r.Delay.Milliseconds(), MaxMockDelay.Milliseconds())
-	}
-	if r.Times < 0 {
-		return bad("times %d is negative", r.Times)
-	}
-	if len(r.Body) > MaxMockBody {
-		return bad("the body is %d bytes, over %d", len(r.Body), MaxMockBody)
-	}
-	if r.Action != MockFulfill && (len(r.Body) > 0 || len(r.Headers) > 0 || r.Status != 0) {
-		return bad("status, headers and body go with action fulfill")
-	}
-	for k, v := range r.Headers {
-		if !isToken(k) {
-			return bad("header name %q is not an HTTP token (letters, digits and !#$%%&'*+-.^_`|~)", k)
-		}
-		if i := strings.IndexFunc(v, isCTL); i >= 0 {
-			return bad("header %s's value has a control character (%U) at byte %d", k, v[i], i)
-		}
-	}
-	return nil
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110), as a header name
-// must be.
-func isToken(s string) bool {
-	if s == "" || len(s) > 256 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// isCTL reports a control character, which no header value may hold
-// (a horizontal tab aside): NUL, CR, LF, DEL….
-func isCTL(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
-
 // AddMock adds a rule for t's requests (or, with r.Context, those of every
 // tab in t's browser context), after the rules made before it, and arms
 // the tabs it applies to. Invalid rules wrap ErrInvalidArgument and change
 // nothing. The context bounds arming.
-func (t *Tab) AddMock(ctx context.Context, r MockRule) (Mock, error) {
-	if err := r.check(); err != nil {
-		return Mock{}, err
+func (t *Tab) AddMock(ctx context.Context, r driver.MockRule) (driver.Mock, error) {
+	if err := r.Check(); err != nil {
+		return driver.Mock{}, err
 	}
-	match, err := CompileURLPattern(r.URL)
+	match, err := driver.CompileURLPattern(r.URL)
 	if err != nil {
-		return Mock{}, err
+		return driver.Mock{}, err
 	}
 	b := t.b
 	bctx, err := b.contextOf(ctx, t.id)
 	if err != nil {
-		return Mock{}, err
+		return driver.Mock{}, err
 	}
 	owner := b.ownerOf(t.id)
 	if r.Context && owner != nil {
 		n, err := b.othersIn(ctx, bctx, owner)
 		if err != nil {
-			return Mock{}, err
+			return driver.Mock{}, err
 		}
 		if n > 0 {
-			return Mock{}, &sharedScopeError{others: n}
+			return driver.Mock{}, &sharedScopeError{others: n}
 		}
 	}
 	m := &b.mocks
@@ -248,13 +92,13 @@ func (t *Tab) AddMock(ctx context.Context, r MockRule) (Mock, error) {
 			live++
 		}
 	}
-	if len(m.rules) >= MaxMockRules {
+	if len(m.rules) >= driver.MaxMockRules {
 		// Make room by forgetting expired rules, oldest first.
 		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x.Expired })
 	}
-	if len(m.rules) >= MaxMockRules {
+	if len(m.rules) >= driver.MaxMockRules {
 		m.mu.Unlock()
-		return Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", ErrInvalidArgument, live)
+		return driver.Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", driver.ErrInvalidArgument, live)
 	}
 	m.next++
 	rule := &mockRule{match: match, context: bctx, owner: owner, rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))}
@@ -269,7 +113,7 @@ func (t *Tab) AddMock(ctx context.Context, r MockRule) (Mock, error) {
 		m.mu.Lock()
 		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x == rule })
 		m.mu.Unlock()
-		return Mock{}, err
+		return driver.Mock{}, err
 	}
 	return rule.Mock, nil
 }
@@ -283,23 +127,20 @@ func (b *Browser) contextOf(ctx context.Context, id target.ID) (cdpapi.BrowserCo
 	return res.TargetInfo.BrowserContextID, nil
 }
 
-// ErrSharedScope means a session asked for a rule over a browser context
-// in which other sessions have tabs. It comes wrapped with
-// ErrInvalidArgument.
-var ErrSharedScope = errors.New("browser: the scope is shared with other sessions")
-
 type sharedScopeError struct{ others int }
 
 func (e *sharedScopeError) Error() string {
-	return fmt.Sprintf("%s: scope context would cover %d tab(s) of other sessions in this browser context", ErrInvalidArgument, e.others)
+	return fmt.Sprintf("%s: scope context would cover %d tab(s) of other sessions in this browser context", driver.ErrInvalidArgument, e.others)
 }
-func (e *sharedScopeError) Unwrap() []error { return []error{ErrInvalidArgument, ErrSharedScope} }
+func (e *sharedScopeError) Unwrap() []error {
+	return []error{driver.ErrInvalidArgument, driver.ErrSharedScope}
+}
 
 // applies reports whether rule r applies to tab id, in context bctx and
 // owned by owner: a rule made in a scope applies only to the scope's own
 // tabs, whatever its reach, so one session's rules never answer another
 // session's requests in a context they share.
-func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID, owner *Scope) bool {
+func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID, owner *driver.Scope) bool {
 	if r.owner != nil && r.owner != owner {
 		return false
 	}
@@ -312,7 +153,7 @@ func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID, owner *Sc
 // ownerOf returns the scope that owns tab id, adopting it first if it is
 // a popup or a tab of a scope's own context not yet claimed; nil for a tab
 // of the unscoped view.
-func (b *Browser) ownerOf(id target.ID) *Scope {
+func (b *Browser) ownerOf(id target.ID) *driver.Scope {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s := b.owner[id]; s != nil || b.scopes == nil {
@@ -330,7 +171,7 @@ func (b *Browser) ownerOf(id target.ID) *Scope {
 // them anyway (see applies), and no other session acts in them.
 // The context bounds asking a tab's browser context when the target table
 // does not know it yet.
-func (b *Browser) othersIn(ctx context.Context, bctx cdpapi.BrowserContextID, s *Scope) (int, error) {
+func (b *Browser) othersIn(ctx context.Context, bctx cdpapi.BrowserContextID, s *driver.Scope) (int, error) {
 	targets, _ := b.targets.pages()
 	n := 0
 	for _, tt := range targets {
@@ -348,17 +189,10 @@ func (b *Browser) othersIn(ctx context.Context, bctx cdpapi.BrowserContextID, s 
 	return n, nil
 }
 
-// MockQuery selects rules for [Browser.Mocks] and [Browser.ClearMocks].
-type MockQuery struct {
-	Scope *Scope // only rules made by this scope's tabs; nil means all
-	IDs   []int  // only these rules; all when empty
-	Tab   string // only rules that apply to the tab of this ID; "" means any
-}
-
 // Mocks returns the rules q selects, in order of creation, and prunes
 // (and returns apart) the tab rules whose tab has closed. The context
 // bounds listing the tabs.
-func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock, err error) {
+func (b *Browser) Mocks(ctx context.Context, q driver.MockQuery) (rules, pruned []driver.Mock, err error) {
 	pages, err := b.PagesIn(ctx, nil)
 	if err != nil {
 		return nil, nil, err
@@ -368,7 +202,7 @@ func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock,
 		open[string(p.ID)] = true
 	}
 	var bctx cdpapi.BrowserContextID
-	var owner *Scope
+	var owner *driver.Scope
 	if q.Tab != "" {
 		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
 			return nil, nil, err
@@ -388,14 +222,14 @@ func (b *Browser) Mocks(ctx context.Context, q MockQuery) (rules, pruned []Mock,
 		return true
 	})
 	for _, r := range m.rules {
-		if q.selects(r, bctx, owner) {
+		if mockSelects(&q, r, bctx, owner) {
 			rules = append(rules, r.Mock)
 		}
 	}
 	return rules, pruned, nil
 }
 
-func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID, owner *Scope) bool {
+func mockSelects(q *driver.MockQuery, r *mockRule, bctx cdpapi.BrowserContextID, owner *driver.Scope) bool {
 	if q.Scope != nil && r.owner != q.Scope {
 		return false
 	}
@@ -409,9 +243,9 @@ func (q *MockQuery) selects(r *mockRule, bctx cdpapi.BrowserContextID, owner *Sc
 // rule applies to any more stop intercepting. An id in q.IDs that names
 // no rule the query could see is an error wrapping ErrInvalidArgument,
 // and then nothing is removed. The context bounds the disarming.
-func (b *Browser) ClearMocks(ctx context.Context, q MockQuery) ([]Mock, error) {
+func (b *Browser) ClearMocks(ctx context.Context, q driver.MockQuery) ([]driver.Mock, error) {
 	var bctx cdpapi.BrowserContextID
-	var owner *Scope
+	var owner *driver.Scope
 	if q.Tab != "" {
 		var err error
 		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
@@ -422,14 +256,14 @@ func (b *Browser) ClearMocks(ctx context.Context, q MockQuery) ([]Mock, error) {
 	m := &b.mocks
 	m.mu.Lock()
 	for _, id := range q.IDs {
-		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && q.selects(r, bctx, owner) }) {
+		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && mockSelects(&q, r, bctx, owner) }) {
 			m.mu.Unlock()
-			return nil, fmt.Errorf("%w: no mock rule %d here", ErrInvalidArgument, id)
+			return nil, fmt.Errorf("%w: no mock rule %d here", driver.ErrInvalidArgument, id)
 		}
 	}
-	var gone []Mock
+	var gone []driver.Mock
 	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
-		if q.selects(r, bctx, owner) {
+		if mockSelects(&q, r, bctx, owner) {
 			gone = append(gone, r.Mock)
 			return true
 		}

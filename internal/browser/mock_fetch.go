@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Arming tabs for the fake backend's rules (mock.go) and answering their
@@ -137,7 +138,7 @@ func (b *Browser) answerMocked(s *cdp.Session, id target.ID, bctx cdpapi.Browser
 		rule = r
 		break
 	}
-	var act MockRule
+	var act driver.MockRule
 	fail := false
 	if rule != nil {
 		rule.Hits++
@@ -174,9 +175,9 @@ func (b *Browser) answerMocked(s *cdp.Session, id target.ID, bctx cdpapi.Browser
 		reason = network.ErrorReasonFailed
 	}
 	switch {
-	case act.Action == MockFail || fail:
+	case act.Action == driver.MockFail || fail:
 		b.answer(ctx, s, "failing a mocked request", "Fetch.failRequest", fetch.FailRequestParams{RequestID: p.RequestID, ErrorReason: reason})
-	case act.Action == MockFulfill:
+	case act.Action == driver.MockFulfill:
 		status := act.Status
 		if status == 0 {
 			status = 200

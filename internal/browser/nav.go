@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // eventSession is what page logic needs of a session: commands, and events
@@ -26,91 +27,9 @@ type eventSession interface {
 	SubscribeEvents(methods ...string) (<-chan cdp.Event, func())
 }
 
-// NavResult is the outcome of a navigation.
-type NavResult struct {
-	URL    string `json:"url"` // after redirects
-	Title  string `json:"title"`
-	Status int    `json:"status,omitempty"` // the main document's HTTP status; 0 when none (about:, same-document, back/forward cache)
-	// Download says the URL answered with a file, which the browser
-	// downloaded (see [Browser.DownloadsSince]): the tab stayed on the
-	// page URL and Title name.
-	Download bool `json:"download,omitempty"`
-}
-
 // DefaultNavigationTimeout bounds a navigation whose context has no
 // deadline: a page whose load never fires must not hold the caller forever.
 const DefaultNavigationTimeout = 30 * time.Second
-
-// WaitUntil names the point in a page's loading at which a navigation is
-// done.
-type WaitUntil string
-
-const (
-	// WaitLoad waits for the load event: the page and its subresources
-	// (images, scripts, styles, iframes) have loaded. It is the default.
-	WaitLoad WaitUntil = "load"
-	// WaitDOMContentLoaded waits for DOMContentLoaded: the HTML is parsed
-	// and deferred scripts have run; images may still be loading.
-	WaitDOMContentLoaded WaitUntil = "domcontentloaded"
-	// WaitNetworkIdle waits for the load event and then for Chromium's
-	// networkIdle: no network request for 500 ms.
-	WaitNetworkIdle WaitUntil = "networkidle"
-)
-
-// ParseWaitUntil checks a WaitUntil name; "" means [WaitLoad]. An unknown
-// name is an error wrapping [ErrInvalidArgument].
-func ParseWaitUntil(s string) (WaitUntil, error) {
-	w := WaitUntil(strings.ToLower(s))
-	if w == "" {
-		return WaitLoad, nil
-	}
-	if _, err := w.lifecycle(); err != nil {
-		return "", err
-	}
-	return w, nil
-}
-
-// lifecycle returns the Page.lifecycleEvent names that must all fire.
-func (w WaitUntil) lifecycle() ([]string, error) {
-	switch w {
-	case "", WaitLoad:
-		return []string{"load"}, nil
-	case WaitDOMContentLoaded:
-		return []string{"DOMContentLoaded"}, nil
-	case WaitNetworkIdle:
-		return []string{"load", "networkIdle"}, nil
-	}
-	return nil, fmt.Errorf("%w: waitUntil %q: use load, domcontentloaded or networkidle", ErrInvalidArgument, string(w))
-}
-
-// NavOptions tune a navigation. Nil means defaults.
-type NavOptions struct {
-	WaitUntil WaitUntil // "" means WaitLoad
-}
-
-func (o *NavOptions) lifecycle() ([]string, error) {
-	if o == nil {
-		return WaitLoad.lifecycle()
-	}
-	return o.WaitUntil.lifecycle()
-}
-
-// ErrNoHistoryEntry means a tab has no history entry in the direction of a
-// back or forward navigation.
-var ErrNoHistoryEntry = errors.New("browser: no history entry")
-
-// HistoryEndError says which end of its history a tab is at.
-type HistoryEndError struct {
-	Forward bool // the navigation asked for was forward
-}
-
-func (e *HistoryEndError) Error() string {
-	if e.Forward {
-		return "browser: going forward: the tab is at the end of its history"
-	}
-	return "browser: going back: the tab is at the start of its history"
-}
-func (e *HistoryEndError) Unwrap() error { return ErrNoHistoryEntry }
 
 // withNavDeadline gives ctx the default navigation deadline if it has none.
 func withNavDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -123,7 +42,7 @@ func withNavDeadline(ctx context.Context) (context.Context, context.CancelFunc) 
 // Navigate loads url in the tab and waits for its load event, or for the
 // commit of a same-document navigation such as "#section". It is
 // NavigateWith with default options.
-func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
+func (t *Tab) Navigate(ctx context.Context, url string) (*driver.NavResult, error) {
 	return t.NavigateWith(ctx, url, nil)
 }
 
@@ -136,8 +55,8 @@ func (t *Tab) Navigate(ctx context.Context, url string) (*NavResult, error) {
 // has no deadline); when it ends first the error wraps
 // context.DeadlineExceeded and the tab stays usable. A network error is a
 // [*NavigationError].
-func (t *Tab) NavigateWith(ctx context.Context, url string, o *NavOptions) (*NavResult, error) {
-	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+func (t *Tab) NavigateWith(ctx context.Context, url string, o *driver.NavOptions) (*driver.NavResult, error) {
+	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*driver.NavResult, error) {
 		sameDoc := false
 		if strings.Contains(url, "#") { // else it cannot be a fragment change
 			cur, err := location(ctx, s)
@@ -156,7 +75,7 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *NavOptions) (*Nav
 		if err != nil {
 			return nil, err
 		}
-		return &NavResult{URL: loc.URL, Title: loc.Title, Download: true}, nil
+		return &driver.NavResult{URL: loc.URL, Title: loc.Title, Download: true}, nil
 	})
 }
 
@@ -166,14 +85,14 @@ var errNavDownload = errors.New("browser: the URL is a download")
 
 // runNavigation runs nav on the tab's session with the lifecycle events o
 // asks for, under the navigation deadline.
-func (t *Tab) runNavigation(ctx context.Context, o *NavOptions, nav func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error)) (*NavResult, error) {
+func (t *Tab) runNavigation(ctx context.Context, o *driver.NavOptions, nav func(ctx context.Context, s *cdp.Session, want []string) (*driver.NavResult, error)) (*driver.NavResult, error) {
 	return t.runNavigationKind(ctx, o, false, nav)
 }
 
 // runNavigationKind is runNavigation; reloading says nav reloads the
 // current document, which needs a live renderer.
-func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bool, nav func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error)) (*NavResult, error) {
-	want, err := o.lifecycle()
+func (t *Tab) runNavigationKind(ctx context.Context, o *driver.NavOptions, reloading bool, nav func(ctx context.Context, s *cdp.Session, want []string) (*driver.NavResult, error)) (*driver.NavResult, error) {
+	want, err := o.Lifecycle()
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +107,11 @@ func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bo
 	if err != nil {
 		return nil, err
 	}
-	Step(ctx, "loading the page")
+	driver.Step(ctx, "loading the page")
 	start := time.Now()
 	if t.breakDialogLoop(ctx, s) && reloading {
 		// The stopped renderer cannot say what it showed: load its URL.
-		nav = func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+		nav = func(ctx context.Context, s *cdp.Session, want []string) (*driver.NavResult, error) {
 			loc, err := location(ctx, s)
 			if err != nil {
 				return nil, err
@@ -200,7 +119,7 @@ func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bo
 			return navigateTo(ctx, s, loc.URL, want, false)
 		}
 	}
-	var res *NavResult
+	var res *driver.NavResult
 	if t.CheckDialog() != nil {
 		res, err = nav(ctx, s, want) // the navigation closes the dialog open now
 	} else {
@@ -226,7 +145,7 @@ func (t *Tab) runNavigationKind(ctx context.Context, o *NavOptions, reloading bo
 
 // result waits for the navigation n describes and reports where the tab
 // ended up; what names it in an error.
-func (n *navigation) result(ctx context.Context, s eventSession, events <-chan cdp.Event, what string) (*NavResult, error) {
+func (n *navigation) result(ctx context.Context, s eventSession, events <-chan cdp.Event, what string) (*driver.NavResult, error) {
 	status, err := n.wait(ctx, events)
 	if err != nil {
 		return nil, fmt.Errorf("browser: waiting for %s: %w", what, err)
@@ -238,7 +157,7 @@ func (n *navigation) result(ctx context.Context, s eventSession, events <-chan c
 		return nil, err
 	}
 	where.put(s, gen, loc.URL)
-	return &NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
+	return &driver.NavResult{URL: loc.URL, Title: loc.Title, Status: status}, nil
 }
 
 // fragmentOnly reports whether navigating from to to changes only the
@@ -263,7 +182,7 @@ func fragmentOnly(from, to string) bool {
 }
 
 // navigate loads url and waits for its load event.
-func navigate(ctx context.Context, s eventSession, url string) (*NavResult, error) {
+func navigate(ctx context.Context, s eventSession, url string) (*driver.NavResult, error) {
 	return navigateTo(ctx, s, url, []string{"load"}, false)
 }
 
@@ -276,7 +195,7 @@ var navEvents = []string{
 // navigateTo loads url and waits until the lifecycle events want have
 // fired. With sameDoc (a predicted fragment change) the commit of a
 // same-document navigation also ends the wait.
-func navigateTo(ctx context.Context, s eventSession, url string, want []string, sameDoc bool) (*NavResult, error) {
+func navigateTo(ctx context.Context, s eventSession, url string, want []string, sameDoc bool) (*driver.NavResult, error) {
 	// Subscribe before navigating so no event is missed; one channel keeps
 	// the document's response ahead of its load.
 	events, stop := s.SubscribeEvents(navEvents...)
@@ -293,7 +212,7 @@ func navigateTo(ctx context.Context, s eventSession, url string, want []string, 
 		if res.LoaderID != "" && !res.IsDownload && res.ErrorText != "net::ERR_ABORTED" {
 			awaitErrorPage(ctx, events, res.FrameID, res.LoaderID)
 		}
-		return nil, &NavigationError{URL: url, Text: res.ErrorText}
+		return nil, &driver.NavigationError{URL: url, Text: res.ErrorText}
 	}
 	// Page.navigate answers with no loader for a same-document navigation:
 	// no load follows, and until it commits the history shows the old URL.
@@ -303,16 +222,16 @@ func navigateTo(ctx context.Context, s eventSession, url string, want []string, 
 
 // Reload reloads the tab's document, from the network when ignoreCache is
 // set, and waits as [Tab.NavigateWith] does.
-func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *NavOptions) (*NavResult, error) {
+func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *driver.NavOptions) (*driver.NavResult, error) {
 	if t.crashed.Load() {
 		return t.reloadCrashed(ctx, o)
 	}
-	return t.runNavigationKind(ctx, o, true, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+	return t.runNavigationKind(ctx, o, true, func(ctx context.Context, s *cdp.Session, want []string) (*driver.NavResult, error) {
 		return reload(ctx, s, ignoreCache, want)
 	})
 }
 
-func reload(ctx context.Context, s eventSession, ignoreCache bool, want []string) (*NavResult, error) {
+func reload(ctx context.Context, s eventSession, ignoreCache bool, want []string) (*driver.NavResult, error) {
 	events, stop := s.SubscribeEvents(navEvents...)
 	defer stop()
 	main, err := mainFrame(ctx, s)
@@ -336,29 +255,29 @@ func reload(ctx context.Context, s eventSession, ignoreCache bool, want []string
 // history.pushState) is done when it commits, and a page restored from the
 // back/forward cache when it is shown. At the start of the history it is a
 // [*HistoryEndError].
-func (t *Tab) GoBack(ctx context.Context, o *NavOptions) (*NavResult, error) {
+func (t *Tab) GoBack(ctx context.Context, o *driver.NavOptions) (*driver.NavResult, error) {
 	return t.goHistory(ctx, -1, o)
 }
 
 // GoForward is like [Tab.GoBack], one entry forward.
-func (t *Tab) GoForward(ctx context.Context, o *NavOptions) (*NavResult, error) {
+func (t *Tab) GoForward(ctx context.Context, o *driver.NavOptions) (*driver.NavResult, error) {
 	return t.goHistory(ctx, +1, o)
 }
 
-func (t *Tab) goHistory(ctx context.Context, delta int, o *NavOptions) (*NavResult, error) {
-	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*NavResult, error) {
+func (t *Tab) goHistory(ctx context.Context, delta int, o *driver.NavOptions) (*driver.NavResult, error) {
+	return t.runNavigation(ctx, o, func(ctx context.Context, s *cdp.Session, want []string) (*driver.NavResult, error) {
 		return goHistory(ctx, s, delta, want)
 	})
 }
 
-func goHistory(ctx context.Context, s eventSession, delta int, want []string) (*NavResult, error) {
+func goHistory(ctx context.Context, s eventSession, delta int, want []string) (*driver.NavResult, error) {
 	h, err := cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading history: %w", err)
 	}
 	i := int(h.CurrentIndex) + delta
 	if i < 0 || i >= len(h.Entries) {
-		return nil, &HistoryEndError{Forward: delta > 0}
+		return nil, &driver.HistoryEndError{Forward: delta > 0}
 	}
 	entry := h.Entries[i]
 	events, stop := s.SubscribeEvents(navEvents...)
@@ -466,7 +385,7 @@ func (n *navigation) wait(ctx context.Context, events <-chan cdp.Event) (int, er
 				if !f.Canceled {
 					awaitErrorPage(ctx, events, n.frame, l)
 				}
-				return 0, &NavigationError{URL: n.url, Text: f.ErrorText}
+				return 0, &driver.NavigationError{URL: n.url, Text: f.ErrorText}
 			}
 		case "Network.responseReceived":
 			var r network.EventResponseReceived

@@ -23,6 +23,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/cdp/cdptest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	fixturepages "github.com/cdpkit/cdpkit/internal/fixtures"
 )
 
@@ -144,7 +145,7 @@ func navString(t *testing.T, tab *Tab, expr string) string {
 }
 
 // mustNav navigates and fails the test on error.
-func mustNav(t *testing.T, tab *Tab, url string, o *NavOptions) *NavResult {
+func mustNav(t *testing.T, tab *Tab, url string, o *driver.NavOptions) *driver.NavResult {
 	t.Helper()
 	res, err := tab.NavigateWith(t.Context(), url, o)
 	if err != nil {
@@ -163,15 +164,15 @@ func TestBackForwardReload(t *testing.T) {
 
 	steps := []struct {
 		name      string
-		do        func(ctx context.Context) (*NavResult, error)
+		do        func(ctx context.Context) (*driver.NavResult, error)
 		wantURL   string
 		wantTitle string
 	}{
-		{"back", func(ctx context.Context) (*NavResult, error) { return tab.GoBack(ctx, nil) }, one, "One"},
-		{"forward", func(ctx context.Context) (*NavResult, error) { return tab.GoForward(ctx, nil) }, two, "Two"},
-		{"back again", func(ctx context.Context) (*NavResult, error) { return tab.GoBack(ctx, nil) }, one, "One"},
-		{"reload", func(ctx context.Context) (*NavResult, error) { return tab.Reload(ctx, false, nil) }, one, "One"},
-		{"forward after reload", func(ctx context.Context) (*NavResult, error) { return tab.GoForward(ctx, nil) }, two, "Two"},
+		{"back", func(ctx context.Context) (*driver.NavResult, error) { return tab.GoBack(ctx, nil) }, one, "One"},
+		{"forward", func(ctx context.Context) (*driver.NavResult, error) { return tab.GoForward(ctx, nil) }, two, "Two"},
+		{"back again", func(ctx context.Context) (*driver.NavResult, error) { return tab.GoBack(ctx, nil) }, one, "One"},
+		{"reload", func(ctx context.Context) (*driver.NavResult, error) { return tab.Reload(ctx, false, nil) }, one, "One"},
+		{"forward after reload", func(ctx context.Context) (*driver.NavResult, error) { return tab.GoForward(ctx, nil) }, two, "Two"},
 	}
 	for _, st := range steps {
 		ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
@@ -205,8 +206,8 @@ func TestBackForwardReload(t *testing.T) {
 	}
 
 	_, err = tab.GoForward(t.Context(), nil)
-	var he *HistoryEndError
-	if !errors.As(err, &he) || !he.Forward || !errors.Is(err, ErrNoHistoryEntry) {
+	var he *driver.HistoryEndError
+	if !errors.As(err, &he) || !he.Forward || !errors.Is(err, driver.ErrNoHistoryEntry) {
 		t.Errorf("GoForward at the end = %v, want a forward *HistoryEndError", err)
 	}
 	// The tab's history starts at about:blank.
@@ -258,24 +259,24 @@ func TestHashRouter(t *testing.T) {
 	srv := serveNav(t)
 	_, tab := newTab(t)
 	page := srv.URL + "/nav-router.html"
-	mustNav(t, tab, page, &NavOptions{WaitUntil: WaitDOMContentLoaded})
+	mustNav(t, tab, page, &driver.NavOptions{WaitUntil: driver.WaitDOMContentLoaded})
 
 	// Well under the 15 s the page's load takes, and more than the
 	// navigations need even on a loaded machine.
 	const prompt = 5 * time.Second
 	steps := []struct {
 		name     string
-		do       func(ctx context.Context) (*NavResult, error)
+		do       func(ctx context.Context) (*driver.NavResult, error)
 		wantURL  string
 		wantView string
 	}{
-		{"#/a", func(ctx context.Context) (*NavResult, error) { return tab.Navigate(ctx, page+"#/a") }, page + "#/a", "View a"},
-		{"#/b", func(ctx context.Context) (*NavResult, error) { return tab.Navigate(ctx, page+"#/b") }, page + "#/b", "View b"},
-		{"back", func(ctx context.Context) (*NavResult, error) { return tab.GoBack(ctx, nil) }, page + "#/a", "View a"},
-		{"back to no fragment", func(ctx context.Context) (*NavResult, error) { return tab.GoBack(ctx, nil) }, page, "Home"},
-		{"forward", func(ctx context.Context) (*NavResult, error) { return tab.GoForward(ctx, nil) }, page + "#/a", "View a"},
-		{"#/b again, waiting for networkidle", func(ctx context.Context) (*NavResult, error) {
-			return tab.NavigateWith(ctx, page+"#/b", &NavOptions{WaitUntil: WaitNetworkIdle})
+		{"#/a", func(ctx context.Context) (*driver.NavResult, error) { return tab.Navigate(ctx, page+"#/a") }, page + "#/a", "View a"},
+		{"#/b", func(ctx context.Context) (*driver.NavResult, error) { return tab.Navigate(ctx, page+"#/b") }, page + "#/b", "View b"},
+		{"back", func(ctx context.Context) (*driver.NavResult, error) { return tab.GoBack(ctx, nil) }, page + "#/a", "View a"},
+		{"back to no fragment", func(ctx context.Context) (*driver.NavResult, error) { return tab.GoBack(ctx, nil) }, page, "Home"},
+		{"forward", func(ctx context.Context) (*driver.NavResult, error) { return tab.GoForward(ctx, nil) }, page + "#/a", "View a"},
+		{"#/b again, waiting for networkidle", func(ctx context.Context) (*driver.NavResult, error) {
+			return tab.NavigateWith(ctx, page+"#/b", &driver.NavOptions{WaitUntil: driver.WaitNetworkIdle})
 		}, page + "#/b", "View b"},
 	}
 	for _, st := range steps {
@@ -306,13 +307,13 @@ func TestWaitUntil(t *testing.T) {
 
 	// The image comes 3 s after the request: DOMContentLoaded is long
 	// before the load.
-	mustNav(t, tab, srv.URL+"/nav-slow.html", &NavOptions{WaitUntil: WaitDOMContentLoaded})
+	mustNav(t, tab, srv.URL+"/nav-slow.html", &driver.NavOptions{WaitUntil: driver.WaitDOMContentLoaded})
 	if rs := navString(t, tab, "document.readyState"); rs != "interactive" {
 		t.Errorf("after waiting for domcontentloaded readyState = %q, want interactive (the image still loading)", rs)
 	}
 
 	// networkidle includes the fetch the page starts 500 ms after its load.
-	got := mustNav(t, tab, srv.URL+"/nav-idle.html", &NavOptions{WaitUntil: WaitNetworkIdle})
+	got := mustNav(t, tab, srv.URL+"/nav-idle.html", &driver.NavOptions{WaitUntil: driver.WaitNetworkIdle})
 	if got.Title != "Late fetch" || got.Status != 200 {
 		t.Errorf("NavigateWith(networkidle) = %+v, want title Late fetch, status 200", *got)
 	}
@@ -323,7 +324,7 @@ func TestWaitUntil(t *testing.T) {
 	}
 
 	// And a reload, which learns its loader from its events.
-	if _, err := tab.Reload(t.Context(), false, &NavOptions{WaitUntil: WaitNetworkIdle}); err != nil {
+	if _, err := tab.Reload(t.Context(), false, &driver.NavOptions{WaitUntil: driver.WaitNetworkIdle}); err != nil {
 		t.Fatalf("Reload(networkidle): %v", err)
 	}
 	if navEval(t, tab, "window.fetched === true", &fetched); !fetched {
@@ -334,23 +335,23 @@ func TestWaitUntil(t *testing.T) {
 func TestParseWaitUntil(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    WaitUntil
+		want    driver.WaitUntil
 		wantErr bool
 	}{
-		{"", WaitLoad, false},
-		{"load", WaitLoad, false},
-		{"domcontentloaded", WaitDOMContentLoaded, false},
-		{"DOMContentLoaded", WaitDOMContentLoaded, false},
-		{"networkidle", WaitNetworkIdle, false},
+		{"", driver.WaitLoad, false},
+		{"load", driver.WaitLoad, false},
+		{"domcontentloaded", driver.WaitDOMContentLoaded, false},
+		{"DOMContentLoaded", driver.WaitDOMContentLoaded, false},
+		{"networkidle", driver.WaitNetworkIdle, false},
 		{"networkidle0", "", true},
 		{"commit", "", true},
 	}
 	for _, tt := range tests {
-		got, err := ParseWaitUntil(tt.in)
+		got, err := driver.ParseWaitUntil(tt.in)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("ParseWaitUntil(%q) = %q, %v; want %q, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
-		if err != nil && !errors.Is(err, ErrInvalidArgument) {
+		if err != nil && !errors.Is(err, driver.ErrInvalidArgument) {
 			t.Errorf("ParseWaitUntil(%q) error %v does not wrap ErrInvalidArgument", tt.in, err)
 		}
 	}
@@ -457,7 +458,7 @@ func TestNavigationWaitFake(t *testing.T) {
 				s.Emit("Network.requestWillBeSent", docReq("R1", "NEW"))
 				s.Emit("Network.loadingFailed", network.EventLoadingFailed{RequestID: "R1", ErrorText: "net::ERR_INTERNET_DISCONNECTED"})
 			},
-			wantErr: ErrNavigationFailed,
+			wantErr: driver.ErrNavigationFailed,
 		},
 	}
 	for _, tt := range tests {
@@ -474,7 +475,7 @@ func TestNavigationWaitFake(t *testing.T) {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("wait = %d, %v; want %v", status, err, tt.wantErr)
 				}
-				var ne *NavigationError
+				var ne *driver.NavigationError
 				if errors.As(err, &ne) && (ne.Text != "net::ERR_INTERNET_DISCONNECTED" || ne.URL != "http://x/") {
 					t.Errorf("NavigationError = %+v, want the new document's error and URL", *ne)
 				}
@@ -495,7 +496,7 @@ func TestNavigateOffline(t *testing.T) {
 	_, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/nav-one.html", nil)
 	offline, none := "offline", "none"
-	if _, err := tab.Emulate(t.Context(), EmulationChange{Network: &offline}); err != nil {
+	if _, err := tab.Emulate(t.Context(), driver.EmulationChange{Network: &offline}); err != nil {
 		t.Fatalf("Emulate(offline): %v", err)
 	}
 	_, navErr := tab.Navigate(t.Context(), srv.URL+"/nav-two.html")
@@ -504,11 +505,11 @@ func TestNavigateOffline(t *testing.T) {
 		t.Errorf("Location after the failed navigation = %+v, %v; want its error page, at %s/nav-two.html", loc, err, srv.URL)
 	}
 	_, reloadErr := tab.Reload(t.Context(), false, nil)
-	if _, err := tab.Emulate(t.Context(), EmulationChange{Network: &none}); err != nil {
+	if _, err := tab.Emulate(t.Context(), driver.EmulationChange{Network: &none}); err != nil {
 		t.Fatalf("Emulate(none): %v", err)
 	}
 	for what, err := range map[string]error{"Navigate": navErr, "Reload": reloadErr} {
-		var ne *NavigationError
+		var ne *driver.NavigationError
 		if !errors.As(err, &ne) || !strings.Contains(ne.Text, "ERR_INTERNET_DISCONNECTED") || ne.URL != srv.URL+"/nav-two.html" {
 			t.Errorf("%s offline = %v, want a NavigationError for %s/nav-two.html with ERR_INTERNET_DISCONNECTED", what, err, srv.URL)
 		}
@@ -528,7 +529,7 @@ func TestErrorPageStays(t *testing.T) {
 	_, tab := newTab(t)
 	mustNav(t, tab, srv.URL+"/nav-one.html", nil)
 	offline := "offline"
-	if _, err := tab.Emulate(t.Context(), EmulationChange{Network: &offline}); err != nil {
+	if _, err := tab.Emulate(t.Context(), driver.EmulationChange{Network: &offline}); err != nil {
 		t.Fatalf("Emulate(offline): %v", err)
 	}
 	s, err := tab.session(t.Context())

@@ -14,6 +14,7 @@ import (
 
 	cdpkitcdp "github.com/cdpkit/cdpkit/internal/cdp"
 	"github.com/cdpkit/cdpkit/internal/cdp/cdptest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // fakePage scripts a session whose Page.navigate answers with res and then
@@ -81,7 +82,7 @@ func TestNavigateFake(t *testing.T) {
 		{
 			name:    "network error",
 			res:     page.NavigateResult{FrameID: "F", LoaderID: "L", ErrorText: "net::ERR_NAME_NOT_RESOLVED"},
-			wantErr: ErrNavigationFailed,
+			wantErr: driver.ErrNavigationFailed,
 		},
 		{
 			name:    "load never comes",
@@ -107,7 +108,7 @@ func TestNavigateFake(t *testing.T) {
 				if err != nil {
 					t.Fatalf("navigate: %v", err)
 				}
-				want := NavResult{URL: "http://x/final", Title: "Final", Status: tt.wantStatus}
+				want := driver.NavResult{URL: "http://x/final", Title: "Final", Status: tt.wantStatus}
 				if *got != want {
 					t.Errorf("navigate = %+v, want %+v", *got, want)
 				}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestNavigate(t *testing.T) {
@@ -51,10 +53,10 @@ func TestNavigateConnectionRefused(t *testing.T) {
 	if err == nil {
 		t.Fatalf("Navigate(%s) = %+v, want an error", url, res)
 	}
-	if !errors.Is(err, ErrNavigationFailed) {
+	if !errors.Is(err, driver.ErrNavigationFailed) {
 		t.Errorf("err = %v, want one matching ErrNavigationFailed", err)
 	}
-	var ne *NavigationError
+	var ne *driver.NavigationError
 	if !errors.As(err, &ne) {
 		t.Fatalf("err = %T, want *NavigationError", err)
 	}

@@ -5,41 +5,31 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/network"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Reading the request log (netlog.go records it).
 
-// RequestQuery selects requests of the log.
-type RequestQuery struct {
-	Types     []string // only these resource types; all when empty
-	URL       string   // only URLs containing this
-	Status    []string // only these classes: 1xx … 5xx, "failed", "pending"
-	Preserved bool     // include the navigations before the current one
-	Offset    int      // skip this many matches, oldest first
-	Limit     int      // return at most this many; 0 means all
-}
-
 // NetworkRequests returns the tab's requests that match q, oldest first,
 // and how many match in all. The log starts when cdpkit first attaches to
-// the tab and keeps the requests of its last NetworkNavigations
+// the tab and keeps the requests of its last driver.NetworkNavigations
 // navigations, at most CDPKIT_NETWORK_BUFFER (1000) of them. The context
 // bounds attaching.
-func (t *Tab) NetworkRequests(ctx context.Context, q RequestQuery) ([]Request, int, error) {
+func (t *Tab) NetworkRequests(ctx context.Context, q driver.RequestQuery) ([]driver.Request, int, error) {
 	if _, err := t.session(ctx); err != nil {
 		return nil, 0, err
 	}
 	t.net.mu.Lock()
 	defer t.net.mu.Unlock()
-	var out []Request
+	var out []driver.Request
 	total := 0
 	for _, e := range t.net.list {
-		if !q.match(e, t.net.nav) {
+		if !requestMatches(&q, e, t.net.nav) {
 			continue
 		}
 		total++
@@ -50,7 +40,7 @@ func (t *Tab) NetworkRequests(ctx context.Context, q RequestQuery) ([]Request, i
 	return out, total, nil
 }
 
-func (q *RequestQuery) match(e *netEntry, nav int) bool {
+func requestMatches(q *driver.RequestQuery, e *netEntry, nav int) bool {
 	if !q.Preserved && e.Nav != nav {
 		return false
 	}
@@ -60,22 +50,10 @@ func (q *RequestQuery) match(e *netEntry, nav int) bool {
 	if q.URL != "" && !strings.Contains(e.URL, q.URL) {
 		return false
 	}
-	if len(q.Status) > 0 && !contains(q.Status, StatusClass(e.Request)) {
+	if len(q.Status) > 0 && !contains(q.Status, driver.StatusClass(e.Request)) {
 		return false
 	}
 	return true
-}
-
-// StatusClass is a request's class for filtering: "1xx" … "5xx",
-// "failed", or "pending" while it has no answer.
-func StatusClass(r Request) string {
-	switch {
-	case r.Failure != "":
-		return "failed"
-	case r.Status >= 100 && r.Status < 600:
-		return strconv.Itoa(r.Status/100) + "xx"
-	}
-	return "pending"
 }
 
 func contains(list []string, s string) bool {
@@ -90,10 +68,10 @@ func contains(list []string, s string) bool {
 // NetworkRequest returns one kept request with its headers (unredacted:
 // redacting is the caller's), timing and initiator. An id that matches
 // nothing kept is a [*RequestError].
-func (t *Tab) NetworkRequest(ctx context.Context, id int) (RequestDetail, error) {
+func (t *Tab) NetworkRequest(ctx context.Context, id int) (driver.RequestDetail, error) {
 	e, err := t.netEntry(ctx, id)
 	if err != nil {
-		return RequestDetail{}, err
+		return driver.RequestDetail{}, err
 	}
 	t.net.mu.Lock()
 	defer t.net.mu.Unlock()
@@ -126,7 +104,7 @@ func (t *Tab) netEntry(ctx context.Context, id int) (*netEntry, error) {
 			return e, nil
 		}
 	}
-	return nil, &RequestError{ID: id, Gone: id > 0 && id <= t.net.lastID}
+	return nil, &driver.RequestError{ID: id, Gone: id > 0 && id <= t.net.lastID}
 }
 
 // ResponseBody returns a request's response body, decoded from base64
@@ -142,7 +120,7 @@ func (t *Tab) ResponseBody(ctx context.Context, id int) (body []byte, binary boo
 	done, failed := e.Done, e.Failure != "" || e.redirect
 	t.net.mu.Unlock()
 	if !done || failed {
-		return nil, false, fmt.Errorf("browser: request %d has no complete body: %w", id, ErrBodyGone)
+		return nil, false, fmt.Errorf("browser: request %d has no complete body: %w", id, driver.ErrBodyGone)
 	}
 	var res struct {
 		Body          string `json:"body"`
@@ -150,7 +128,7 @@ func (t *Tab) ResponseBody(ctx context.Context, id int) (body []byte, binary boo
 	}
 	if err := e.sess.Call(ctx, "Network.getResponseBody", network.GetResponseBodyParams{RequestID: e.reqID}, &res); err != nil {
 		if isGoneError(err) {
-			return nil, false, fmt.Errorf("browser: request %d: %w", id, ErrBodyGone)
+			return nil, false, fmt.Errorf("browser: request %d: %w", id, driver.ErrBodyGone)
 		}
 		return nil, false, fmt.Errorf("browser: reading the body of request %d: %w", id, err)
 	}
@@ -173,7 +151,7 @@ func (t *Tab) RequestPostData(ctx context.Context, id int) ([]byte, error) {
 	has, post, short := e.HasBody, e.post, e.postCut
 	t.net.mu.Unlock()
 	if !has {
-		return nil, fmt.Errorf("browser: request %d sent no body: %w", id, ErrBodyGone)
+		return nil, fmt.Errorf("browser: request %d sent no body: %w", id, driver.ErrBodyGone)
 	}
 	if !short {
 		return []byte(post), nil
@@ -184,7 +162,7 @@ func (t *Tab) RequestPostData(ctx context.Context, id int) ([]byte, error) {
 	}
 	if err := e.sess.Call(ctx, "Network.getRequestPostData", network.GetRequestPostDataParams{RequestID: e.reqID}, &res); err != nil {
 		if isGoneError(err) {
-			return nil, fmt.Errorf("browser: request %d: %w", id, ErrBodyGone)
+			return nil, fmt.Errorf("browser: request %d: %w", id, driver.ErrBodyGone)
 		}
 		return nil, fmt.Errorf("browser: reading the body request %d sent: %w", id, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -54,10 +55,6 @@ type Options struct {
 	// LaunchTimeout bounds starting or reaching the browser; zero means 30s.
 	LaunchTimeout time.Duration
 
-	// IdleTimeout makes a [Manager] stop its browser after this long without
-	// a call in flight; zero means never.
-	IdleTimeout time.Duration
-
 	Logger *slog.Logger
 
 	// URLPolicy judges every document request of every frame and tab, in
@@ -79,7 +76,7 @@ type Options struct {
 	// StorageState is loaded into every new browser context: its cookies
 	// when the context is made, its localStorage when cdpkit first attaches
 	// to a tab of it. Nil means none.
-	StorageState *StorageState
+	StorageState *driver.StorageState
 
 	// The launch options (launchopts.go); CheckLaunchOptions checks them.
 	// Those that are browser switches (Headful, UserDataDir, UserAgent,
@@ -94,7 +91,7 @@ type Options struct {
 	UserDataDir string
 	// Viewport is every tab's viewport until the emulate tools change it
 	// (their reset returns to it); nil means the window's.
-	Viewport *Viewport
+	Viewport *driver.Viewport
 	// UserAgent replaces the browser's user agent string.
 	UserAgent string
 	// ProxyServer is an HTTP proxy (host:port or http://[user:pass@]host:port)
@@ -112,11 +109,6 @@ type Options struct {
 	// IgnoreHTTPSErrors makes pages load over HTTPS with certificates that
 	// do not verify (self-signed, expired, wrong host).
 	IgnoreHTTPSErrors bool
-
-	// Backend, if set, is the browser the Manager drives instead of a
-	// Chromium: its Driver serves every tool, and Manager.Browser fails
-	// with ErrUnsupported.
-	Backend Backend
 
 	// NoNetworkLog turns each tab's request log off, so that `make bench`
 	// can measure what the log adds to a navigation; list_network_requests

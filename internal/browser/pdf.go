@@ -9,32 +9,25 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// PDFOptions say how to print a page to PDF.
-type PDFOptions struct {
-	Landscape       bool
-	PrintBackground bool
-	// PageRanges such as "1-5, 8"; empty prints every page.
-	PageRanges string
-}
 
 // PrintPDF prints the tab's page to PDF and streams the file to w, so that
 // a long document never sits whole in memory. It returns the bytes
 // written. A page range that selects no page wraps ErrInvalidArgument.
-func (t *Tab) PrintPDF(ctx context.Context, o PDFOptions, w io.Writer) (int64, error) {
+func (t *Tab) PrintPDF(ctx context.Context, o driver.PDFOptions, w io.Writer) (int64, error) {
 	s, err := t.session(ctx)
 	if err != nil {
 		return 0, err
 	}
-	Step(ctx, "printing to PDF")
+	driver.Step(ctx, "printing to PDF")
 	res, err := cdpapi.Call(ctx, s, page.PrintToPDF, page.PrintToPDFParams{
 		Landscape: &o.Landscape, PrintBackground: &o.PrintBackground, PageRanges: o.PageRanges,
 		TransferMode: page.PrintToPDFTransferModeReturnAsStream,
 	})
 	if err != nil {
 		if o.PageRanges != "" && cdp.IsProtocolError(err) {
-			return 0, fmt.Errorf("%w: page ranges %q: %v", ErrInvalidArgument, o.PageRanges, err)
+			return 0, fmt.Errorf("%w: page ranges %q: %v", driver.ErrInvalidArgument, o.PageRanges, err)
 		}
 		return 0, err
 	}

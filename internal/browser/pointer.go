@@ -12,42 +12,8 @@ import (
 	cdpinput "github.com/chromedp/cdproto/input"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Pointer errors. They come wrapped in an *ElementError.
-var (
-	// ErrElementCovered means every point where a click could land on the
-	// element is covered by another element; see CoveredError.
-	ErrElementCovered = errors.New("browser: element is covered")
-	// ErrElementDisabled means the element is a disabled form control,
-	// which ignores clicks.
-	ErrElementDisabled = errors.New("browser: element is disabled")
-	// ErrElementOffscreen is an ErrElementNotVisible for an element that
-	// is rendered but has no point in the viewport even after scrolling,
-	// such as one clipped by a container scrolled elsewhere.
-	ErrElementOffscreen = fmt.Errorf("%w: it is outside the viewport", ErrElementNotVisible)
-)
-
-// CoveredError names what a pointer would hit instead of the element.
-type CoveredError struct {
-	// By describes the element hit, such as `div#overlay.modal "Accept
-	// cookies"`.
-	By string
-	// Ancestor is set when what is hit is an ancestor of the element: the
-	// element itself takes no pointer events (pointer-events: none).
-	Ancestor bool
-}
-
-func (e *CoveredError) Error() string { return "browser: element " + e.Reason() }
-func (e *CoveredError) Unwrap() error { return ErrElementCovered }
-
-// Reason completes a sentence whose subject is the element.
-func (e *CoveredError) Reason() string {
-	if e.Ancestor {
-		return "takes no pointer events: they land on its ancestor " + e.By
-	}
-	return "is covered by " + e.By
-}
 
 // Pointer timing.
 const (
@@ -63,47 +29,6 @@ const (
 	// dragLateStart bounds the wait for a drag that starts on the last move.
 	dragLateStart = 50 * time.Millisecond
 )
-
-// ClickOptions say what to click and how.
-type ClickOptions struct {
-	// Ref or Selector names the element (see [Tab.Element]).
-	Ref      string
-	Selector string
-	// Button is "left" (the default), "right" or "middle".
-	Button string
-	// Double clicks twice, the second time with clickCount 2, which fires
-	// dblclick.
-	Double bool
-	// Modifiers are the keys held during the click: a bit field of
-	// input.ModAlt, ModCtrl, ModMeta and ModShift.
-	Modifiers int64
-	// Force clicks through the DOM (click events dispatched on the element)
-	// when the element is covered, out of the viewport or not rendered.
-	Force bool
-}
-
-// ClickResult says how an element was clicked.
-type ClickResult struct {
-	// X and Y are where, in CSS pixels of the page's viewport; zero when
-	// Forced.
-	X, Y float64
-	// Forced is set when the click went through the DOM, not the mouse.
-	Forced bool
-	// Dialog is set when the click opened a JavaScript dialog that waits
-	// for an answer: the page is blocked until [Tab.HandleDialog].
-	Dialog bool
-	// NotSubmitted is set when the click was on a submit button whose
-	// form the browser refused to submit: a control is invalid, and the
-	// browser showed its validation message.
-	NotSubmitted *Invalid
-}
-
-// Invalid is a form control that blocked a submit, as the browser
-// reports it to the user.
-type Invalid struct {
-	Field   string // the control's label (or name)
-	Message string // the browser's validation message
-}
 
 // afterClickJS reports what a click did that no tree or event tells:
 // a submit the browser refused, a download link.
@@ -131,7 +56,7 @@ const afterClickWait = time.Second
 // call at once (Dialog is set); a navigation of the tab it starts is
 // waited for until the new document loads (at most actionNavWait), so the
 // caller sees the new page. The context bounds the whole call.
-func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
+func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickResult, error) {
 	button, buttons, err := mouseButton(o.Button)
 	if err != nil {
 		return nil, err
@@ -146,7 +71,7 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 	var aimErr error
 	el, err := t.actionable(ctx, o.Ref, o.Selector, func(ctx context.Context, el *element) error {
 		p, aimErr = t.freePoint(ctx, ps, el, o.Selector, true, true)
-		if o.Force && (errors.Is(aimErr, ErrElementCovered) || errors.Is(aimErr, ErrElementNotVisible)) {
+		if o.Force && (errors.Is(aimErr, driver.ErrElementCovered) || errors.Is(aimErr, driver.ErrElementNotVisible)) {
 			return nil
 		}
 		return aimErr
@@ -154,10 +79,10 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ClickResult{}
+	res := &driver.ClickResult{}
 	defer t.releaseUnlessBlocked(ctx, &res.Dialog, el)
 	if err := aimErr; err != nil {
-		if o.Force && (errors.Is(err, ErrElementCovered) || errors.Is(err, ErrElementNotVisible)) {
+		if o.Force && (errors.Is(err, driver.ErrElementCovered) || errors.Is(err, driver.ErrElementNotVisible)) {
 			res.Forced = true
 			res.Dialog, err = t.perform(ctx, ps, el.Session, func(ctx context.Context) error { return forceClick(ctx, el, o) })
 			if err != nil {
@@ -184,7 +109,7 @@ func (t *Tab) Click(ctx context.Context, o ClickOptions) (*ClickResult, error) {
 		// navigation has taken it away, and the call fails harmlessly.
 		actx, cancel := context.WithTimeout(ctx, afterClickWait)
 		var after *struct {
-			NotSubmitted *Invalid
+			NotSubmitted *driver.Invalid
 			Download     bool
 		}
 		if callJS(actx, el.Session, jsCall{this: el.Object}, afterClickJS, &after) == nil && after != nil {
@@ -211,20 +136,10 @@ func (t *Tab) releaseUnlessBlocked(ctx context.Context, dialog *bool, els ...*el
 	}
 }
 
-// HoverResult says where the mouse went and whether the element is
-// hovered.
-type HoverResult struct {
-	X, Y float64
-	// Hovered reports whether the element matches :hover afterwards.
-	Hovered bool
-	// Dialog is as for [ClickResult].
-	Dialog bool
-}
-
 // Hover moves the mouse over an element (ref or selector, see
 // [Tab.Element]) at a point no other element covers, found as for
 // [Tab.Click], whose errors it shares.
-func (t *Tab) Hover(ctx context.Context, ref, selector string) (*HoverResult, error) {
+func (t *Tab) Hover(ctx context.Context, ref, selector string) (*driver.HoverResult, error) {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
@@ -237,7 +152,7 @@ func (t *Tab) Hover(ctx context.Context, ref, selector string) (*HoverResult, er
 	if err != nil {
 		return nil, err
 	}
-	res := &HoverResult{}
+	res := &driver.HoverResult{}
 	defer t.releaseUnlessBlocked(ctx, &res.Dialog, el)
 	res.X, res.Y = p.X, p.Y
 	res.Dialog, err = t.perform(ctx, ps, el.Session, func(ctx context.Context) error {
@@ -256,22 +171,6 @@ func (t *Tab) Hover(ctx context.Context, ref, selector string) (*HoverResult, er
 
 var hoveredJS = loadScript("hovered")
 
-// DragOptions name the element to drag and the one to drop it on, each by
-// ref or selector (see [Tab.Element]).
-type DragOptions struct {
-	FromRef, FromSelector string
-	ToRef, ToSelector     string
-}
-
-// DragResult says how a drag went.
-type DragResult struct {
-	// HTML5 is set when the page started an HTML5 drag (dragstart) and the
-	// drop was delivered as drag events.
-	HTML5 bool
-	// Dialog is as for [ClickResult].
-	Dialog bool
-}
-
 // Drag presses the mouse on one element, moves it in steps to another and
 // releases it there, each at a point found as for [Tab.Click], whose
 // errors it shares. Pages that drag on mouse events see every move; an
@@ -279,12 +178,12 @@ type DragResult struct {
 // continued with drag events (dragenter, dragover, drop), which works the
 // same headless or not. When the target is out of view it is scrolled to,
 // and the source must then still be in view.
-func (t *Tab) Drag(ctx context.Context, o DragOptions) (*DragResult, error) {
+func (t *Tab) Drag(ctx context.Context, o driver.DragOptions) (*driver.DragResult, error) {
 	ps, err := t.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := &DragResult{}
+	res := &driver.DragResult{}
 	from, err := t.actionable(ctx, o.FromRef, o.FromSelector, func(ctx context.Context, el *element) error {
 		_, err := t.freePoint(ctx, ps, el, o.FromSelector, false, true)
 		return err
@@ -303,7 +202,7 @@ func (t *Tab) Drag(ctx context.Context, o DragOptions) (*DragResult, error) {
 		return nil, err
 	}
 	dst, err := t.freePoint(ctx, ps, to, o.ToSelector, false, false)
-	if errors.Is(err, ErrElementOffscreen) {
+	if errors.Is(err, driver.ErrElementOffscreen) {
 		if dst, err = t.freePoint(ctx, ps, to, o.ToSelector, false, true); err == nil {
 			src, err = t.freePoint(ctx, ps, from, o.FromSelector, false, false)
 		}
@@ -415,7 +314,7 @@ func mouseButton(name string) (cdpinput.MouseButton, int64, error) {
 	case "middle":
 		return cdpinput.MouseButtonMiddle, 4, nil
 	}
-	return "", 0, fmt.Errorf("%w: button %q is not left, right or middle", ErrInvalidArgument, name)
+	return "", 0, fmt.Errorf("%w: button %q is not left, right or middle", driver.ErrInvalidArgument, name)
 }
 
 // clickPoint moves the mouse to p and clicks there clicks times (a double
@@ -448,7 +347,7 @@ func mouse(ctx context.Context, ps *cdp.Session, typ cdpinput.DispatchMouseEvent
 
 // forceClick clicks el through the DOM: click() for a plain left click,
 // else the mouse events a click with o's button and modifiers fires.
-func forceClick(ctx context.Context, el *element, o ClickOptions) error {
+func forceClick(ctx context.Context, el *element, o driver.ClickOptions) error {
 	button := map[string]int{"": 0, "left": 0, "middle": 1, "right": 2}[o.Button]
 	return callJS(ctx, el.Session, jsCall{this: el.Object}, forceClickJS, nil, button, o.Double, o.Modifiers)
 }

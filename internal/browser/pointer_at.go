@@ -11,43 +11,20 @@ import (
 	cdpinput "github.com/chromedp/cdproto/input"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// PointOptions is a mouse action at a point of the viewport, in CSS
-// pixels, for agents that see the page as an image rather than as refs.
-type PointOptions struct {
-	X, Y float64
-	// Button is "left" (the default), "right" or "middle".
-	Button string
-	// Clicks is 1 (the default), 2 for a double click, or 3.
-	Clicks int
-	// Modifiers are the keys held: a bit field of input.ModAlt, ModCtrl,
-	// ModMeta and ModShift.
-	Modifiers int64
-}
-
-// PointResult says where a mouse action went and what was there.
-type PointResult struct {
-	X, Y float64 // CSS pixels of the viewport
-	// Hit names the element at the point before the action, CSS-like:
-	// `button#save "Save"`; "nothing" past the page's end.
-	Hit string
-	// Dialog is set when the action opened a JavaScript dialog that waits
-	// for an answer.
-	Dialog bool
-}
 
 // ClickAt clicks at a point of the viewport with real mouse events, as
 // [Tab.Click] does at an element's point, and waits for what it set off.
 // A point outside the viewport wraps ErrInvalidArgument.
-func (t *Tab) ClickAt(ctx context.Context, o PointOptions) (*PointResult, error) {
+func (t *Tab) ClickAt(ctx context.Context, o driver.PointOptions) (*driver.PointResult, error) {
 	button, buttons, err := mouseButton(o.Button)
 	if err != nil {
 		return nil, err
 	}
 	clicks := int64(max(o.Clicks, 1))
 	if clicks > 3 {
-		return nil, fmt.Errorf("%w: clickCount %d is not 1, 2 or 3", ErrInvalidArgument, clicks)
+		return nil, fmt.Errorf("%w: clickCount %d is not 1, 2 or 3", driver.ErrInvalidArgument, clicks)
 	}
 	ps, res, err := t.aimAt(ctx, o.X, o.Y)
 	if err != nil {
@@ -65,7 +42,7 @@ func (t *Tab) ClickAt(ctx context.Context, o PointOptions) (*PointResult, error)
 
 // MoveMouseTo moves the mouse to a point of the viewport, which hovers
 // what is there.
-func (t *Tab) MoveMouseTo(ctx context.Context, x, y float64) (*PointResult, error) {
+func (t *Tab) MoveMouseTo(ctx context.Context, x, y float64) (*driver.PointResult, error) {
 	ps, res, err := t.aimAt(ctx, x, y)
 	if err != nil {
 		return nil, err
@@ -81,7 +58,7 @@ func (t *Tab) MoveMouseTo(ctx context.Context, x, y float64) (*PointResult, erro
 
 // DragAt drags with the left button from one point of the viewport to
 // another, in steps, as a user's hand would.
-func (t *Tab) DragAt(ctx context.Context, from, to PointOptions) (*PointResult, error) {
+func (t *Tab) DragAt(ctx context.Context, from, to driver.PointOptions) (*driver.PointResult, error) {
 	ps, res, err := t.aimAt(ctx, from.X, from.Y)
 	if err != nil {
 		return nil, err
@@ -101,7 +78,7 @@ func (t *Tab) DragAt(ctx context.Context, from, to PointOptions) (*PointResult, 
 
 // ScrollAt turns the mouse wheel at a point of the viewport by dx, dy CSS
 // pixels, which scrolls whatever scrolls there.
-func (t *Tab) ScrollAt(ctx context.Context, x, y, dx, dy float64) (*PointResult, error) {
+func (t *Tab) ScrollAt(ctx context.Context, x, y, dx, dy float64) (*driver.PointResult, error) {
 	ps, res, err := t.aimAt(ctx, x, y)
 	if err != nil {
 		return nil, err
@@ -123,9 +100,9 @@ func (t *Tab) ScrollAt(ctx context.Context, x, y, dx, dy float64) (*PointResult,
 }
 
 // aimAt checks that (x, y) lies in the viewport and names what is there.
-func (t *Tab) aimAt(ctx context.Context, x, y float64) (*cdp.Session, *PointResult, error) {
+func (t *Tab) aimAt(ctx context.Context, x, y float64) (*cdp.Session, *driver.PointResult, error) {
 	if math.IsNaN(x) || math.IsNaN(y) || x < 0 || y < 0 {
-		return nil, nil, fmt.Errorf("%w: point (%g, %g) is outside the viewport", ErrInvalidArgument, x, y)
+		return nil, nil, fmt.Errorf("%w: point (%g, %g) is outside the viewport", driver.ErrInvalidArgument, x, y)
 	}
 	ps, err := t.session(ctx)
 	if err != nil {
@@ -136,9 +113,9 @@ func (t *Tab) aimAt(ctx context.Context, x, y float64) (*cdp.Session, *PointResu
 		return nil, nil, err
 	}
 	if x >= float64(lv.ClientWidth) || y >= float64(lv.ClientHeight) {
-		return nil, nil, fmt.Errorf("%w: point (%g, %g) is outside the %dx%d viewport", ErrInvalidArgument, x, y, lv.ClientWidth, lv.ClientHeight)
+		return nil, nil, fmt.Errorf("%w: point (%g, %g) is outside the %dx%d viewport", driver.ErrInvalidArgument, x, y, lv.ClientWidth, lv.ClientHeight)
 	}
-	res := &PointResult{X: x, Y: y, Hit: "nothing"}
+	res := &driver.PointResult{X: x, Y: y, Hit: "nothing"}
 	yes := true
 	h, err := cdpapi.Call(ctx, ps, dom.GetNodeForLocation, dom.GetNodeForLocationParams{
 		X: int64(x) + lv.PageX, Y: int64(y) + lv.PageY, IncludeUserAgentShadowDOM: &yes})

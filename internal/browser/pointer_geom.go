@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/dom"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // point is a position in CSS pixels.
@@ -162,5 +164,5 @@ func scrollAxis(direction string) (ux, uy float64, err error) {
 	case "left":
 		return -1, 0, nil
 	}
-	return 0, 0, fmt.Errorf("%w: direction %q is not up, down, left or right", ErrInvalidArgument, direction)
+	return 0, 0, fmt.Errorf("%w: direction %q is not up, down, left or right", driver.ErrInvalidArgument, direction)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestClickPoints(t *testing.T) {
@@ -104,7 +105,7 @@ func TestScrollAxis(t *testing.T) {
 			t.Errorf("scrollAxis(%s) = %v, %v, %v; want %v", dir, x, y, err, want)
 		}
 	}
-	if _, _, err := scrollAxis("Down"); !errors.Is(err, ErrInvalidArgument) {
+	if _, _, err := scrollAxis("Down"); !errors.Is(err, driver.ErrInvalidArgument) {
 		t.Errorf("scrollAxis(Down) = %v, want ErrInvalidArgument", err)
 	}
 }
@@ -115,7 +116,7 @@ func TestMouseButton(t *testing.T) {
 			t.Errorf("mouseButton(%q) = %d, %v; want %d", name, bits, err, want)
 		}
 	}
-	if _, _, err := mouseButton("back"); !errors.Is(err, ErrInvalidArgument) {
+	if _, _, err := mouseButton("back"); !errors.Is(err, driver.ErrInvalidArgument) {
 		t.Errorf("mouseButton(back) = %v, want ErrInvalidArgument", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
@@ -59,20 +60,20 @@ func TestClick(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup string // script run first
-		o     ClickOptions
+		o     driver.ClickOptions
 		want  string // the event the page logs
 	}{
-		{"plain", "", ClickOptions{Selector: "#plain"}, "click:plain:0:1::true"},
-		{"half under a fixed header", "", ClickOptions{Selector: "#under-header"}, "click:under-header:0:1::true"},
+		{"plain", "", driver.ClickOptions{Selector: "#plain"}, "click:plain:0:1::true"},
+		{"half under a fixed header", "", driver.ClickOptions{Selector: "#under-header"}, "click:under-header:0:1::true"},
 		{"wholly under a fixed header", "scrollTo(0, document.getElementById('plain').getBoundingClientRect().top + scrollY - 20)",
-			ClickOptions{Selector: "#plain"}, "click:plain:0:1::true"},
-		{"double", "", ClickOptions{Selector: "#double", Double: true}, "dblclick:double:0:2::true"},
-		{"right", "", ClickOptions{Selector: "#menu", Button: "right"}, "contextmenu:menu:2:0::true"},
-		{"middle", "", ClickOptions{Selector: "#plain", Button: "middle"}, "auxclick:plain:1:1::true"},
-		{"shift", "", ClickOptions{Selector: "#mods", Modifiers: input.ModShift}, "click:mods:0:1:shift:true"},
-		{"control and alt", "", ClickOptions{Selector: "#mods", Modifiers: input.ModCtrl | input.ModAlt}, "click:mods:0:1:ctrlalt:true"},
-		{"scrolled to", "", ClickOptions{Selector: "#far"}, "click:far:0:1::true"},
-		{"forced though fine", "", ClickOptions{Selector: "#plain", Force: true}, "click:plain:0:1::true"},
+			driver.ClickOptions{Selector: "#plain"}, "click:plain:0:1::true"},
+		{"double", "", driver.ClickOptions{Selector: "#double", Double: true}, "dblclick:double:0:2::true"},
+		{"right", "", driver.ClickOptions{Selector: "#menu", Button: "right"}, "contextmenu:menu:2:0::true"},
+		{"middle", "", driver.ClickOptions{Selector: "#plain", Button: "middle"}, "auxclick:plain:1:1::true"},
+		{"shift", "", driver.ClickOptions{Selector: "#mods", Modifiers: input.ModShift}, "click:mods:0:1:shift:true"},
+		{"control and alt", "", driver.ClickOptions{Selector: "#mods", Modifiers: input.ModCtrl | input.ModAlt}, "click:mods:0:1:ctrlalt:true"},
+		{"scrolled to", "", driver.ClickOptions{Selector: "#far"}, "click:far:0:1::true"},
+		{"forced though fine", "", driver.ClickOptions{Selector: "#plain", Force: true}, "click:plain:0:1::true"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,13 +105,13 @@ func TestClickRefused(t *testing.T) {
 		selector string
 		want     error
 	}{
-		{"#none", ErrElementNotVisible},
-		{"#invisible", ErrElementNotVisible},
-		{"#zero", ErrElementNotVisible},
-		{"#offscreen", ErrElementOffscreen},
-		{"#disabled", ErrElementDisabled},
-		{"#nopointer", ErrElementCovered},
-		{"#missing", ErrElementNotFound},
+		{"#none", driver.ErrElementNotVisible},
+		{"#invisible", driver.ErrElementNotVisible},
+		{"#zero", driver.ErrElementNotVisible},
+		{"#offscreen", driver.ErrElementOffscreen},
+		{"#disabled", driver.ErrElementDisabled},
+		{"#nopointer", driver.ErrElementCovered},
+		{"#missing", driver.ErrElementNotFound},
 	}
 	// One look each (WithActionWait 0): these elements stay refused, so a
 	// wait would only run out; TestAgentActionabilityWaits covers waiting.
@@ -118,8 +119,8 @@ func TestClickRefused(t *testing.T) {
 		t.Run(tt.selector, func(t *testing.T) {
 			t.Parallel()
 			tab := pointerTab(t, "pointer-click.html")
-			_, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: tt.selector})
-			var ee *ElementError
+			_, err := tab.Click(driver.WithActionWait(t.Context(), 0), driver.ClickOptions{Selector: tt.selector})
+			var ee *driver.ElementError
 			if !errors.Is(err, tt.want) || !errors.As(err, &ee) || ee.Selector != tt.selector {
 				t.Fatalf("Click(%s) = %v, want an *ElementError naming it wrapping %v", tt.selector, err, tt.want)
 			}
@@ -131,8 +132,8 @@ func TestClickRefused(t *testing.T) {
 	t.Run("forced", func(t *testing.T) {
 		t.Parallel()
 		tab := pointerTab(t, "pointer-click.html")
-		var ce *CoveredError
-		_, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#nopointer"})
+		var ce *driver.CoveredError
+		_, err := tab.Click(driver.WithActionWait(t.Context(), 0), driver.ClickOptions{Selector: "#nopointer"})
 		if !errors.As(err, &ce) || !ce.Ancestor || !strings.HasPrefix(ce.By, "div.row") {
 			t.Errorf("Click(#nopointer) = %v, want its ancestor div.row named", err)
 		}
@@ -140,7 +141,7 @@ func TestClickRefused(t *testing.T) {
 			t.Errorf("refused clicks reached the page: %q", got)
 		}
 		for _, sel := range []string{"#none", "#offscreen", "#nopointer"} {
-			if res, err := tab.Click(t.Context(), ClickOptions{Selector: sel, Force: true}); err != nil || !res.Forced {
+			if res, err := tab.Click(t.Context(), driver.ClickOptions{Selector: sel, Force: true}); err != nil || !res.Forced {
 				t.Errorf("forced Click(%s) = %+v, %v; want forced", sel, res, err)
 			}
 		}
@@ -148,7 +149,7 @@ func TestClickRefused(t *testing.T) {
 		if got := pointerValue[[]string](t, tab, "events"); !slices.Equal(got, want) {
 			t.Errorf("forced clicks: page saw %q, want %q", got, want)
 		}
-		if _, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#disabled", Force: true}); !errors.Is(err, ErrElementDisabled) {
+		if _, err := tab.Click(driver.WithActionWait(t.Context(), 0), driver.ClickOptions{Selector: "#disabled", Force: true}); !errors.Is(err, driver.ErrElementDisabled) {
 			t.Errorf("forced Click(#disabled) = %v, want ErrElementDisabled still", err)
 		}
 	})
@@ -157,12 +158,12 @@ func TestClickRefused(t *testing.T) {
 func TestClickOverlay(t *testing.T) {
 	t.Parallel()
 	tab := pointerTab(t, "pointer-overlay.html")
-	_, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#behind"})
-	var ce *CoveredError
+	_, err := tab.Click(driver.WithActionWait(t.Context(), 0), driver.ClickOptions{Selector: "#behind"})
+	var ce *driver.CoveredError
 	if !errors.As(err, &ce) || ce.By != `div#overlay.modal "Accept cookies OK"` {
 		t.Fatalf("Click = %v, want covered by the overlay", err)
 	}
-	res, err := tab.Click(t.Context(), ClickOptions{Selector: "#behind", Force: true})
+	res, err := tab.Click(t.Context(), driver.ClickOptions{Selector: "#behind", Force: true})
 	if err != nil || !res.Forced {
 		t.Fatalf("forced Click = %+v, %v; want forced", res, err)
 	}
@@ -170,10 +171,10 @@ func TestClickOverlay(t *testing.T) {
 		t.Errorf("page saw %q, want one DOM click", got)
 	}
 	// Dismissing the overlay frees the button for a real click.
-	if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#accept"}); err != nil {
+	if _, err := tab.Click(t.Context(), driver.ClickOptions{Selector: "#accept"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#behind"}); err != nil {
+	if _, err := tab.Click(t.Context(), driver.ClickOptions{Selector: "#behind"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := pointerValue[[]string](t, tab, "events"); !slices.Equal(got, []string{"click:false", "click:true"}) {
@@ -185,7 +186,7 @@ func TestClickNavigates(t *testing.T) {
 	t.Parallel()
 	tab := pointerTab(t, "pointer-click.html")
 	start := time.Now()
-	if _, err := tab.Click(t.Context(), ClickOptions{Selector: "#submit"}); err != nil {
+	if _, err := tab.Click(t.Context(), driver.ClickOptions{Selector: "#submit"}); err != nil {
 		t.Fatalf("Click: %v", err)
 	}
 	loc, err := tab.Location(t.Context())
@@ -213,7 +214,7 @@ func TestClickInFrame(t *testing.T) {
 		t.Fatalf("NewTab: %v", err)
 	}
 	t.Cleanup(func() { closeTab(t, b, other) })
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestClickInFrame(t *testing.T) {
 		t.Fatalf("want two frame buttons in the snapshot:\n%s", res.Text)
 	}
 	for i, ref := range refs {
-		if _, err := tab.Click(t.Context(), ClickOptions{Ref: ref}); err != nil {
+		if _, err := tab.Click(t.Context(), driver.ClickOptions{Ref: ref}); err != nil {
 			t.Fatalf("Click(%s): %v", ref, err)
 		}
 		el, err := tab.element(t.Context(), ref, "")
@@ -244,7 +245,7 @@ func TestClickInFrame(t *testing.T) {
 	}
 
 	// An iframe itself can be clicked: on its content.
-	if _, err := tab.Click(t.Context(), ClickOptions{Selector: "iframe"}); err != nil {
+	if _, err := tab.Click(t.Context(), driver.ClickOptions{Selector: "iframe"}); err != nil {
 		t.Errorf("Click(iframe): %v", err)
 	}
 
@@ -253,8 +254,8 @@ func TestClickInFrame(t *testing.T) {
 	for _, ref := range refs {
 		// One look: a veil that stays would only make the click wait out
 		// its action wait.
-		_, err = tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Ref: ref})
-		var ce *CoveredError
+		_, err = tab.Click(driver.WithActionWait(t.Context(), 0), driver.ClickOptions{Ref: ref})
+		var ce *driver.CoveredError
 		if !errors.As(err, &ce) || ce.By != "div#veil" {
 			t.Errorf("Click(%s) under a veil = %v, want covered by div#veil", ref, err)
 		}
@@ -267,7 +268,7 @@ func TestClickOpensDialog(t *testing.T) {
 	pointerValue[any](t, tab, `document.getElementById('plain').onclick = () => confirm('Sure?')`)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	res, err := tab.Click(ctx, ClickOptions{Selector: "#plain"})
+	res, err := tab.Click(ctx, driver.ClickOptions{Selector: "#plain"})
 	if err != nil || !res.Dialog {
 		t.Fatalf("Click = %+v, %v; want Dialog set", res, err)
 	}
@@ -279,7 +280,7 @@ func TestClickOpensDialog(t *testing.T) {
 	}
 	// An alert the tab's policy answers does not stop the click.
 	pointerValue[any](t, tab, `document.getElementById('plain').onclick = () => alert('hi')`)
-	if res, err := tab.Click(ctx, ClickOptions{Selector: "#plain"}); err != nil || res.Dialog {
+	if res, err := tab.Click(ctx, driver.ClickOptions{Selector: "#plain"}); err != nil || res.Dialog {
 		t.Errorf("Click with an alert = %+v, %v; want no dialog waiting", res, err)
 	}
 }
@@ -309,7 +310,7 @@ func TestHover(t *testing.T) {
 func TestDrag(t *testing.T) {
 	t.Parallel()
 	tab := pointerTab(t, "pointer-dnd.html")
-	res, err := tab.Drag(t.Context(), DragOptions{FromSelector: "#d", ToSelector: "#b"})
+	res, err := tab.Drag(t.Context(), driver.DragOptions{FromSelector: "#d", ToSelector: "#b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestDrag(t *testing.T) {
 	if got := pointerValue[string](t, tab, "[...document.querySelectorAll('#list li')].map(l => l.id).join('')"); got != "adbc" {
 		t.Errorf("list order = %s, want adbc", got)
 	}
-	res, err = tab.Drag(t.Context(), DragOptions{FromSelector: "#box", ToSelector: "#bin"})
+	res, err = tab.Drag(t.Context(), driver.DragOptions{FromSelector: "#box", ToSelector: "#bin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,15 +339,15 @@ func TestScroll(t *testing.T) {
 	vh := pointerValue[float64](t, tab, "innerHeight")
 	tests := []struct {
 		name         string
-		o            ScrollOptions
+		o            driver.ScrollOptions
 		wantX, wantY float64
 	}{
-		{"down", ScrollOptions{Direction: "down"}, 0, 0.8 * vh},
-		{"down by pixels", ScrollOptions{Direction: "down", Pixels: 100}, 0, 0.8*vh + 100},
-		{"up", ScrollOptions{Direction: "up", Pixels: 50}, 0, 0.8*vh + 50},
-		{"right", ScrollOptions{Direction: "right", Pixels: 300}, 300, 0.8*vh + 50},
-		{"to x only", ScrollOptions{X: f(10)}, 10, 0.8*vh + 50},
-		{"to y only", ScrollOptions{Y: f(0)}, 10, 0},
+		{"down", driver.ScrollOptions{Direction: "down"}, 0, 0.8 * vh},
+		{"down by pixels", driver.ScrollOptions{Direction: "down", Pixels: 100}, 0, 0.8*vh + 100},
+		{"up", driver.ScrollOptions{Direction: "up", Pixels: 50}, 0, 0.8*vh + 50},
+		{"right", driver.ScrollOptions{Direction: "right", Pixels: 300}, 300, 0.8*vh + 50},
+		{"to x only", driver.ScrollOptions{X: f(10)}, 10, 0.8*vh + 50},
+		{"to y only", driver.ScrollOptions{Y: f(0)}, 10, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -363,7 +364,7 @@ func TestScroll(t *testing.T) {
 		})
 	}
 	t.Run("to element", func(t *testing.T) {
-		res, err := tab.Scroll(t.Context(), ScrollOptions{Selector: "#target"})
+		res, err := tab.Scroll(t.Context(), driver.ScrollOptions{Selector: "#target"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,8 +373,8 @@ func TestScroll(t *testing.T) {
 		}
 	})
 	t.Run("bad", func(t *testing.T) {
-		for _, o := range []ScrollOptions{{}, {Direction: "sideways"}, {Direction: "down", Y: f(3)}, {Direction: "down", Pixels: -1}} {
-			if _, err := tab.Scroll(t.Context(), o); !errors.Is(err, ErrInvalidArgument) {
+		for _, o := range []driver.ScrollOptions{{}, {Direction: "sideways"}, {Direction: "down", Y: f(3)}, {Direction: "down", Pixels: -1}} {
+			if _, err := tab.Scroll(t.Context(), o); !errors.Is(err, driver.ErrInvalidArgument) {
 				t.Errorf("Scroll(%+v) = %v, want ErrInvalidArgument", o, err)
 			}
 		}
@@ -383,7 +384,7 @@ func TestScroll(t *testing.T) {
 func TestScrollContainer(t *testing.T) {
 	t.Parallel()
 	tab := pointerTab(t, "pointer-pane.html")
-	res, err := tab.Scroll(t.Context(), ScrollOptions{Direction: "down", Pixels: 500})
+	res, err := tab.Scroll(t.Context(), driver.ScrollOptions{Direction: "down", Pixels: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,7 +401,7 @@ func TestScrollContainer(t *testing.T) {
 func TestClickComposedWidgets(t *testing.T) {
 	t.Parallel()
 	tab := pointerTab(t, "pointer-composed.html")
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{Options: snapshot.Options{Interactive: true}})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{Options: snapshot.Options{Interactive: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +416,7 @@ func TestClickComposedWidgets(t *testing.T) {
 			t.Errorf("no %s in the snapshot:\n%s", line, res.Text)
 			continue
 		}
-		if _, err := tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Ref: ref}); err != nil {
+		if _, err := tab.Click(driver.WithActionWait(t.Context(), 0), driver.ClickOptions{Ref: ref}); err != nil {
 			t.Errorf("Click(%s) = %v, want it toggled", line, err)
 			continue
 		}
@@ -423,8 +424,8 @@ func TestClickComposedWidgets(t *testing.T) {
 			t.Errorf("after Click(%s): not checked", line)
 		}
 	}
-	_, err = tab.Click(WithActionWait(t.Context(), 0), ClickOptions{Selector: "#covered"})
-	var ce *CoveredError
+	_, err = tab.Click(driver.WithActionWait(t.Context(), 0), driver.ClickOptions{Selector: "#covered"})
+	var ce *driver.CoveredError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.By, "span#cookie") {
 		t.Errorf("Click(#covered) = %v, want covered by span#cookie", err)
 	}

@@ -2,39 +2,23 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Queue bounds.
 const (
-	// DefaultQueueLimit is how many state-changing calls may wait for a
-	// tab behind the one running.
-	DefaultQueueLimit = 8
+
 	// MaxHold is how long a call may hold a tab's slot: past it a watchdog
 	// releases the slot, so that a call stuck beyond every deadline cannot
 	// wedge the tab.
 	MaxHold = 2 * time.Minute
 )
-
-// ErrQueueFull means too many calls already wait for the tab.
-var ErrQueueFull = errors.New("browser: too many calls wait for the tab")
-
-// QueueFullError is [ErrQueueFull] with the limit.
-type QueueFullError struct {
-	Limit int // how many may wait
-}
-
-func (e *QueueFullError) Error() string {
-	return fmt.Sprintf("browser: %d calls already wait for the tab", e.Limit)
-}
-
-func (e *QueueFullError) Unwrap() error { return ErrQueueFull }
 
 // opQueue serializes the state-changing calls on one tab: one holds the
 // slot, the others wait in FIFO order. It also follows the tab's
@@ -66,7 +50,7 @@ type slot struct {
 // context ends leaves the queue. op names the call in the watchdog's log.
 func (q *opQueue) acquire(ctx context.Context, op string, limit int, log *slog.Logger) (release func(), waited bool, err error) {
 	if limit <= 0 {
-		limit = DefaultQueueLimit
+		limit = driver.DefaultQueueLimit
 	}
 	s := &slot{op: op, log: log, ready: make(chan struct{})}
 	release = func() { q.release(s) }
@@ -78,14 +62,14 @@ func (q *opQueue) acquire(ctx context.Context, op string, limit int, log *slog.L
 	}
 	if len(q.waiting) >= limit {
 		q.mu.Unlock()
-		return nil, false, &QueueFullError{Limit: limit}
+		return nil, false, &driver.QueueFullError{Limit: limit}
 	}
 	q.waiting = append(q.waiting, s)
 	q.mu.Unlock()
-	Step(ctx, "waiting for the tab's earlier calls to finish")
+	driver.Step(ctx, "waiting for the tab's earlier calls to finish")
 	select {
 	case <-s.ready:
-		Step(ctx, "")
+		driver.Step(ctx, "")
 		return release, true, nil
 	case <-ctx.Done():
 	}
@@ -215,7 +199,7 @@ func (t *Tab) AwaitNavigation(ctx context.Context) error {
 	if nav == nil {
 		return nil
 	}
-	Step(ctx, "waiting for the tab's navigation to finish")
+	driver.Step(ctx, "waiting for the tab's navigation to finish")
 	dctx, stop := t.UntilDialog(ctx)
 	defer stop()
 	select {

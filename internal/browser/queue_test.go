@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // queueWait bounds how long a test waits for the queue to do something
@@ -93,8 +94,8 @@ func TestQueueRefusesPastLimit(t *testing.T) {
 		waitQueued(t, &q, i+1)
 	}
 	_, _, err := q.acquire(t.Context(), "one too many", limit, nil)
-	var qf *QueueFullError
-	if !errors.As(err, &qf) || !errors.Is(err, ErrQueueFull) || qf.Limit != limit {
+	var qf *driver.QueueFullError
+	if !errors.As(err, &qf) || !errors.Is(err, driver.ErrQueueFull) || qf.Limit != limit {
 		t.Fatalf("acquire past the limit = %v, want QueueFullError{Limit: %d}", err, limit)
 	}
 	cancel()
@@ -109,7 +110,7 @@ func TestQueueWaitHonorsContext(t *testing.T) {
 	release := mustAcquire(t, &q, t.Context(), "stuck", 0)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	steps, st := WithSteps(ctx)
+	steps, st := driver.WithSteps(ctx)
 	_, _, err := q.acquire(steps, "late", 0, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("acquire = %v, want DeadlineExceeded", err)

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	cdpapi "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 )
 
@@ -100,6 +103,32 @@ func TestQuietFlagsKeepCallerFeatures(t *testing.T) {
 	for _, want := range []string{"--gaia-url=" + nowhere, "--component-updater=url-source=" + nowhere, "--variations-server-url=" + nowhere} {
 		if !slices.Contains(args, want) {
 			t.Errorf("launch args lack %s", want)
+		}
+	}
+}
+
+// TestNoTopChromeWebUI: the browser runs no omnibox popup pages. Headless
+// Chromium gives each window its top-chrome WebUI (chrome://omnibox-popup
+// and its AI-mode variant) in a renderer of its own that works on every
+// navigation of every tab: at 16 sessions of `make load` it burned 10× the
+// CPU of one session's renderer, for an omnibox nobody sees.
+func TestNoTopChromeWebUI(t *testing.T) {
+	t.Parallel()
+	srv := serveFixtures(t)
+	b, tab := newTab(t)
+	_, other := newTab(t)
+	for _, tb := range []*Tab{tab, other} {
+		if _, err := tb.Navigate(t.Context(), srv.URL+"/alpha.html"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	infos, err := cdpapi.Call(t.Context(), b.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range infos.TargetInfos {
+		if ti.Type == "browser_ui" || strings.HasPrefix(ti.URL, "chrome://omnibox") {
+			t.Errorf("the browser runs %s %s", ti.Type, ti.URL)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -174,7 +175,7 @@ func (r *refTable) lookupNumber(ref string) (int, error) {
 	s := strings.TrimPrefix(strings.TrimSpace(ref), "@")
 	n, err := strconv.Atoi(strings.TrimPrefix(s, "e"))
 	if !strings.HasPrefix(s, "e") || err != nil || n <= 0 {
-		return 0, &ElementError{Ref: ref, Err: fmt.Errorf("%w (refs look like e12)", ErrInvalidArgument)}
+		return 0, &driver.ElementError{Ref: ref, Err: fmt.Errorf("%w (refs look like e12)", driver.ErrInvalidArgument)}
 	}
 	return n, nil
 }
@@ -194,9 +195,9 @@ func (r *refTable) lookup(ref string) (refEntry, error) {
 		return e, nil
 	case n <= r.next:
 		// Issued once, forgotten since: its document is gone.
-		return refEntry{}, &ElementError{Ref: s, Err: ErrRefStale}
+		return refEntry{}, &driver.ElementError{Ref: s, Err: driver.ErrRefStale}
 	default:
-		return refEntry{}, &ElementError{Ref: s, Err: ErrRefNotFound}
+		return refEntry{}, &driver.ElementError{Ref: s, Err: driver.ErrRefNotFound}
 	}
 }
 
@@ -254,10 +255,10 @@ func (t *Tab) element(ctx context.Context, ref, selector string) (*element, erro
 // the element checks it in the same call.
 func (t *Tab) lookupElement(ctx context.Context, ref, selector string, connected bool) (*element, error) {
 	if ref == "" && selector == "" {
-		return nil, fmt.Errorf("%w: give a ref (uid) or a selector", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: give a ref (uid) or a selector", driver.ErrInvalidArgument)
 	}
 	s, err := t.session(ctx)
-	Step(ctx, "finding the element")
+	driver.Step(ctx, "finding the element")
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +274,7 @@ func (t *Tab) lookupElement(ctx context.Context, ref, selector string, connected
 		return nil, err
 	}
 	el := &element{Session: e.session, Backend: e.backend, Ref: "e" + strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(ref), "@"), "e")}
-	stale := &ElementError{Ref: el.Ref, Err: ErrRefStale}
+	stale := &driver.ElementError{Ref: el.Ref, Err: driver.ErrRefStale}
 	select {
 	case <-e.session.Done():
 		return nil, stale
@@ -323,7 +324,7 @@ func (e *element) attach(ctx context.Context, connected bool) error {
 // gone is the error of an element no longer in its document.
 func (e *element) gone() error {
 	if e.Ref != "" {
-		return &ElementError{Ref: e.Ref, Err: ErrRefStale}
+		return &driver.ElementError{Ref: e.Ref, Err: driver.ErrRefStale}
 	}
 	return fmt.Errorf("browser: the element left the document")
 }
@@ -353,12 +354,12 @@ func querySelector(ctx context.Context, s *cdp.Session, selector string) (*eleme
 		// Other errors (a document swapped mid-call) are not the agent's
 		// selector's fault.
 		if cdp.Classify(err) == cdp.KindBadSelector {
-			return nil, &ElementError{Selector: selector, Err: fmt.Errorf("%w: the CSS selector does not parse", ErrInvalidArgument)}
+			return nil, &driver.ElementError{Selector: selector, Err: fmt.Errorf("%w: the CSS selector does not parse", driver.ErrInvalidArgument)}
 		}
 		return nil, fmt.Errorf("browser: querying %q: %w", selector, err)
 	}
 	if q.NodeID == 0 {
-		return nil, &ElementError{Selector: selector, Err: ErrElementNotFound}
+		return nil, &driver.ElementError{Selector: selector, Err: driver.ErrElementNotFound}
 	}
 	d, err := cdpapi.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{NodeID: q.NodeID})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestRefsOfGoneDocumentsForgotten: a tab that navigates keeps the refs of
@@ -24,7 +25,7 @@ func TestRefsOfGoneDocumentsForgotten(t *testing.T) {
 			if _, err := tab.Navigate(t.Context(), srv.URL+page); err != nil {
 				t.Fatal(err)
 			}
-			res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+			res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func TestRefsOfGoneDocumentsForgotten(t *testing.T) {
 	// The iframes' session ends a moment after the navigation that drops
 	// them; each snapshot prunes what has gone.
 	browsertest.Eventually(t, 30*time.Second, func() error {
-		if _, err := tab.Snapshot(t.Context(), SnapshotOptions{}); err != nil {
+		if _, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{}); err != nil {
 			return err
 		}
 		lds, main, err := loaders(t.Context(), s)
@@ -62,7 +63,7 @@ func TestRefsOfGoneDocumentsForgotten(t *testing.T) {
 	if first == "" {
 		t.Fatal("the first snapshot had no ref")
 	}
-	if _, err := tab.element(t.Context(), first, ""); !errors.Is(err, ErrRefStale) {
+	if _, err := tab.element(t.Context(), first, ""); !errors.Is(err, driver.ErrRefStale) {
 		t.Errorf("%s, from the first document: %v, want ErrRefStale", first, err)
 	}
 }

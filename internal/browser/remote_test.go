@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // pool is a browserless-style websocket pool in front of a real Chromium:
@@ -163,7 +164,7 @@ func TestRemoteEndpoints(t *testing.T) {
 			b.Close()
 			t.Fatal("Start without X-Pool-Key succeeded, want it refused")
 		}
-		var nb *NoBrowserError
+		var nb *driver.NoBrowserError
 		if !errors.As(err, &nb) || !strings.Contains(nb.Reason, "401") || !strings.Contains(nb.Hint, "--ws-header") {
 			t.Errorf("err = %v, want a NoBrowserError naming 401 and hinting at --ws-header", err)
 		}
@@ -180,7 +181,7 @@ func TestRemoteEndpoints(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
 		_, err := m.Browser(ctx)
-		var be *BusyError
+		var be *driver.BusyError
 		if !errors.As(err, &be) || be.Status != http.StatusTooManyRequests || be.RetryAfter != time.Hour {
 			t.Fatalf("Browser = %v, want a BusyError with 429 and Retry-After 1h", err)
 		}
@@ -252,7 +253,7 @@ func TestRemoteEndpoints(t *testing.T) {
 		// busy, which is BROWSER_BUSY (issue #42), not a dead end.
 		g := startGrid(t, ext, "notcreated")
 		_, err := Start(t.Context(), &Options{WebDriverURL: g.url, WebDriverLedger: t.TempDir()})
-		var be *BusyError
+		var be *driver.BusyError
 		if !errors.As(err, &be) || be.Status != 0 {
 			t.Errorf("err = %v, want a BusyError for a queued request", err)
 		}
@@ -261,7 +262,7 @@ func TestRemoteEndpoints(t *testing.T) {
 	t.Run("grid busy", func(t *testing.T) {
 		g := startGrid(t, ext, "busy")
 		_, err := Start(t.Context(), &Options{WebDriverURL: g.url, WebDriverLedger: t.TempDir()})
-		var be *BusyError
+		var be *driver.BusyError
 		if !errors.As(err, &be) || be.Status != http.StatusServiceUnavailable || be.RetryAfter != time.Hour {
 			t.Errorf("err = %v, want a BusyError with 503 and Retry-After 1h", err)
 		}

@@ -4,37 +4,17 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Page describes one open tab.
-type Page struct {
-	ID     string `json:"id"`
-	Index  int    `json:"index"`
-	URL    string `json:"url"`
-	Title  string `json:"title"`
-	Active bool   `json:"active"`
-	// Crashed says the tab's renderer crashed; navigating it recovers it.
-	Crashed bool `json:"crashed,omitempty"`
-	// Loading says a tab an action opened has not loaded its first
-	// document yet (its URL and title are not known).
-	Loading bool `json:"loading,omitempty"`
-	// Made says cdpkit opened the tab itself: a tab it created, or the
-	// first tab of a browser it launched.
-	Made bool `json:"-"`
-	// OpenerID is the tab whose page opened this one (a link with
-	// target=_blank, window.open); "" for none.
-	OpenerID string `json:"-"`
-}
 
 // Pages lists the open tabs in the order cdpkit first saw them; that order
 // gives the numbers that "index:N" selectors use.
-func (b *Browser) Pages(ctx context.Context) ([]Page, error) {
+func (b *Browser) Pages(ctx context.Context) ([]driver.Page, error) {
 	return b.PagesIn(ctx, nil)
 }
 
@@ -43,7 +23,7 @@ func (b *Browser) Pages(ctx context.Context) ([]Page, error) {
 //
 // Chromium reports no title change, so PagesIn asks for the targets' titles
 // (one round trip, bounded by ctx); [Browser.PagesNow] lists from memory.
-func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
+func (b *Browser) PagesIn(ctx context.Context, s *driver.Scope) ([]driver.Page, error) {
 	if err := b.refreshTargets(ctx); err != nil {
 		return nil, err
 	}
@@ -55,7 +35,7 @@ func (b *Browser) PagesIn(ctx context.Context, s *Scope) ([]Page, error) {
 // title may be the one the tab had when it last navigated. It suits
 // telling which tabs opened or closed. A connection that is gone is an
 // error matching cdp.ErrDisconnected.
-func (b *Browser) PagesNow(s *Scope) ([]Page, error) {
+func (b *Browser) PagesNow(s *driver.Scope) ([]driver.Page, error) {
 	if err := b.conn.Err(); err != nil {
 		return nil, fmt.Errorf("browser: listing tabs: %w", &cdp.DisconnectedError{Method: "browser.Pages", Cause: err})
 	}
@@ -66,14 +46,14 @@ func (b *Browser) PagesNow(s *Scope) ([]Page, error) {
 	targets, live := b.targets.pages()
 	slices.SortFunc(targets, func(x, y tabTarget) int { return x.order - y.order })
 	b.forgetGoneLocked(live)
-	var pages []Page
+	var pages []driver.Page
 	for _, tt := range targets {
 		ti := &tt.info
 		b.adoptLocked(ti)
 		if s != nil && b.owner[ti.TargetID] != s {
 			continue
 		}
-		pages = append(pages, Page{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Made: tt.made, OpenerID: string(ti.OpenerID)})
+		pages = append(pages, driver.Page{ID: string(ti.TargetID), URL: ti.URL, Title: ti.Title, Made: tt.made, OpenerID: string(ti.OpenerID)})
 		if t := b.tabs[ti.TargetID]; t != nil && t.crashed.Load() {
 			pages[len(pages)-1].Crashed = true
 		}
@@ -144,7 +124,7 @@ func (b *Browser) Resolve(ctx context.Context, selector string) (*Tab, error) {
 // ResolveIn is [Browser.Resolve] among the tabs of scope s (nil: every
 // tab); a tab of another scope matches nothing. A scope that has no tab
 // yet gets one for "" or "active", so a new session can start working.
-func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Tab, error) {
+func (b *Browser) ResolveIn(ctx context.Context, s *driver.Scope, selector string) (*Tab, error) {
 	match, err := parseSelector(selector)
 	if err != nil {
 		return nil, err
@@ -156,7 +136,7 @@ func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Ta
 	kind, _, _ := strings.Cut(selector, ":")
 	fromTable := kind != "title" && kind != "url"
 	for {
-		var pages []Page
+		var pages []driver.Page
 		var err error
 		if fromTable {
 			pages, err = b.PagesNow(s)
@@ -167,7 +147,7 @@ func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Ta
 			return nil, err
 		}
 		if s != nil && len(pages) == 0 && (selector == "" || selector == "active") {
-			return b.OpenTab(ctx, &TabOptions{Scope: s})
+			return b.OpenTab(ctx, &driver.TabOptions{Scope: s})
 		}
 		for i, p := range pages {
 			if match(i, p) {
@@ -175,38 +155,17 @@ func (b *Browser) ResolveIn(ctx context.Context, s *Scope, selector string) (*Ta
 			}
 		}
 		if !fromTable {
-			return nil, &TargetNotFoundError{Selector: selector, Open: len(pages)}
+			return nil, &driver.TargetNotFoundError{Selector: selector, Open: len(pages)}
 		}
 		fromTable = false
 	}
 }
 
 // parseSelector turns a selector into a predicate over (index, page).
-func parseSelector(sel string) (func(int, Page) bool, error) {
-	kind, arg, hasArg := strings.Cut(sel, ":")
-	if !hasArg {
-		switch sel {
-		case "", "active":
-			return func(_ int, p Page) bool { return p.Active }, nil
-		}
-		id := target.ID(sel)
-		return func(_ int, p Page) bool { return target.ID(p.ID) == id }, nil
+func parseSelector(sel string) (func(int, driver.Page) bool, error) {
+	ts, err := driver.ParseTabSelector(sel)
+	if err != nil {
+		return nil, err
 	}
-	switch kind {
-	case "index":
-		n, err := strconv.Atoi(arg)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%w: %q: index must be a number ≥ 0", ErrInvalidSelector, sel)
-		}
-		return func(i int, _ Page) bool { return i == n }, nil
-	case "url", "title":
-		if arg == "" {
-			return nil, fmt.Errorf("%w: %q: empty %s substring", ErrInvalidSelector, sel, kind)
-		}
-		if kind == "url" {
-			return func(_ int, p Page) bool { return strings.Contains(p.URL, arg) }, nil
-		}
-		return func(_ int, p Page) bool { return strings.Contains(p.Title, arg) }, nil
-	}
-	return nil, fmt.Errorf("%w: %q: use active, index:N, url:SUBSTR, title:SUBSTR or a tab id", ErrInvalidSelector, sel)
+	return ts.Match, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // openTabs opens one tab per path of srv, navigated there, in order.
@@ -115,11 +117,11 @@ func TestResolve(t *testing.T) {
 	}
 	for _, sel := range notFound {
 		_, err := b.Resolve(t.Context(), sel)
-		if !errors.Is(err, ErrTargetNotFound) {
+		if !errors.Is(err, driver.ErrTargetNotFound) {
 			t.Errorf("Resolve(%q) err = %v, want one matching ErrTargetNotFound", sel, err)
 			continue
 		}
-		var tnf *TargetNotFoundError
+		var tnf *driver.TargetNotFoundError
 		if !errors.As(err, &tnf) {
 			t.Errorf("Resolve(%q) err = %T, want *TargetNotFoundError", sel, err)
 			continue
@@ -132,10 +134,10 @@ func TestResolve(t *testing.T) {
 	invalid := []string{"index:x", "index:-1", "index:", "index:1.5", "url:", "title:", "bogus:thing", ":x"}
 	for _, sel := range invalid {
 		_, err := b.Resolve(t.Context(), sel)
-		if !errors.Is(err, ErrInvalidSelector) {
+		if !errors.Is(err, driver.ErrInvalidSelector) {
 			t.Errorf("Resolve(%q) err = %v, want one matching ErrInvalidSelector", sel, err)
 		}
-		if errors.Is(err, ErrTargetNotFound) {
+		if errors.Is(err, driver.ErrTargetNotFound) {
 			t.Errorf("Resolve(%q) err = %v also matches ErrTargetNotFound", sel, err)
 		}
 	}
@@ -220,13 +222,13 @@ func TestCloseActiveTab(t *testing.T) {
 			if got.ID() == closed.ID() {
 				t.Fatalf("Resolve(active) = the closed tab %s", closed.ID())
 			}
-			if !slices.ContainsFunc(pages, func(p Page) bool { return p.ID == got.ID() }) {
+			if !slices.ContainsFunc(pages, func(p driver.Page) bool { return p.ID == got.ID() }) {
 				t.Errorf("Resolve(active) = %s, which Pages does not list", got.ID())
 			}
 			if _, err := got.Location(t.Context()); err != nil {
 				t.Errorf("Location of the new active tab: %v", err)
 			}
-			if _, err := b.Resolve(t.Context(), string(closed.ID())); !errors.Is(err, ErrTargetNotFound) {
+			if _, err := b.Resolve(t.Context(), string(closed.ID())); !errors.Is(err, driver.ErrTargetNotFound) {
 				t.Errorf("Resolve(closed id) err = %v, want ErrTargetNotFound", err)
 			}
 			// Closing it again fails rather than touching another tab.

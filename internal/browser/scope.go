@@ -2,69 +2,13 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync/atomic"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// ErrScopeClosed means the scope's session ended, which closed its tabs.
-var ErrScopeClosed = errors.New("browser: the session ended")
-
-// Scope is one client's share of a browser: the tabs it opened (and the
-// popups those opened), and which of them is its active tab. A client
-// that acts through a Scope sees and resolves only its own tabs; another
-// scope's tab id matches nothing. A nil *Scope means the unscoped view:
-// every tab, and the browser-wide active tab (stdio, the CLI daemon).
-//
-// A Scope is only an identity and its options; the tabs it owns are kept
-// by the [Browser], so a browser that is replaced (after a crash) starts
-// every scope afresh.
-//
-// # Lifetime
-//
-// A Scope lives until [Browser.CloseScope], which closes its tabs (and its
-// browser context) in that browser; a tab opened in a closed scope is
-// closed at once and fails with [ErrScopeClosed].
-//
-// Scopes are safe for concurrent use.
-type Scope struct {
-	isolate     bool
-	maxTabs     int    // 0: no bound
-	downloadDir string // with isolate: where its context's downloads go ("": the browser's dir)
-	closed      atomic.Bool
-
-	// Serials of browsers (see Browser.serial): last is the one the scope
-	// last acted in, seen the one TakeReset last reported on (0: none).
-	last, seen atomic.Uint64
-}
-
-// ScopeOptions configure a Scope. Nil means defaults.
-type ScopeOptions struct {
-	// Isolate gives the scope its own browser context: cookies, storage
-	// and cache apart from every other scope's.
-	Isolate bool
-	// MaxTabs bounds the tabs the scope has open at once: opening one
-	// more fails with a [TabLimitError], and a tab its pages open past
-	// the bound (a popup, target=_blank) is closed and reported by
-	// [Browser.TakeRefusedTabs]. Zero means no bound.
-	MaxTabs int
-	// DownloadDir, with Isolate, is where the downloads of the scope's
-	// browser context are saved, apart from other scopes'; empty means the
-	// browser's Options.DownloadDir.
-	DownloadDir string
-}
-
-// NewScope returns an empty scope. Its first tab is opened on first use
-// (see [Browser.ResolveIn]).
-func NewScope(o *ScopeOptions) *Scope {
-	if o == nil {
-		return &Scope{}
-	}
-	return &Scope{isolate: o.Isolate, maxTabs: max(o.MaxTabs, 0), downloadDir: o.DownloadDir}
-}
 
 // scopeState is what a Browser keeps about one scope. Guarded by the
 // Browser's mu.
@@ -72,14 +16,14 @@ type scopeState struct {
 	active  target.ID
 	context cdpapi.BrowserContextID // with Isolate, once a tab was opened
 	opening int                     // tabs being opened (OpenTab), counted against MaxTabs
-	refused []RefusedTab            // tabs its pages opened past MaxTabs, closed, not yet reported
+	refused []driver.RefusedTab     // tabs its pages opened past MaxTabs, closed, not yet reported
 }
 
 // stateLocked returns s's state, creating it. b.mu must be held.
-func (b *Browser) stateLocked(s *Scope) *scopeState {
+func (b *Browser) stateLocked(s *driver.Scope) *scopeState {
 	if b.scopes == nil {
-		b.scopes = make(map[*Scope]*scopeState)
-		b.owner = make(map[target.ID]*Scope)
+		b.scopes = make(map[*driver.Scope]*scopeState)
+		b.owner = make(map[target.ID]*driver.Scope)
 	}
 	st := b.scopes[s]
 	if st == nil {
@@ -88,9 +32,9 @@ func (b *Browser) stateLocked(s *Scope) *scopeState {
 		if b.serial == 0 {
 			b.serial = browserSerials.Add(1)
 		}
-		s.seen.CompareAndSwap(0, b.serial)
+		s.Seen(b.serial)
 	}
-	s.last.Store(b.serial)
+	s.ActedIn(b.serial)
 	return st
 }
 
@@ -121,21 +65,21 @@ func (b *Browser) adoptLocked(ti *target.Info) {
 // report. A tab new_page opens in s's own context is adopted here too,
 // but its reservation (reserveTab) kept s under the bound. b.mu must be
 // held.
-func (b *Browser) giveLocked(ti *target.Info, s *Scope) {
-	if s.maxTabs > 0 && ti.Type == "page" {
+func (b *Browser) giveLocked(ti *target.Info, s *driver.Scope) {
+	if s.MaxTabs() > 0 && ti.Type == "page" {
 		n := 0
 		for _, o := range b.owner {
 			if o == s {
 				n++
 			}
 		}
-		if n >= s.maxTabs {
+		if n >= s.MaxTabs() {
 			if b.refused == nil {
 				b.refused = make(map[target.ID]bool)
 			}
 			b.refused[ti.TargetID] = true
 			if st := b.scopes[s]; st != nil && len(st.refused) < maxRefusedKept {
-				st.refused = append(st.refused, RefusedTab{ID: string(ti.TargetID), URL: ti.URL, Opener: string(ti.OpenerID)})
+				st.refused = append(st.refused, driver.RefusedTab{ID: string(ti.TargetID), URL: ti.URL, Opener: string(ti.OpenerID)})
 			}
 			go b.closeRefused(ti.TargetID)
 			return
@@ -146,7 +90,7 @@ func (b *Browser) giveLocked(ti *target.Info, s *Scope) {
 
 // ScopeOf returns the scope that owns t, or nil for a tab of the unscoped
 // view.
-func (b *Browser) ScopeOf(t *Tab) *Scope {
+func (b *Browser) ScopeOf(t *Tab) *driver.Scope {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.owner[t.id]
@@ -155,12 +99,12 @@ func (b *Browser) ScopeOf(t *Tab) *Scope {
 // browserContext returns the browser context a tab of s is created in:
 // "" (the default context) unless s isolates, in which case the scope's
 // own context is created on first use.
-func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserContextID, error) {
-	if s == nil || !s.isolate {
+func (b *Browser) browserContext(ctx context.Context, s *driver.Scope) (cdpapi.BrowserContextID, error) {
+	if s == nil || !s.Isolated() {
 		return "", nil
 	}
-	if s.closed.Load() {
-		return "", fmt.Errorf("browser: opening a tab: %w", ErrScopeClosed)
+	if s.Ended() {
+		return "", fmt.Errorf("browser: opening a tab: %w", driver.ErrScopeClosed)
 	}
 	b.mu.Lock()
 	id := b.stateLocked(s).context
@@ -198,7 +142,7 @@ func (b *Browser) browserContext(ctx context.Context, s *Scope) (cdpapi.BrowserC
 
 // claim records a tab just opened for s. If s was closed meanwhile, the
 // tab is closed and claim fails with ErrScopeClosed.
-func (b *Browser) claim(ctx context.Context, s *Scope, id target.ID, active bool) error {
+func (b *Browser) claim(ctx context.Context, s *driver.Scope, id target.ID, active bool) error {
 	b.mu.Lock()
 	if s == nil {
 		if active {
@@ -213,9 +157,9 @@ func (b *Browser) claim(ctx context.Context, s *Scope, id target.ID, active bool
 		st.active = id
 	}
 	b.mu.Unlock()
-	if s.closed.Load() {
+	if s.Ended() {
 		b.CloseScope(ctx, s)
-		return fmt.Errorf("browser: opening a tab: %w", ErrScopeClosed)
+		return fmt.Errorf("browser: opening a tab: %w", driver.ErrScopeClosed)
 	}
 	return nil
 }
@@ -223,8 +167,8 @@ func (b *Browser) claim(ctx context.Context, s *Scope, id target.ID, active bool
 // CloseScope closes the tabs s owns in this browser and disposes of its
 // browser context, and makes s refuse new tabs. Failures are ignored: the
 // tabs may be gone already. The context bounds the CDP calls.
-func (b *Browser) CloseScope(ctx context.Context, s *Scope) {
-	s.closed.Store(true)
+func (b *Browser) CloseScope(ctx context.Context, s *driver.Scope) {
+	s.End()
 	b.mu.Lock()
 	var ids []target.ID
 	for id, owner := range b.owner {
@@ -252,16 +196,3 @@ func (b *Browser) CloseScope(ctx context.Context, s *Scope) {
 		cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id})
 	}
 }
-
-// Isolated reports whether s asked for a browser context of its own
-// (ScopeOptions.Isolate); a backend other than Chromium reads it to do the
-// same.
-func (s *Scope) Isolated() bool { return s.isolate }
-
-// Ended reports whether s was closed (see [Browser.CloseScope]): a backend
-// refuses new tabs in it with ErrScopeClosed.
-func (s *Scope) Ended() bool { return s.closed.Load() }
-
-// End marks s closed; a backend's CloseScope calls it before closing the
-// scope's tabs, as [Browser.CloseScope] does.
-func (s *Scope) End() { s.closed.Store(true) }

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -12,20 +11,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// ErrTabLimit means a scope has as many tabs open as its MaxTabs allows.
-var ErrTabLimit = errors.New("browser: the session's tab limit is reached")
-
-// TabLimitError says how many tabs the scope may have open.
-type TabLimitError struct {
-	Max int
-}
-
-func (e *TabLimitError) Error() string {
-	return fmt.Sprintf("browser: opening a tab: the session has %d tabs open, its limit", e.Max)
-}
-func (e *TabLimitError) Unwrap() error { return ErrTabLimit }
 
 // browserSerials numbers the browsers scopes have used, so that a scope
 // can tell that the browser it acted in was replaced.
@@ -33,12 +20,12 @@ var browserSerials atomic.Uint64
 
 // reserveTab counts a tab about to be opened for s against its MaxTabs;
 // done ends the reservation (the tab, if opened, is owned by then).
-func (b *Browser) reserveTab(s *Scope) (done func(), err error) {
-	if s == nil || s.maxTabs <= 0 {
+func (b *Browser) reserveTab(s *driver.Scope) (done func(), err error) {
+	if s == nil || s.MaxTabs() <= 0 {
 		return func() {}, nil
 	}
-	if s.closed.Load() {
-		return nil, fmt.Errorf("browser: opening a tab: %w", ErrScopeClosed)
+	if s.Ended() {
+		return nil, fmt.Errorf("browser: opening a tab: %w", driver.ErrScopeClosed)
 	}
 	_, live := b.targets.pages()
 	b.mu.Lock()
@@ -50,8 +37,8 @@ func (b *Browser) reserveTab(s *Scope) (done func(), err error) {
 			n++
 		}
 	}
-	if n >= s.maxTabs {
-		return nil, &TabLimitError{Max: s.maxTabs}
+	if n >= s.MaxTabs() {
+		return nil, &driver.TabLimitError{Max: s.MaxTabs()}
 	}
 	st.opening++
 	return func() {
@@ -59,24 +46,6 @@ func (b *Browser) reserveTab(s *Scope) (done func(), err error) {
 		st.opening--
 		b.mu.Unlock()
 	}, nil
-}
-
-// TakeReset reports whether the browser s last acted in is not the one
-// it acted in before, because the first crashed or was stopped and
-// another took its place: s's tabs, refs and page state are gone. It
-// reports each replacement once, and only to scopes that had used the
-// browser replaced, so a pool's sessions on other browsers never see it.
-// A nil Scope reports false.
-func (s *Scope) TakeReset() bool {
-	if s == nil {
-		return false
-	}
-	last := s.last.Load()
-	if last == 0 {
-		return false
-	}
-	old := s.seen.Swap(last)
-	return old != 0 && old != last
 }
 
 // maxRefusedKept bounds the refused tabs a scope keeps until they are
@@ -115,17 +84,9 @@ func (b *Browser) closeRefused(id target.ID) {
 	}
 }
 
-// RefusedTab is a tab a scope's page opened past its MaxTabs, closed at
-// once.
-type RefusedTab struct {
-	ID     string `json:"id"`
-	URL    string `json:"url,omitempty"`    // what it was opened on, when known
-	Opener string `json:"opener,omitempty"` // the tab whose page opened it
-}
-
 // TakeRefusedTabs returns, once, the tabs s's pages opened past its
 // MaxTabs, which were closed. A nil s has no limit and gets none.
-func (b *Browser) TakeRefusedTabs(s *Scope) []RefusedTab {
+func (b *Browser) TakeRefusedTabs(s *driver.Scope) []driver.RefusedTab {
 	if s == nil {
 		return nil
 	}

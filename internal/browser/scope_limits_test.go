@@ -1,17 +1,21 @@
 package browser
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
+)
 
 // TestScopeTakeReset checks that a replaced browser is reported once to
 // each scope that had used it, and never to a scope that began after it.
 func TestScopeTakeReset(t *testing.T) {
-	use := func(b *Browser, s *Scope) {
+	use := func(b *Browser, s *driver.Scope) {
 		b.mu.Lock()
 		b.stateLocked(s)
 		b.mu.Unlock()
 	}
 	first, second := &Browser{}, &Browser{}
-	old, fresh := NewScope(nil), NewScope(nil)
+	old, fresh := driver.NewScope(nil), driver.NewScope(nil)
 	if old.TakeReset() {
 		t.Error("a scope that used no browser reports a reset")
 	}
@@ -31,7 +35,7 @@ func TestScopeTakeReset(t *testing.T) {
 	if fresh.TakeReset() {
 		t.Error("a scope that began on the new browser reports a reset")
 	}
-	if (*Scope)(nil).TakeReset() {
+	if (*driver.Scope)(nil).TakeReset() {
 		t.Error("a nil scope reports a reset")
 	}
 }

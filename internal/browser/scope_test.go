@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // scopeFixture serves /set (sets a cookie), /show (the Cookie header as the
@@ -32,7 +33,7 @@ func scopeFixture(t *testing.T) string {
 }
 
 // scopePages returns the ids of the pages s sees.
-func scopePages(t *testing.T, b *Browser, s *Scope) []string {
+func scopePages(t *testing.T, b *Browser, s *driver.Scope) []string {
 	t.Helper()
 	pages, err := b.PagesIn(t.Context(), s)
 	if err != nil {
@@ -49,9 +50,9 @@ func scopePages(t *testing.T, b *Browser, s *Scope) []string {
 }
 
 // newScope returns a scope of the shared browser closed when the test ends.
-func newScope(t *testing.T, isolate bool) (*Browser, *Scope) {
+func newScope(t *testing.T, isolate bool) (*Browser, *driver.Scope) {
 	b := sharedBrowser(t)
-	s := NewScope(&ScopeOptions{Isolate: isolate})
+	s := driver.NewScope(&driver.ScopeOptions{Isolate: isolate})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()
@@ -71,7 +72,7 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ResolveIn(a, active) with no tabs: %v", err)
 	}
-	tc, err := b.OpenTab(ctx, &TabOptions{Scope: c})
+	tc, err := b.OpenTab(ctx, &driver.TabOptions{Scope: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 
 	for _, sel := range []string{string(tc.ID()), "index:1", "url:about:blank#nope"} {
 		_, err := b.ResolveIn(ctx, a, sel)
-		var tnf *TargetNotFoundError
+		var tnf *driver.TargetNotFoundError
 		if !errors.As(err, &tnf) {
 			t.Errorf("ResolveIn(a, %q) = %v, want a TargetNotFoundError", sel, err)
 		}
@@ -105,7 +106,7 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 
 	// A second tab becomes a's active one; selecting the first switches
 	// back, and c's active tab does not move.
-	ta2, err := b.OpenTab(ctx, &TabOptions{Scope: a})
+	ta2, err := b.OpenTab(ctx, &driver.TabOptions{Scope: a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestScopesSeeOnlyTheirTabs(t *testing.T) {
 			t.Errorf("tab %s of the closed scope is still open", id)
 		}
 	}
-	if _, err := b.OpenTab(ctx, &TabOptions{Scope: a}); !errors.Is(err, ErrScopeClosed) {
+	if _, err := b.OpenTab(ctx, &driver.TabOptions{Scope: a}); !errors.Is(err, driver.ErrScopeClosed) {
 		t.Errorf("OpenTab in a closed scope = %v, want ErrScopeClosed", err)
 	}
 	if !slices.Contains(all, tc.ID()) {

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // ackWait bounds one Page.screencastFrameAck. The ack is sent on its own,
@@ -24,32 +25,7 @@ const ackWait = 5 * time.Second
 // or its browser went away. A crash ends it with ErrTargetCrashed.
 var ErrScreencastEnded = errors.New("browser: the tab's screencast ended")
 
-// ScreencastOptions are Page.startScreencast's knobs. The zero value
-// streams JPEG frames at Chrome's default quality, at the viewport's size,
-// on every repaint.
-type ScreencastOptions struct {
-	Format        string // "jpeg" (the default) or "png"
-	Quality       int    // jpeg quality 0–100; 0 means Chrome's default
-	MaxWidth      int    // 0 means the viewport's
-	MaxHeight     int
-	EveryNthFrame int // 0 or 1 means every repaint
-}
-
-// FrameSink receives a screencast's frames, one at a time and in order,
-// on the screencast's goroutine. at is when the browser painted the frame.
-// An error from Frame ends the screencast; its Err returns that error.
-type FrameSink interface {
-	Frame(data []byte, at time.Time) error
-}
-
-// ScreencastStream is a running screencast, as TabDriver returns it.
-type ScreencastStream interface {
-	Stop(ctx context.Context) error
-	Done() <-chan struct{}
-	Err() error
-}
-
-var _ ScreencastStream = (*Screencast)(nil)
+var _ driver.ScreencastStream = (*Screencast)(nil)
 
 // Screencast is a tab's running Page.startScreencast. Each frame is
 // acknowledged as soon as it arrives, before the sink sees it, since the
@@ -58,7 +34,7 @@ var _ ScreencastStream = (*Screencast)(nil)
 type Screencast struct {
 	tab    *Tab
 	sess   *cdp.Session
-	sink   FrameSink
+	sink   driver.FrameSink
 	events <-chan cdp.Event
 	unsub  func()
 	stop   chan struct{} // closed by Stop
@@ -74,7 +50,7 @@ type Screencast struct {
 // until Stop, until the tab closes or crashes, or until sink fails; ctx
 // bounds only the start. A tab has at most one screencast: a second start
 // replaces the first in the browser, so callers keep one per tab.
-func (t *Tab) Screencast(ctx context.Context, o ScreencastOptions, sink FrameSink) (*Screencast, error) {
+func (t *Tab) Screencast(ctx context.Context, o driver.ScreencastOptions, sink driver.FrameSink) (*Screencast, error) {
 	p := page.StartScreencastParams{Format: page.StartScreencastFormatJpeg}
 	switch o.Format {
 	case "", "jpeg":
@@ -85,10 +61,10 @@ func (t *Tab) Screencast(ctx context.Context, o ScreencastOptions, sink FrameSin
 	case "png":
 		p.Format = page.StartScreencastFormatPng
 	default:
-		return nil, fmt.Errorf("%w: screencast format %q", ErrInvalidArgument, o.Format)
+		return nil, fmt.Errorf("%w: screencast format %q", driver.ErrInvalidArgument, o.Format)
 	}
 	if o.Quality < 0 || o.Quality > 100 || o.MaxWidth < 0 || o.MaxHeight < 0 || o.EveryNthFrame < 0 {
-		return nil, fmt.Errorf("%w: screencast options out of range", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: screencast options out of range", driver.ErrInvalidArgument)
 	}
 	p.MaxWidth, p.MaxHeight, p.EveryNthFrame = int64(o.MaxWidth), int64(o.MaxHeight), int64(max(1, o.EveryNthFrame))
 	s, err := t.session(ctx)
@@ -97,7 +73,7 @@ func (t *Tab) Screencast(ctx context.Context, o ScreencastOptions, sink FrameSin
 	}
 	events, unsub := s.SubscribeEvents("Page.screencastFrame", "Inspector.targetCrashed", "Inspector.detached")
 	sc := &Screencast{tab: t, sess: s, sink: sink, events: events, unsub: unsub, stop: make(chan struct{}), done: make(chan struct{})}
-	Step(ctx, "starting the screencast")
+	driver.Step(ctx, "starting the screencast")
 	if _, err := cdpapi.Call(ctx, s, page.StartScreencast, p); err != nil {
 		unsub()
 		return nil, fmt.Errorf("browser: starting the screencast: %w", err)
@@ -123,7 +99,7 @@ func (sc *Screencast) run() {
 			}
 			switch ev.Method {
 			case "Inspector.targetCrashed":
-				sc.end(fmt.Errorf("browser: tab %s: %w", sc.tab.id, ErrTargetCrashed))
+				sc.end(fmt.Errorf("browser: tab %s: %w", sc.tab.id, driver.ErrTargetCrashed))
 				return
 			case "Inspector.detached":
 				sc.end(fmt.Errorf("browser: tab %s: %w", sc.tab.id, ErrScreencastEnded))

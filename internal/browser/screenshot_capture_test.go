@@ -22,6 +22,7 @@ import (
 	"golang.org/x/image/webp"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Colors of the fixtures in testdata/screenshot.
@@ -53,7 +54,7 @@ func openShotPage(t *testing.T, path string) *Tab {
 
 // takeShot captures and decodes, checks that the reported size is the
 // image's, and logs how long it took.
-func takeShot(t *testing.T, tab *Tab, o ScreenshotOptions) (*Screenshot, image.Image) {
+func takeShot(t *testing.T, tab *Tab, o driver.ScreenshotOptions) (*driver.Screenshot, image.Image) {
 	t.Helper()
 	start := time.Now()
 	shot, err := tab.Screenshot(t.Context(), o)
@@ -61,7 +62,7 @@ func takeShot(t *testing.T, tab *Tab, o ScreenshotOptions) (*Screenshot, image.I
 		t.Fatalf("Screenshot(%+v): %v", o, err)
 	}
 	t.Logf("Screenshot(%+v): %s %dx%d, %d bytes, scale %.3f, %d tile(s), in %v",
-		o, shot.Format, shot.Width, shot.Height, len(shot.Data), shot.Scale, shot.tiles, time.Since(start).Round(time.Millisecond))
+		o, shot.Format, shot.Width, shot.Height, len(shot.Data), shot.Scale, shot.Tiles, time.Since(start).Round(time.Millisecond))
 	img, format, err := image.Decode(bytes.NewReader(shot.Data))
 	if err != nil {
 		t.Fatalf("decoding the %s capture: %v", shot.Format, err)
@@ -149,7 +150,7 @@ func TestScreenshotScrolledViewport(t *testing.T) {
 	tab := openShotPage(t, "/screenshot/stripes.html")
 	innerH := scrollTo(t, tab, 3000)
 
-	check := func(t *testing.T, shot *Screenshot, img image.Image) {
+	check := func(t *testing.T, shot *driver.Screenshot, img image.Image) {
 		t.Helper()
 		// Stripe 15 (color a) starts at y = 3000, the top of the viewport.
 		if got := rgb(img, 5, 5); got != stripeA {
@@ -169,7 +170,7 @@ func TestScreenshotScrolledViewport(t *testing.T) {
 	}
 
 	t.Run("full scale", func(t *testing.T) {
-		shot, img := takeShot(t, tab, ScreenshotOptions{})
+		shot, img := takeShot(t, tab, driver.ScreenshotOptions{})
 		if shot.Height != innerH || shot.Downscaled || shot.Scale != 1 {
 			t.Errorf("capture is %dx%d, scale %v, downscaled %v; want the viewport's height %d at scale 1", shot.Width, shot.Height, shot.Scale, shot.Downscaled, innerH)
 		}
@@ -177,7 +178,7 @@ func TestScreenshotScrolledViewport(t *testing.T) {
 	})
 	t.Run("downscaled", func(t *testing.T) {
 		const maxPixels = 200_000
-		shot, img := takeShot(t, tab, ScreenshotOptions{MaxPixels: maxPixels})
+		shot, img := takeShot(t, tab, driver.ScreenshotOptions{MaxPixels: maxPixels})
 		if shot.Width*shot.Height > maxPixels || !shot.Downscaled {
 			t.Errorf("capture is %dx%d (downscaled %v), want at most %d pixels", shot.Width, shot.Height, shot.Downscaled, maxPixels)
 		}
@@ -197,15 +198,15 @@ func TestScreenshotFullPageTall(t *testing.T) {
 
 	tests := []struct {
 		name      string
-		o         ScreenshotOptions
+		o         driver.ScreenshotOptions
 		wantTiles bool
 	}{
 		// 1280 × 20000 is over the default pixel limit: downscaled into one capture.
-		{"default limits", ScreenshotOptions{FullPage: true}, false},
+		{"default limits", driver.ScreenshotOptions{FullPage: true}, false},
 		// Full size is over Chrome's 16384-pixel capture height: tiles.
-		{"full size in tiles", ScreenshotOptions{FullPage: true, MaxPixels: 1280 * 20000}, true},
+		{"full size in tiles", driver.ScreenshotOptions{FullPage: true, MaxPixels: 1280 * 20000}, true},
 		// Oversized for a small limit: downscaled, never cropped.
-		{"small limit", ScreenshotOptions{FullPage: true, MaxPixels: 1_000_000}, false},
+		{"small limit", driver.ScreenshotOptions{FullPage: true, MaxPixels: 1_000_000}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -214,11 +215,11 @@ func TestScreenshotFullPageTall(t *testing.T) {
 			if math.Abs(got-want)/want > 0.02 {
 				t.Errorf("aspect ratio = %dx%d = %.4f, want the page's %.4f within 2%%", shot.Width, shot.Height, got, want)
 			}
-			if max := tt.o.MaxPixels; max == 0 && shot.Width*shot.Height > DefaultMaxScreenshotPixels || max > 0 && shot.Width*shot.Height > max {
+			if max := tt.o.MaxPixels; max == 0 && shot.Width*shot.Height > driver.DefaultMaxScreenshotPixels || max > 0 && shot.Width*shot.Height > max {
 				t.Errorf("capture has %d pixels, over the limit", shot.Width*shot.Height)
 			}
-			if tiled := shot.tiles > 1; tiled != tt.wantTiles {
-				t.Errorf("capture took %d tiles, want tiling %v", shot.tiles, tt.wantTiles)
+			if tiled := shot.Tiles > 1; tiled != tt.wantTiles {
+				t.Errorf("capture took %d tiles, want tiling %v", shot.Tiles, tt.wantTiles)
 			}
 			if got := rgb(img, shot.Width/2, 2); !near(got, tallTop, 2) {
 				t.Errorf("top pixel = %06x, want the top marker %06x", got, tallTop)
@@ -249,7 +250,7 @@ func TestScreenshotFullPageFixedAndVH(t *testing.T) {
 	var pageH int
 	shotEval(t, tab, "document.documentElement.scrollHeight", &pageH)
 
-	shot, img := takeShot(t, tab, ScreenshotOptions{FullPage: true})
+	shot, img := takeShot(t, tab, driver.ScreenshotOptions{FullPage: true})
 	if shot.Height != pageH {
 		t.Fatalf("capture height = %d, want the page height %d", shot.Height, pageH)
 	}
@@ -279,7 +280,7 @@ func TestScreenshotLazyContent(t *testing.T) {
 	// Not parallel: what it checks needs the tab to render as the visible
 	// one, and parallel tests keep taking other tabs to the front.
 	tab := openShotPage(t, "/screenshot/lazy.html")
-	shot, img := takeShot(t, tab, ScreenshotOptions{FullPage: true})
+	shot, img := takeShot(t, tab, driver.ScreenshotOptions{FullPage: true})
 	// #late turns green only once it has been scrolled into view.
 	if got := rgb(img, 10, shot.Height-10); got != 0x00c853 {
 		t.Errorf("lazy block = %06x, want it painted 00c853 by the scroll through", got)
@@ -293,7 +294,7 @@ func TestScreenshotElement(t *testing.T) {
 	t.Parallel()
 	tab := openShotPage(t, "/screenshot/element.html")
 
-	shot, img := takeShot(t, tab, ScreenshotOptions{Selector: "#box"})
+	shot, img := takeShot(t, tab, driver.ScreenshotOptions{Selector: "#box"})
 	// 300 × 150 plus a 5px border on each side.
 	if shot.Width != 310 || shot.Height != 160 {
 		t.Errorf("element capture is %dx%d, want its border box 310x160", shot.Width, shot.Height)
@@ -309,18 +310,18 @@ func TestScreenshotElement(t *testing.T) {
 	}
 
 	errTests := []struct {
-		o    ScreenshotOptions
+		o    driver.ScreenshotOptions
 		want error
 	}{
-		{ScreenshotOptions{Selector: "#hidden"}, ErrElementNotVisible},
-		{ScreenshotOptions{Selector: "#nope"}, ErrElementNotFound},
-		{ScreenshotOptions{Selector: "[[["}, ErrInvalidArgument},
-		{ScreenshotOptions{Ref: "e999999"}, ErrRefNotFound},
-		{ScreenshotOptions{Selector: "#box", FullPage: true}, ErrInvalidArgument},
-		{ScreenshotOptions{Selector: "#box", Ref: "e1"}, ErrInvalidArgument},
-		{ScreenshotOptions{Format: "gif"}, ErrInvalidArgument},
-		{ScreenshotOptions{Quality: 50}, ErrInvalidArgument},
-		{ScreenshotOptions{Format: "jpeg", Quality: 101}, ErrInvalidArgument},
+		{driver.ScreenshotOptions{Selector: "#hidden"}, driver.ErrElementNotVisible},
+		{driver.ScreenshotOptions{Selector: "#nope"}, driver.ErrElementNotFound},
+		{driver.ScreenshotOptions{Selector: "[[["}, driver.ErrInvalidArgument},
+		{driver.ScreenshotOptions{Ref: "e999999"}, driver.ErrRefNotFound},
+		{driver.ScreenshotOptions{Selector: "#box", FullPage: true}, driver.ErrInvalidArgument},
+		{driver.ScreenshotOptions{Selector: "#box", Ref: "e1"}, driver.ErrInvalidArgument},
+		{driver.ScreenshotOptions{Format: "gif"}, driver.ErrInvalidArgument},
+		{driver.ScreenshotOptions{Quality: 50}, driver.ErrInvalidArgument},
+		{driver.ScreenshotOptions{Format: "jpeg", Quality: 101}, driver.ErrInvalidArgument},
 	}
 	for _, tt := range errTests {
 		if _, err := tab.Screenshot(t.Context(), tt.o); !errors.Is(err, tt.want) {
@@ -381,7 +382,7 @@ func TestScreenshotElementInFrame(t *testing.T) {
 			}
 			var ref string
 			browsertest.Eventually(t, waitLimit, func() error {
-				res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+				res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 				if err != nil {
 					return fmt.Errorf("Snapshot: %w", err)
 				}
@@ -400,7 +401,7 @@ func TestScreenshotElementInFrame(t *testing.T) {
 			if oop := frames > 0; oop != tt.oop {
 				t.Fatalf("out-of-process frames: %d, want some: %v", frames, tt.oop)
 			}
-			shot, img := takeShot(t, tab, ScreenshotOptions{Ref: ref})
+			shot, img := takeShot(t, tab, driver.ScreenshotOptions{Ref: ref})
 			if shot.Width != 200 || shot.Height != 60 {
 				t.Errorf("button capture is %dx%d, want its border box 200x60 (buttons are border-box)", shot.Width, shot.Height)
 			}
@@ -419,7 +420,7 @@ func TestScreenshotElementInFrame(t *testing.T) {
 func TestScreenshotFormats(t *testing.T) {
 	t.Parallel()
 	tab := openShotPage(t, "/screenshot/element.html")
-	for _, o := range []ScreenshotOptions{
+	for _, o := range []driver.ScreenshotOptions{
 		{Format: "jpeg"},
 		{Format: "jpeg", Quality: 30, Selector: "#box"},
 		{Format: "webp"},
@@ -451,10 +452,10 @@ func TestScreenshotFormats(t *testing.T) {
 func TestScreenshotByteLimit(t *testing.T) {
 	t.Parallel()
 	tab := openShotPage(t, "/paint.html")
-	full, _ := takeShot(t, tab, ScreenshotOptions{})
+	full, _ := takeShot(t, tab, driver.ScreenshotOptions{})
 
 	limit := len(full.Data) / 3
-	shot, _ := takeShot(t, tab, ScreenshotOptions{MaxBytes: limit})
+	shot, _ := takeShot(t, tab, driver.ScreenshotOptions{MaxBytes: limit})
 	if len(shot.Data) > limit || !shot.Downscaled || shot.Width >= full.Width {
 		t.Errorf("capture under a %d-byte limit is %d bytes at %dx%d (downscaled %v), want it downscaled to fit",
 			limit, len(shot.Data), shot.Width, shot.Height, shot.Downscaled)
@@ -464,16 +465,16 @@ func TestScreenshotByteLimit(t *testing.T) {
 		t.Errorf("aspect ratio %.3f, want %.3f", b, a)
 	}
 
-	jpegFull, _ := takeShot(t, tab, ScreenshotOptions{Format: "jpeg", Quality: 95})
+	jpegFull, _ := takeShot(t, tab, driver.ScreenshotOptions{Format: "jpeg", Quality: 95})
 	limit = len(jpegFull.Data) * 2 / 3
-	shot, _ = takeShot(t, tab, ScreenshotOptions{Format: "jpeg", Quality: 95, MaxBytes: limit})
+	shot, _ = takeShot(t, tab, driver.ScreenshotOptions{Format: "jpeg", Quality: 95, MaxBytes: limit})
 	if len(shot.Data) > limit || shot.Quality >= 95 {
 		t.Errorf("jpeg under a %d-byte limit is %d bytes at quality %d, want a lower quality that fits", limit, len(shot.Data), shot.Quality)
 	}
 
-	_, err := tab.Screenshot(t.Context(), ScreenshotOptions{MaxBytes: 100})
-	var tl *ScreenshotTooLargeError
-	if !errors.As(err, &tl) || !errors.Is(err, ErrScreenshotTooLarge) || tl.Limit != 100 || tl.Bytes <= 100 {
+	_, err := tab.Screenshot(t.Context(), driver.ScreenshotOptions{MaxBytes: 100})
+	var tl *driver.ScreenshotTooLargeError
+	if !errors.As(err, &tl) || !errors.Is(err, driver.ErrScreenshotTooLarge) || tl.Limit != 100 || tl.Bytes <= 100 {
 		t.Errorf("Screenshot under a 100-byte limit: error %v, want a ScreenshotTooLargeError", err)
 	}
 }
@@ -483,10 +484,10 @@ func TestScreenshotByteLimit(t *testing.T) {
 func TestScreenshotTilesMatchOneCapture(t *testing.T) {
 	t.Parallel()
 	tab := openShotPage(t, "/screenshot/stripes.html")
-	whole, want := takeShot(t, tab, ScreenshotOptions{FullPage: true})
-	tiled, got := takeShot(t, tab, ScreenshotOptions{FullPage: true, maxTile: 3000})
-	if tiled.tiles < 3 {
-		t.Errorf("tiled capture took %d tiles, want at least 3 of at most 3000 px for 8000 px", tiled.tiles)
+	whole, want := takeShot(t, tab, driver.ScreenshotOptions{FullPage: true})
+	tiled, got := takeShot(t, tab, driver.ScreenshotOptions{FullPage: true, MaxTile: 3000})
+	if tiled.Tiles < 3 {
+		t.Errorf("tiled capture took %d tiles, want at least 3 of at most 3000 px for 8000 px", tiled.Tiles)
 	}
 	if tiled.Width != whole.Width || tiled.Height != whole.Height {
 		t.Fatalf("tiled capture is %dx%d, one capture %dx%d", tiled.Width, tiled.Height, whole.Width, whole.Height)
@@ -499,9 +500,9 @@ func TestScreenshotTilesMatchOneCapture(t *testing.T) {
 
 	// At a fractional scale tile edges fall between pixels: no row may be
 	// left unpainted.
-	small, img := takeShot(t, tab, ScreenshotOptions{FullPage: true, MaxPixels: 1_234_567, maxTile: 999})
-	if small.tiles < 3 {
-		t.Errorf("capture took %d tiles, want several", small.tiles)
+	small, img := takeShot(t, tab, driver.ScreenshotOptions{FullPage: true, MaxPixels: 1_234_567, MaxTile: 999})
+	if small.Tiles < 3 {
+		t.Errorf("capture took %d tiles, want several", small.Tiles)
 	}
 	for y := 0; y < small.Height; y++ {
 		if _, _, _, a := img.At(5, y).RGBA(); a != 0xffff {

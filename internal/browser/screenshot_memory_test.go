@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // noisePNG is a tile of random pixels: a page painted with it compresses
@@ -97,7 +98,7 @@ func TestScreenshotMemoryReturns(t *testing.T) {
 	}
 	runtime.GC()
 	before, beforeRSS := heapHeld(), rssKB()
-	shot, err := tab.Screenshot(t.Context(), ScreenshotOptions{FullPage: true, Format: "jpeg", Quality: 100})
+	shot, err := tab.Screenshot(t.Context(), driver.ScreenshotOptions{FullPage: true, Format: "jpeg", Quality: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	_ "golang.org/x/image/webp" // DecodeConfig for webp captures
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // planScale returns the clip scale at which a w × h CSS-pixel region,
@@ -71,7 +72,7 @@ const (
 // capture takes the planned captures of region and returns one image. In
 // the viewport at full scale it captures without a clip: a clip is in
 // document coordinates and needs the scroll offset added.
-func capture(ctx context.Context, s *cdp.Session, region rect, plan capturePlan, format string, quality int, kind captureKind) (*Screenshot, error) {
+func capture(ctx context.Context, s *cdp.Session, region rect, plan capturePlan, format string, quality int, kind captureKind) (*driver.Screenshot, error) {
 	// optimizeForSpeed but for an element: with it and a clip beyond the
 	// viewport, an element in an out-of-process frame came out blank
 	// (TestScreenshotElementInFrame).
@@ -150,7 +151,7 @@ func captureOnce(ctx context.Context, s *cdp.Session, p page.CaptureScreenshotPa
 }
 
 // decoded wraps encoded image data with its real size.
-func decoded(data []byte, format string, quality, tiles int) (*Screenshot, error) {
+func decoded(data []byte, format string, quality, tiles int) (*driver.Screenshot, error) {
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading screenshot size: %w", err)
@@ -158,7 +159,7 @@ func decoded(data []byte, format string, quality, tiles int) (*Screenshot, error
 	if format == "png" {
 		quality = 0
 	}
-	return &Screenshot{Data: data, Format: format, Quality: quality, Width: cfg.Width, Height: cfg.Height, tiles: tiles}, nil
+	return &driver.Screenshot{Data: data, Format: format, Quality: quality, Width: cfg.Width, Height: cfg.Height, Tiles: tiles}, nil
 }
 
 // encode encodes a stitched image as png or jpeg.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/dom"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestPlanScale(t *testing.T) {
@@ -16,10 +18,10 @@ func TestPlanScale(t *testing.T) {
 		maxPixels, maxW, maxH int
 		want                  float64 // 0: just check the bounds
 	}{
-		{"viewport fits", 1280, 633, 1, DefaultMaxScreenshotPixels, 16384, big, 1},
-		{"exactly the limit", 4096, 4096, 1, DefaultMaxScreenshotPixels, 16384, big, 1},
-		{"tall page over the pixel limit", 1280, 20000, 1, DefaultMaxScreenshotPixels, 16384, big, 0},
-		{"retina doubles the pixels", 1280, 4000, 2, DefaultMaxScreenshotPixels, 16384, big, 0},
+		{"viewport fits", 1280, 633, 1, driver.DefaultMaxScreenshotPixels, 16384, big, 1},
+		{"exactly the limit", 4096, 4096, 1, driver.DefaultMaxScreenshotPixels, 16384, big, 1},
+		{"tall page over the pixel limit", 1280, 20000, 1, driver.DefaultMaxScreenshotPixels, 16384, big, 0},
+		{"retina doubles the pixels", 1280, 4000, 2, driver.DefaultMaxScreenshotPixels, 16384, big, 0},
 		{"small limit", 1280, 20000, 1, 1_000_000, 16384, big, 0},
 		{"too wide", 40000, 100, 1, 1 << 30, 16384, big, 16384.0 / 40000},
 		{"webp side limit", 1000, 16000, 1.5, 1 << 30, 16383, 16383, 0},
@@ -118,27 +120,27 @@ func TestQuadBounds(t *testing.T) {
 
 func TestScreenshotOptionsNormalize(t *testing.T) {
 	tests := []struct {
-		in      ScreenshotOptions
-		want    ScreenshotOptions
+		in      driver.ScreenshotOptions
+		want    driver.ScreenshotOptions
 		wantErr bool
 	}{
-		{in: ScreenshotOptions{}, want: ScreenshotOptions{Format: "png", MaxPixels: DefaultMaxScreenshotPixels, MaxBytes: DefaultMaxImageBytes, maxTile: maxCaptureHeight}},
-		{in: ScreenshotOptions{Format: "jpeg"}, want: ScreenshotOptions{Format: "jpeg", Quality: 80, MaxPixels: DefaultMaxScreenshotPixels, MaxBytes: DefaultMaxImageBytes, maxTile: maxCaptureHeight}},
-		{in: ScreenshotOptions{Format: "webp", Quality: 30, MaxPixels: 10, MaxBytes: 20}, want: ScreenshotOptions{Format: "webp", Quality: 30, MaxPixels: 10, MaxBytes: 20, maxTile: maxCaptureHeight}},
-		{in: ScreenshotOptions{Format: "gif"}, wantErr: true},
-		{in: ScreenshotOptions{Format: "jpg"}, wantErr: true},
-		{in: ScreenshotOptions{Quality: 50}, wantErr: true},
-		{in: ScreenshotOptions{Format: "jpeg", Quality: -1}, wantErr: true},
-		{in: ScreenshotOptions{Format: "jpeg", Quality: 101}, wantErr: true},
-		{in: ScreenshotOptions{Ref: "e1", Selector: "p"}, wantErr: true},
-		{in: ScreenshotOptions{FullPage: true, Selector: "p"}, wantErr: true},
-		{in: ScreenshotOptions{MaxBytes: -1}, wantErr: true},
+		{in: driver.ScreenshotOptions{}, want: driver.ScreenshotOptions{Format: "png", MaxPixels: driver.DefaultMaxScreenshotPixels, MaxBytes: driver.DefaultMaxImageBytes, MaxTile: driver.MaxCaptureHeight}},
+		{in: driver.ScreenshotOptions{Format: "jpeg"}, want: driver.ScreenshotOptions{Format: "jpeg", Quality: 80, MaxPixels: driver.DefaultMaxScreenshotPixels, MaxBytes: driver.DefaultMaxImageBytes, MaxTile: driver.MaxCaptureHeight}},
+		{in: driver.ScreenshotOptions{Format: "webp", Quality: 30, MaxPixels: 10, MaxBytes: 20}, want: driver.ScreenshotOptions{Format: "webp", Quality: 30, MaxPixels: 10, MaxBytes: 20, MaxTile: driver.MaxCaptureHeight}},
+		{in: driver.ScreenshotOptions{Format: "gif"}, wantErr: true},
+		{in: driver.ScreenshotOptions{Format: "jpg"}, wantErr: true},
+		{in: driver.ScreenshotOptions{Quality: 50}, wantErr: true},
+		{in: driver.ScreenshotOptions{Format: "jpeg", Quality: -1}, wantErr: true},
+		{in: driver.ScreenshotOptions{Format: "jpeg", Quality: 101}, wantErr: true},
+		{in: driver.ScreenshotOptions{Ref: "e1", Selector: "p"}, wantErr: true},
+		{in: driver.ScreenshotOptions{FullPage: true, Selector: "p"}, wantErr: true},
+		{in: driver.ScreenshotOptions{MaxBytes: -1}, wantErr: true},
 	}
 	for _, tt := range tests {
 		got := tt.in
-		err := got.normalize()
+		err := got.Normalize()
 		if tt.wantErr {
-			if !errors.Is(err, ErrInvalidArgument) {
+			if !errors.Is(err, driver.ErrInvalidArgument) {
 				t.Errorf("normalize(%+v) error = %v, want ErrInvalidArgument", tt.in, err)
 			}
 			continue

@@ -13,6 +13,7 @@ import (
 	_ "golang.org/x/image/webp" // DecodeConfig for webp captures
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // viewportRegion returns the visible part of the page in document
@@ -93,7 +94,7 @@ func (t *Tab) elementRegion(ctx context.Context, s *cdp.Session, ref, selector s
 		return rect{}, false, err
 	}
 	defer el.Release(ctx)
-	notVisible := &ElementError{Ref: el.Ref, Selector: selector, Err: ErrElementNotVisible}
+	notVisible := &driver.ElementError{Ref: el.Ref, Selector: selector, Err: driver.ErrElementNotVisible}
 	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
 		if cdp.IsProtocolError(err) {
 			return rect{}, false, notVisible

@@ -10,6 +10,8 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestScreenshot(t *testing.T) {
@@ -26,15 +28,15 @@ func TestScreenshot(t *testing.T) {
 	}
 
 	tests := []struct {
-		opts    ScreenshotOptions
+		opts    driver.ScreenshotOptions
 		format  string
 		decoder func(*bytes.Reader) (image.Image, error)
 	}{
-		{ScreenshotOptions{}, "png", func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }},
-		{ScreenshotOptions{Format: "png"}, "png", func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }},
-		{ScreenshotOptions{Format: "jpeg"}, "jpeg", func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }},
-		{ScreenshotOptions{Format: "jpeg", Quality: 10}, "jpeg", func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }},
-		{ScreenshotOptions{Format: "jpeg", Quality: 95}, "jpeg", func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }},
+		{driver.ScreenshotOptions{}, "png", func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }},
+		{driver.ScreenshotOptions{Format: "png"}, "png", func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) }},
+		{driver.ScreenshotOptions{Format: "jpeg"}, "jpeg", func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }},
+		{driver.ScreenshotOptions{Format: "jpeg", Quality: 10}, "jpeg", func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }},
+		{driver.ScreenshotOptions{Format: "jpeg", Quality: 95}, "jpeg", func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) }},
 	}
 	sizes := map[int]int{} // jpeg quality → bytes
 	for _, tt := range tests {
@@ -67,7 +69,7 @@ func TestScreenshot(t *testing.T) {
 	}
 
 	for _, format := range []string{"gif", "PNG", "jpg"} {
-		if shot, err := tab.Screenshot(t.Context(), ScreenshotOptions{Format: format}); err == nil {
+		if shot, err := tab.Screenshot(t.Context(), driver.ScreenshotOptions{Format: format}); err == nil {
 			t.Errorf("Screenshot(format %q) = %s %dx%d, want an error", format, shot.Format, shot.Width, shot.Height)
 		}
 	}

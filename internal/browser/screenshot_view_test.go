@@ -1,6 +1,10 @@
 package browser
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
+)
 
 // TestScreenshotViewportCache checks that a viewport capture which plans
 // from the cached view still reports the view as it is: after SetViewport,
@@ -11,12 +15,12 @@ func TestScreenshotViewportCache(t *testing.T) {
 	tab := openShotPage(t, "/screenshot/stripes.html")
 	check := func(t *testing.T, wantW, wantH int, wantScale float64) {
 		t.Helper()
-		shot, _ := takeShot(t, tab, ScreenshotOptions{})
+		shot, _ := takeShot(t, tab, driver.ScreenshotOptions{})
 		if shot.Width != wantW || shot.Height != wantH || shot.Scale != wantScale {
 			t.Errorf("viewport capture = %dx%d at scale %v, want %dx%d at scale %v", shot.Width, shot.Height, shot.Scale, wantW, wantH, wantScale)
 		}
 	}
-	if _, err := tab.SetViewport(t.Context(), &Viewport{Width: 800, Height: 500, DeviceScaleFactor: 1}); err != nil {
+	if _, err := tab.SetViewport(t.Context(), &driver.Viewport{Width: 800, Height: 500, DeviceScaleFactor: 1}); err != nil {
 		t.Fatalf("SetViewport: %v", err)
 	}
 	check(t, 800, 500, 1)
@@ -26,7 +30,7 @@ func TestScreenshotViewportCache(t *testing.T) {
 	check(t, 800, 500, 1)
 
 	t.Run("SetViewport", func(t *testing.T) {
-		if _, err := tab.SetViewport(t.Context(), &Viewport{Width: 640, Height: 480, DeviceScaleFactor: 1}); err != nil {
+		if _, err := tab.SetViewport(t.Context(), &driver.Viewport{Width: 640, Height: 480, DeviceScaleFactor: 1}); err != nil {
 			t.Fatalf("SetViewport: %v", err)
 		}
 		check(t, 640, 480, 1)
@@ -36,14 +40,14 @@ func TestScreenshotViewportCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := applyViewport(t.Context(), s, &Viewport{Width: 600, Height: 400, DeviceScaleFactor: 2}); err != nil {
+		if err := applyViewport(t.Context(), s, &driver.Viewport{Width: 600, Height: 400, DeviceScaleFactor: 2}); err != nil {
 			t.Fatalf("applyViewport: %v", err)
 		}
 		check(t, 1200, 800, 2)
 		check(t, 1200, 800, 2)
 	})
 	t.Run("mobile", func(t *testing.T) {
-		if _, err := tab.SetViewport(t.Context(), &Viewport{Width: 390, Height: 844, DeviceScaleFactor: 2, Mobile: true}); err != nil {
+		if _, err := tab.SetViewport(t.Context(), &driver.Viewport{Width: 390, Height: 844, DeviceScaleFactor: 2, Mobile: true}); err != nil {
 			t.Fatalf("SetViewport: %v", err)
 		}
 		// The page's <meta name=viewport>, which each navigation may
@@ -61,8 +65,8 @@ func TestScreenshotViewportCache(t *testing.T) {
 func TestScreenshotFullPageThatFits(t *testing.T) {
 	t.Parallel()
 	tab := openShotPage(t, "/screenshot/fits.html")
-	view, viewImg := takeShot(t, tab, ScreenshotOptions{})
-	full, fullImg := takeShot(t, tab, ScreenshotOptions{FullPage: true})
+	view, viewImg := takeShot(t, tab, driver.ScreenshotOptions{})
+	full, fullImg := takeShot(t, tab, driver.ScreenshotOptions{FullPage: true})
 	if full.Width != view.Width || full.Height != view.Height || full.Scale != view.Scale {
 		t.Fatalf("full page = %dx%d at %v, want the viewport's %dx%d at %v", full.Width, full.Height, full.Scale, view.Width, view.Height, view.Scale)
 	}

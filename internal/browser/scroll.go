@@ -10,46 +10,13 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// ScrollOptions say where to scroll: by Direction, to an element (Ref or
-// Selector), or to X and Y; exactly one of the three.
-type ScrollOptions struct {
-	// Direction is "up", "down", "left" or "right": the page, or when it
-	// cannot scroll that way the scrollable element in the middle of the
-	// viewport, moves by Pixels, or 80% of its visible size when Pixels is
-	// zero.
-	Direction string
-	Pixels    float64
-	// Ref or Selector names an element to scroll into view (see
-	// [Tab.Element]).
-	Ref      string
-	Selector string
-	// X and Y scroll the page to a position; a nil one keeps its axis.
-	X, Y *float64
-}
-
-// ScrollResult is where a scroll ended.
-type ScrollResult struct {
-	ScrollX        float64 `json:"scrollX"`
-	ScrollY        float64 `json:"scrollY"`
-	PageWidth      float64 `json:"pageWidth"`
-	PageHeight     float64 `json:"pageHeight"`
-	ViewportWidth  float64 `json:"viewportWidth"`
-	ViewportHeight float64 `json:"viewportHeight"`
-	// Container names the element scrolled when it was not the page; the
-	// numbers above are then its own.
-	Container string `json:"container,omitempty"`
-	// InViewport and FullyInViewport say, for a scroll to an element,
-	// whether any of it shows, and all of it.
-	InViewport      *bool `json:"inViewport,omitempty"`
-	FullyInViewport *bool `json:"fullyInViewport,omitempty"`
-}
 
 // Scroll scrolls the page instantly, without smooth scrolling, and returns
 // where it ended. Scrolling to an element that is not rendered is an
 // *ElementError wrapping ErrElementNotVisible.
-func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error) {
+func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.ScrollResult, error) {
 	modes := 0
 	for _, set := range []bool{o.Direction != "", o.Ref != "" || o.Selector != "", o.X != nil || o.Y != nil} {
 		if set {
@@ -57,10 +24,10 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 		}
 	}
 	if modes != 1 {
-		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", driver.ErrInvalidArgument)
 	}
 	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
-		return nil, fmt.Errorf("%w: pixels must be positive", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: pixels must be positive", driver.ErrInvalidArgument)
 	}
 	ps, err := t.session(ctx)
 	if err != nil {
@@ -81,7 +48,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 		return nil, err
 	}
 	defer el.Release(ctx)
-	hidden := &ElementError{Ref: el.Ref, Selector: o.Selector, Err: ErrElementNotVisible}
+	hidden := &driver.ElementError{Ref: el.Ref, Selector: o.Selector, Err: driver.ErrElementNotVisible}
 	if _, err := cdpapi.Call(ctx, el.Session, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.Backend}); err != nil {
 		if cdp.IsProtocolError(err) {
 			return nil, hidden
@@ -89,7 +56,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 		return nil, fmt.Errorf("browser: scrolling the element into view: %w", err)
 	}
 	quads, off, err := t.settledQuads(ctx, ps, el)
-	if errors.Is(err, ErrElementNotVisible) || (err == nil && !hasArea(quads)) {
+	if errors.Is(err, driver.ErrElementNotVisible) || (err == nil && !hasArea(quads)) {
 		return nil, hidden
 	}
 	if err != nil {
@@ -111,7 +78,7 @@ func (t *Tab) Scroll(ctx context.Context, o ScrollOptions) (*ScrollResult, error
 }
 
 // scrollPage runs a scroll script and decodes the position it reports.
-func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ...any) (*ScrollResult, error) {
+func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ...any) (*driver.ScrollResult, error) {
 	var r struct {
 		X, Y, W, H, VW, VH float64
 		Container          *nodeInfo
@@ -119,7 +86,7 @@ func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ..
 	if err := callJS(ctx, ps, jsCall{}, script, &r, args...); err != nil {
 		return nil, fmt.Errorf("browser: scrolling: %w", err)
 	}
-	res := &ScrollResult{ScrollX: r.X, ScrollY: r.Y, PageWidth: r.W, PageHeight: r.H, ViewportWidth: r.VW, ViewportHeight: r.VH}
+	res := &driver.ScrollResult{ScrollX: r.X, ScrollY: r.Y, PageWidth: r.W, PageHeight: r.H, ViewportWidth: r.VW, ViewportHeight: r.VH}
 	if r.Container != nil {
 		res.Container = r.Container.describe()
 	}

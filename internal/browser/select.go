@@ -3,52 +3,12 @@ package browser
 import (
 	"context"
 	"fmt"
-	"strings"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Option is one option of a <select>.
-type Option struct {
-	Value string `json:"value"`
-	Label string `json:"label"`
-}
-
-// OptionError names the option asked for and lists the first options of
-// the <select> (up to maxListedOptions), with how many there are.
-type OptionError struct {
-	Ref     string
-	Want    string
-	Options []Option
-	Total   int
-}
 
 // maxListedOptions bounds the options an OptionError lists.
 const maxListedOptions = 10
-
-// Error leaves out Want, which may be typed text that must not be logged.
-func (e *OptionError) Error() string { return "browser: no such option in the select" }
-func (e *OptionError) Unwrap() error { return ErrOptionNotFound }
-
-// List formats the options for a message: `"Japan" (jp), "Peru"`, and
-// "(and N more)" past the first ones.
-func (e *OptionError) List() string {
-	var b strings.Builder
-	for i, o := range e.Options {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", o.Label)
-		if o.Value != o.Label {
-			fmt.Fprintf(&b, " (%s)", o.Value)
-		}
-	}
-	if n := e.Total - len(e.Options); n > 0 {
-		fmt.Fprintf(&b, " (and %d more)", n)
-	}
-	if e.Total == 0 {
-		b.WriteString("none")
-	}
-	return b.String()
-}
 
 // SelectOptions selects the options of a <select> — named by ref, or when
 // ref is empty by CSS selector — whose value, else visible label (exactly,
@@ -66,18 +26,18 @@ func (t *Tab) SelectOptions(ctx context.Context, ref, selector string, values []
 		if f.Kind != "select" {
 			if st, err := el.dropdown(ctx, ""); err == nil && st.isDropdown() {
 				if len(values) != 1 {
-					return fmt.Errorf("%w: a custom dropdown takes one value, not %d", ErrInvalidArgument, len(values))
+					return fmt.Errorf("%w: a custom dropdown takes one value, not %d", driver.ErrInvalidArgument, len(values))
 				}
 				sel, err = t.pickDropdown(ctx, el, values[0])
 				return err
 			}
-			return el.refuse("is "+f.describe()+", not a <select> or an ARIA combobox or listbox", RefusedNotSelect)
+			return el.refuse("is "+f.describe()+", not a <select> or an ARIA combobox or listbox", driver.RefusedNotSelect)
 		}
 		if err := el.usable(f); err != nil {
 			return err
 		}
 		if !f.Multiple && len(values) != 1 {
-			return fmt.Errorf("%w: the select takes one value, not %d", ErrInvalidArgument, len(values))
+			return fmt.Errorf("%w: the select takes one value, not %d", driver.ErrInvalidArgument, len(values))
 		}
 		sel, err = el.selectOptions(ctx, values)
 		return err
@@ -90,16 +50,16 @@ var selectOptionsJS = loadScript("select_options")
 
 func (e *element) selectOptions(ctx context.Context, values []string) ([]string, error) {
 	var r struct {
-		Missing  *string  `json:"missing"`
-		Total    int      `json:"total"`
-		Options  []Option `json:"options"`
-		Selected []string `json:"selected"`
+		Missing  *string         `json:"missing"`
+		Total    int             `json:"total"`
+		Options  []driver.Option `json:"options"`
+		Selected []string        `json:"selected"`
 	}
 	if err := e.callJS(ctx, &r, selectOptionsJS, values, maxListedOptions); err != nil {
 		return nil, err
 	}
 	if r.Missing != nil {
-		return nil, &OptionError{Ref: e.Ref, Want: *r.Missing, Options: r.Options, Total: r.Total}
+		return nil, &driver.OptionError{Ref: e.Ref, Want: *r.Missing, Options: r.Options, Total: r.Total}
 	}
 	if r.Selected == nil {
 		r.Selected = []string{}

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/rpc"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
@@ -30,18 +31,6 @@ const maxFrameDepth = 5
 // (100 runes of most text).
 var pageText = rpc.StringCap{Each: 2 << 10, Total: 8 << 20, Rest: 256}
 
-// SnapshotOptions choose what Snapshot shows.
-type SnapshotOptions struct {
-	snapshot.Options
-	// Scope limits the snapshot to one element's subtree: a ref or, when
-	// it does not look like one, a CSS selector.
-	Scope string
-	// MaxElements is the node budget of a snapshot without Scope: a page
-	// with more elements gets a one-line truncated snapshot that says so.
-	// Zero means DefaultSnapshotElements.
-	MaxElements int
-}
-
 // Snapshot returns the tab's accessibility tree as compact text with refs,
 // iframes (same- and cross-process) inline under their iframe element.
 // Refs stay the same across snapshots of one document.
@@ -49,7 +38,7 @@ type SnapshotOptions struct {
 // A page with more than o.MaxElements elements is not read whole (see
 // [DefaultSnapshotElements]): without a scope the result is one line,
 // marked truncated, saying how to read part of it.
-func (t *Tab) Snapshot(ctx context.Context, o SnapshotOptions) (snapshot.Result, error) {
+func (t *Tab) Snapshot(ctx context.Context, o driver.SnapshotOptions) (snapshot.Result, error) {
 	budget := noBudget
 	if o.Scope == "" {
 		budget = o.MaxElements
@@ -80,7 +69,7 @@ const bigTree = 50_000
 // SnapshotDiff returns what changed since this tab's previous snapshot of
 // the same kind (mode and scope), and remembers this one. The first call
 // reports every line as added.
-func (t *Tab) SnapshotDiff(ctx context.Context, o SnapshotOptions) (snapshot.Result, snapshot.Changes, error) {
+func (t *Tab) SnapshotDiff(ctx context.Context, o driver.SnapshotOptions) (snapshot.Result, snapshot.Changes, error) {
 	res, err := t.Snapshot(ctx, o)
 	if err != nil {
 		return res, snapshot.Changes{}, err
@@ -90,14 +79,14 @@ func (t *Tab) SnapshotDiff(ctx context.Context, o SnapshotOptions) (snapshot.Res
 	if prev == nil && o.Interactive && o.Scope == "" {
 		// The agent may have looked in default mode: compare with the
 		// interactive part of that.
-		prev = snapshot.InteractiveLines(t.refs.previous(snapshotKind(SnapshotOptions{})))
+		prev = snapshot.InteractiveLines(t.refs.previous(snapshotKind(driver.SnapshotOptions{})))
 	}
 	changes := snapshot.Diff(prev, res.Lines)
 	t.refs.remember(kind, res.Lines)
 	return res, changes, nil
 }
 
-func snapshotKind(o SnapshotOptions) string {
+func snapshotKind(o driver.SnapshotOptions) string {
 	return fmt.Sprintf("i=%v s=%s d=%d u=%v", o.Interactive, o.Scope, o.Depth, o.URLs)
 }
 
@@ -112,7 +101,7 @@ func (t *Tab) axTree(ctx context.Context, scope string, budget int) (*snapshot.N
 	}
 	ctx = cdp.ReadOnly(ctx) // a snapshot only reads (snapshot_reuse.go)
 	ctx = rpc.WithStringCap(ctx, pageText)
-	Step(ctx, "reading the accessibility tree")
+	driver.Step(ctx, "reading the accessibility tree")
 	var call snapCall
 	// Last, once the clickable reads are done too: what the call read
 	// (trees, DOM snapshots, a reply too large to keep) is garbage now.
@@ -478,6 +467,8 @@ func convert(n *accessibility.Node) *snapshot.Node {
 			out.Required = axBool(p.Value)
 		case "focused":
 			out.Focused = axBool(p.Value)
+		case "focusable":
+			out.Focusable = axBool(p.Value)
 		case "readonly":
 			out.Readonly = axBool(p.Value)
 		case "level":

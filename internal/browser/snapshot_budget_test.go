@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -50,7 +51,7 @@ func TestSnapshotNodeBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	defer cancel()
 	start := time.Now()
-	res, err := tab.Snapshot(ctx, SnapshotOptions{})
+	res, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 	t.Logf("whole-page snapshot: %v in %v: %q", err, time.Since(start).Round(time.Millisecond), res.Text)
 	if err != nil {
 		t.Fatalf("snapshot of the huge page: %v", err)
@@ -64,7 +65,7 @@ func TestSnapshotNodeBudget(t *testing.T) {
 	// The scoped read is a call of its own, with its own deadline.
 	ctx, cancel = context.WithTimeout(t.Context(), deadline)
 	defer cancel()
-	scoped, err := tab.Snapshot(ctx, SnapshotOptions{Scope: "nav"})
+	scoped, err := tab.Snapshot(ctx, driver.SnapshotOptions{Scope: "nav"})
 	if err != nil {
 		t.Fatalf("scoped snapshot of the huge page: %v", err)
 	}
@@ -90,7 +91,7 @@ func TestSnapshotBudgetOption(t *testing.T) {
 		budget    int
 		truncated bool
 	}{{10, true}, {0, false}} {
-		res, err := tab.Snapshot(t.Context(), SnapshotOptions{MaxElements: tt.budget, Options: snapshot.Options{}})
+		res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{MaxElements: tt.budget, Options: snapshot.Options{}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -91,7 +92,7 @@ func TestSnapshotReuse(t *testing.T) {
 		tab, reused := reusedTab(t)
 		// A command that is not a read, changing nothing the token sees:
 		// the tree is read again.
-		if _, err := tab.Evaluate(t.Context(), "1", nil, EvalLimits{}); err != nil {
+		if _, err := tab.Evaluate(t.Context(), "1", nil, driver.EvalLimits{}); err != nil {
 			t.Fatal(err)
 		}
 		if reuseTree(t, tab) == reused {
@@ -111,7 +112,7 @@ func TestSnapshotReuse(t *testing.T) {
 		t.Parallel()
 		tab, reused := reusedTab(t)
 		first := snapshot.Format(reused, tab.refs.refFor(), snapshot.Options{}).Text
-		res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+		res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

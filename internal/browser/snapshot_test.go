@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	fixturepages "github.com/cdpkit/cdpkit/internal/fixtures"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
@@ -98,7 +99,7 @@ func TestSnapshotGolden(t *testing.T) {
 			if _, err := tab.Navigate(t.Context(), srv.URL+"/"+tt.page+".html"); err != nil {
 				t.Fatal(err)
 			}
-			res, err := tab.Snapshot(t.Context(), SnapshotOptions{Options: tt.o})
+			res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{Options: tt.o})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +118,7 @@ func TestSnapshotRefsDragPlainListItem(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/refs.html"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,10 +126,10 @@ func TestSnapshotRefsDragPlainListItem(t *testing.T) {
 	if from == "" || to == "" {
 		t.Fatalf("no refs for the list items:\n%s", res.Text)
 	}
-	if _, err := tab.Drag(t.Context(), DragOptions{FromRef: from, ToRef: to}); err != nil {
+	if _, err := tab.Drag(t.Context(), driver.DragOptions{FromRef: from, ToRef: to}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := tab.Evaluate(t.Context(), `() => document.getElementById('log').textContent`, nil, EvalLimits{Depth: 2, Items: 10, Chars: 200})
+	got, err := tab.Evaluate(t.Context(), `() => document.getElementById('log').textContent`, nil, driver.EvalLimits{Depth: 2, Items: 10, Chars: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestSnapshotHiddenContentAbsent(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/hidden.html"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestSnapshotTruncatesBigPage(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/big.html"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestSnapshotFrames(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/iframes.html"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func TestRefsStayPut(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/list.html"); err != nil {
 		t.Fatal(err)
 	}
-	first, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	first, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestRefsStayPut(t *testing.T) {
 	`}); err != nil {
 		t.Fatal(err)
 	}
-	second, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	second, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestRefsStayPut(t *testing.T) {
 	if got := refOf(second, `"Delete Water plants"`); got == "" || got == milk || got == report || got == sam {
 		t.Errorf("new button's ref = %q, want a fresh one", got)
 	}
-	if _, err := tab.element(t.Context(), report, ""); !errors.Is(err, ErrRefStale) {
+	if _, err := tab.element(t.Context(), report, ""); !errors.Is(err, driver.ErrRefStale) {
 		t.Errorf("ref of the removed button: %v, want ErrRefStale", err)
 	}
 	if _, err := tab.element(t.Context(), "@"+milk, ""); err != nil {
@@ -310,17 +311,17 @@ func TestRefsStayPut(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/list.html"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tab.element(t.Context(), milk, ""); !errors.Is(err, ErrRefStale) {
+	if _, err := tab.element(t.Context(), milk, ""); !errors.Is(err, driver.ErrRefStale) {
 		t.Errorf("ref after reload: %v, want ErrRefStale", err)
 	}
-	third, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	third, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := refOf(third, `"Delete Buy milk"`); got == milk {
 		t.Errorf("after reload the button kept ref %s; numbers must not be reused across documents", got)
 	}
-	if _, err := tab.element(t.Context(), "e99999", ""); !errors.Is(err, ErrRefNotFound) {
+	if _, err := tab.element(t.Context(), "e99999", ""); !errors.Is(err, driver.ErrRefNotFound) {
 		t.Errorf("never-issued ref: %v, want ErrRefNotFound", err)
 	}
 }
@@ -332,19 +333,19 @@ func TestSnapshotScopeAndDiff(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/list.html"); err != nil {
 		t.Fatal(err)
 	}
-	scoped, err := tab.Snapshot(t.Context(), SnapshotOptions{Scope: "#items"})
+	scoped, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{Scope: "#items"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(scoped.Text, "Settings") || !strings.Contains(scoped.Text, "Buy milk") {
 		t.Errorf("scope #items:\n%s", scoped.Text)
 	}
-	if _, _, err := tab.SnapshotDiff(t.Context(), SnapshotOptions{}); err != nil {
+	if _, _, err := tab.SnapshotDiff(t.Context(), driver.SnapshotOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := tab.session(t.Context())
 	cdpapi.Call(t.Context(), s, runtime.Evaluate, runtime.EvaluateParams{Expression: `document.getElementById('count').textContent = '1 item left'`})
-	_, changes, err := tab.SnapshotDiff(t.Context(), SnapshotOptions{})
+	_, changes, err := tab.SnapshotDiff(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

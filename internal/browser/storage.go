@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,78 +16,18 @@ import (
 	"github.com/chromedp/cdproto/storage"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// StorageState is a browser context's cookies and the localStorage of
-// origins, in the shape Playwright's storageState uses, so files move
-// between tools. Cookie expires is seconds since the epoch, -1 for a
-// session cookie.
-type StorageState struct {
-	Cookies []StateCookie `json:"cookies"`
-	Origins []StateOrigin `json:"origins"`
-}
-
-// StateCookie is a cookie of a [StorageState].
-type StateCookie struct {
-	Name     string  `json:"name"`
-	Value    string  `json:"value"`
-	Domain   string  `json:"domain"`
-	Path     string  `json:"path"`
-	Expires  float64 `json:"expires"`
-	HTTPOnly bool    `json:"httpOnly"`
-	Secure   bool    `json:"secure"`
-	SameSite string  `json:"sameSite"` // Strict, Lax or None
-}
-
-// StateOrigin is an origin's localStorage.
-type StateOrigin struct {
-	Origin       string      `json:"origin"`
-	LocalStorage []StateItem `json:"localStorage"`
-}
-
-// StateItem is one localStorage entry.
-type StateItem struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// ParseStorageState decodes and validates a storage state file. A
-// malformed one wraps ErrInvalidArgument, naming what is wrong.
-func ParseStorageState(data []byte) (*StorageState, error) {
-	var st StorageState
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil {
-		return nil, fmt.Errorf("%w: not a storage state (cookies and origins): %v", ErrInvalidArgument, err)
-	}
-	for i, c := range st.Cookies {
-		spec := CookieSpec{Cookie: Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly,
-			Secure: c.Secure, SameSite: c.SameSite}}
-		if c.Expires > 0 {
-			spec.Expires = c.Expires
-		}
-		if err := checkCookie(&spec); err != nil {
-			return nil, fmt.Errorf("cookie %d (%s): %w", i, c.Name, err)
-		}
-	}
-	for i, o := range st.Origins {
-		u, err := url.Parse(o.Origin)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/") {
-			return nil, fmt.Errorf("%w: origin %d %q is not an http(s) origin", ErrInvalidArgument, i, o.Origin)
-		}
-	}
-	return &st, nil
-}
 
 // SaveStorageState returns the cookies of t's browser context and the
 // localStorage of the origins its open tabs show. The context bounds the
 // call.
-func (t *Tab) SaveStorageState(ctx context.Context) (*StorageState, error) {
+func (t *Tab) SaveStorageState(ctx context.Context) (*driver.StorageState, error) {
 	cookies, err := t.Cookies(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	st := &StorageState{Cookies: []StateCookie{}, Origins: []StateOrigin{}}
+	st := &driver.StorageState{Cookies: []driver.StateCookie{}, Origins: []driver.StateOrigin{}}
 	for _, c := range cookies {
 		exp := c.Expires
 		if exp == 0 {
@@ -98,7 +37,7 @@ func (t *Tab) SaveStorageState(ctx context.Context) (*StorageState, error) {
 		if ss == "" {
 			ss = "Lax"
 		}
-		st.Cookies = append(st.Cookies, StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: exp,
+		st.Cookies = append(st.Cookies, driver.StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: exp,
 			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: ss})
 	}
 	bctx, err := t.b.contextOf(ctx, t.id)
@@ -128,13 +67,13 @@ func (t *Tab) SaveStorageState(ctx context.Context) (*StorageState, error) {
 			t.b.log.Debug("storage state: reading localStorage", "origin", origin, "err", err)
 			continue
 		}
-		st.Origins = append(st.Origins, StateOrigin{Origin: origin, LocalStorage: items})
+		st.Origins = append(st.Origins, driver.StateOrigin{Origin: origin, LocalStorage: items})
 	}
 	return st, nil
 }
 
 // localStorage reads the tab's main frame's localStorage.
-func (t *Tab) localStorage(ctx context.Context) ([]StateItem, error) {
+func (t *Tab) localStorage(ctx context.Context) ([]driver.StateItem, error) {
 	s, err := t.session(ctx)
 	if err != nil {
 		return nil, err
@@ -154,13 +93,13 @@ func (t *Tab) localStorage(ctx context.Context) ([]StateItem, error) {
 	if err := json.Unmarshal(res.Result.Value, &raw); err != nil {
 		return nil, err
 	}
-	items := []StateItem{}
+	items := []driver.StateItem{}
 	return items, json.Unmarshal([]byte(raw), &items)
 }
 
 // LoadStorageState adds st's cookies to t's browser context and its
 // localStorage entries to their origins. The context bounds the call.
-func (t *Tab) LoadStorageState(ctx context.Context, st *StorageState) error {
+func (t *Tab) LoadStorageState(ctx context.Context, st *driver.StorageState) error {
 	bctx, err := t.b.contextOf(ctx, t.id)
 	if err != nil {
 		return err
@@ -174,15 +113,15 @@ func (t *Tab) LoadStorageState(ctx context.Context, st *StorageState) error {
 
 // applyStorageState sets st's cookies in bctx and, through s (a tab
 // session of bctx), its localStorage. With s nil only the cookies are set.
-func (b *Browser) applyStorageState(ctx context.Context, bctx cdpapi.BrowserContextID, s cdpapi.Session, st *StorageState) error {
+func (b *Browser) applyStorageState(ctx context.Context, bctx cdpapi.BrowserContextID, s cdpapi.Session, st *driver.StorageState) error {
 	var params []*network.CookieParam
 	for _, c := range st.Cookies {
-		spec := CookieSpec{Cookie: Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly,
+		spec := driver.CookieSpec{Cookie: driver.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly,
 			Secure: c.Secure, SameSite: c.SameSite}}
 		if c.Expires > 0 {
 			spec.Expires = c.Expires
 		}
-		params = append(params, spec.param())
+		params = append(params, cookieParam(&spec))
 	}
 	if len(params) > 0 {
 		if _, err := cdpapi.Call(ctx, b.conn.Browser(), storage.SetCookies, storage.SetCookiesParams{Cookies: params, BrowserContextID: bctx}); err != nil {
@@ -218,7 +157,7 @@ func (b *Browser) applyStorageState(ctx context.Context, bctx cdpapi.BrowserCont
 
 // seedOnLoad makes the tab fill origin's localStorage with items (the
 // keys it lacks) in every document of that origin it loads from now on.
-func seedOnLoad(ctx context.Context, s cdpapi.Session, origin string, items []StateItem) error {
+func seedOnLoad(ctx context.Context, s cdpapi.Session, origin string, items []driver.StateItem) error {
 	data, err := json.Marshal(items)
 	if err != nil {
 		return err
@@ -252,7 +191,7 @@ func (b *Browser) seedStorage(ctx context.Context, t *Tab, s *cdp.Session) error
 	if done {
 		return nil
 	}
-	only := &StorageState{Origins: b.initState.Origins}
+	only := &driver.StorageState{Origins: b.initState.Origins}
 	if err := b.applyStorageState(ctx, bctx, s, only); err != nil {
 		// A tab that cannot take the state is still usable.
 		b.log.Warn("loading the storage state's localStorage", "err", err)

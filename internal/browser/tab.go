@@ -13,6 +13,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Tab is one page target. Get one from [Browser.Resolve] or
@@ -78,7 +79,7 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 			return t.sess, nil
 		}
 	}
-	Step(ctx, "attaching to the tab")
+	driver.Step(ctx, "attaching to the tab")
 	s, err := t.b.conn.Attach(ctx, t.id)
 	if cdp.Classify(err) == cdp.KindNoTarget {
 		// Closed, though its targetDestroyed may still be on its way.
@@ -129,17 +130,11 @@ func (t *Tab) session(ctx context.Context) (*cdp.Session, error) {
 	return s, nil
 }
 
-// Location is where a tab is.
-type Location struct {
-	URL   string `json:"url"`
-	Title string `json:"title"`
-}
-
 // Location returns the tab's current URL and title.
-func (t *Tab) Location(ctx context.Context) (Location, error) {
+func (t *Tab) Location(ctx context.Context) (driver.Location, error) {
 	s, err := t.session(ctx)
 	if err != nil {
-		return Location{}, err
+		return driver.Location{}, err
 	}
 	gen := t.where.mark()
 	loc, err := location(cdp.ReadOnly(ctx), s)
@@ -149,18 +144,18 @@ func (t *Tab) Location(ctx context.Context) (Location, error) {
 	return loc, err
 }
 
-func location(ctx context.Context, s cdpapi.Session) (Location, error) {
+func location(ctx context.Context, s cdpapi.Session) (driver.Location, error) {
 	h, err := whileSwapping(ctx, func() (page.GetNavigationHistoryResult, error) {
 		return cdpapi.Call(ctx, s, page.GetNavigationHistory, cdpapi.Empty{})
 	})
 	if err != nil {
-		return Location{}, fmt.Errorf("browser: reading location: %w", err)
+		return driver.Location{}, fmt.Errorf("browser: reading location: %w", err)
 	}
 	if h.CurrentIndex < 0 || int(h.CurrentIndex) >= len(h.Entries) {
-		return Location{}, nil
+		return driver.Location{}, nil
 	}
 	e := h.Entries[h.CurrentIndex]
-	return Location{URL: e.URL, Title: e.Title}, nil
+	return driver.Location{URL: e.URL, Title: e.Title}, nil
 }
 
 // tabID is a tab's ID, as the protocol types it.

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // tab returns the Tab handle for id, creating it on first use.
@@ -29,21 +30,11 @@ func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 	return b.OpenTab(ctx, nil)
 }
 
-// TabOptions configure a new tab. Nil means defaults.
-type TabOptions struct {
-	// Background opens the tab behind the others: the active tab stays
-	// active and in front.
-	Background bool
-	// Scope owns the tab; nil means the unscoped view. The tab becomes
-	// the scope's active tab, not the browser-wide one.
-	Scope *Scope
-}
-
 // OpenTab opens a blank tab, and makes it the active one unless o says
 // Background.
-func (b *Browser) OpenTab(ctx context.Context, o *TabOptions) (*Tab, error) {
+func (b *Browser) OpenTab(ctx context.Context, o *driver.TabOptions) (*Tab, error) {
 	background := o != nil && o.Background
-	var scope *Scope
+	var scope *driver.Scope
 	if o != nil {
 		scope = o.Scope
 	}

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestOpenTabBackground(t *testing.T) {
 	b, front := newTab(t)
-	back, err := b.OpenTab(t.Context(), &TabOptions{Background: true})
+	back, err := b.OpenTab(t.Context(), &driver.TabOptions{Background: true})
 	if err != nil {
 		t.Fatalf("OpenTab(background): %v", err)
 	}
@@ -63,7 +65,7 @@ func TestCloseTabBeforeUnload(t *testing.T) {
 }
 
 // waitNewPage waits until Pages lists a tab not in before, and returns it.
-func waitNewPage(t *testing.T, b *Browser, before []Page) Page {
+func waitNewPage(t *testing.T, b *Browser, before []driver.Page) driver.Page {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), waitLimit)
 	defer cancel()
@@ -73,7 +75,7 @@ func waitNewPage(t *testing.T, b *Browser, before []Page) Page {
 			t.Fatalf("Pages: %v", err)
 		}
 		for _, p := range pages {
-			if !slices.ContainsFunc(before, func(q Page) bool { return q.ID == p.ID }) {
+			if !slices.ContainsFunc(before, func(q driver.Page) bool { return q.ID == p.ID }) {
 				return p
 			}
 		}

@@ -8,38 +8,9 @@ import (
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// DefaultTextChars is the text [Tab.Text] returns when TextOptions.MaxChars
-// is zero.
-const DefaultTextChars = 24_000
-
-// TextOptions says what [Tab.Text] reads.
-type TextOptions struct {
-	// Ref ("e12") or, when Ref is empty, Selector names the element to
-	// read; with neither, Text reads the page.
-	Ref      string
-	Selector string
-	// MaxChars caps the text returned; 0 means DefaultTextChars.
-	MaxChars int
-}
-
-// TextResult is what [Tab.Text] read.
-type TextResult struct {
-	Text string `json:"-"`
-	// Chars is the length of the whole text, as JavaScript counts it.
-	Chars     int  `json:"chars"`
-	Truncated bool `json:"truncated,omitempty"`
-	// Field is "input", "textarea" or "select" when a form field's value
-	// was read: a select's selected options' labels, a checkbox's or
-	// radio's "checked" or "unchecked".
-	Field string `json:"field,omitempty"`
-	// Password says the element is a password field, which is never read.
-	Password bool `json:"password,omitempty"`
-	// Unchecked says the hidden-text check stopped short (too many
-	// elements, or too many hidden) and what it did not check is left out.
-	Unchecked bool `json:"unchecked,omitempty"`
-}
 
 // readTextJS runs on the page's document or an element. It gets maxChars as
 // an argument: nothing the caller gives is ever part of script source.
@@ -49,13 +20,13 @@ var readTextJS = loadScript("read_text").withPrelude(hiddenJS)
 // one element (its innerText). A form field gives its value instead, except
 // a password field, which gives nothing and sets Password. Elements are
 // resolved by [Tab.Element]. The context bounds the call.
-func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
+func (t *Tab) Text(ctx context.Context, o driver.TextOptions) (*driver.TextResult, error) {
 	if o.MaxChars < 0 {
-		return nil, fmt.Errorf("%w: maxChars must not be negative", ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: maxChars must not be negative", driver.ErrInvalidArgument)
 	}
 	limit := o.MaxChars
 	if limit == 0 {
-		limit = DefaultTextChars
+		limit = driver.DefaultTextChars
 	}
 	s, err := t.session(ctx)
 	if err != nil {
@@ -91,7 +62,7 @@ func (t *Tab) Text(ctx context.Context, o TextOptions) (*TextResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browser: reading text: %w", err)
 	}
-	r := TextResult(out)
+	r := driver.TextResult(out)
 	return &r, nil
 }
 
@@ -148,13 +119,6 @@ func (t *Tab) isolatedNode(ctx context.Context, s cdpapi.Session, backend cdpapi
 	return "", err
 }
 
-// DocumentState is where a tab is and how far its document has loaded.
-type DocumentState struct {
-	URL        string `json:"url"`
-	Title      string `json:"title"`
-	ReadyState string `json:"readyState,omitempty"` // loading, interactive or complete
-}
-
 // documentStateJS reads the current document, so
 // it sees same-document navigations (#hash, pushState) at once.
 var documentStateJS = loadScript("document_state")
@@ -163,21 +127,21 @@ var documentStateJS = loadScript("document_state")
 // the page cannot run script (between documents), it falls back to the
 // navigation history and leaves ReadyState empty. The context bounds the
 // call.
-func (t *Tab) DocumentState(ctx context.Context) (DocumentState, error) {
+func (t *Tab) DocumentState(ctx context.Context) (driver.DocumentState, error) {
 	s, err := t.session(ctx)
 	if err != nil {
-		return DocumentState{}, err
+		return driver.DocumentState{}, err
 	}
-	var st DocumentState
+	var st driver.DocumentState
 	if err := callJS(ctx, s, jsCall{}, documentStateJS, &st); err == nil && st.URL != "" {
 		return st, nil
 	}
 	if ctx.Err() != nil {
-		return DocumentState{}, fmt.Errorf("browser: reading the document state: %w", ctx.Err())
+		return driver.DocumentState{}, fmt.Errorf("browser: reading the document state: %w", ctx.Err())
 	}
 	loc, err := location(ctx, s)
 	if err != nil {
-		return DocumentState{}, err
+		return driver.DocumentState{}, err
 	}
-	return DocumentState{URL: loc.URL, Title: loc.Title}, nil
+	return driver.DocumentState{URL: loc.URL, Title: loc.Title}, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // textPage opens testdata/read/text.html in a new tab.
@@ -42,7 +44,7 @@ func jsString(t *testing.T, tab *Tab, expr string) string {
 func TestTextPage(t *testing.T) {
 	t.Parallel()
 	_, tab := textPage(t)
-	got, err := tab.Text(t.Context(), TextOptions{})
+	got, err := tab.Text(t.Context(), driver.TextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +62,14 @@ func TestTextPage(t *testing.T) {
 		t.Errorf("chars %d, truncated %v; want the whole text of %d chars", got.Chars, got.Truncated, len([]rune(got.Text)))
 	}
 
-	short, err := tab.Text(t.Context(), TextOptions{MaxChars: 4})
+	short, err := tab.Text(t.Context(), driver.TextOptions{MaxChars: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if short.Text != "Read" || !short.Truncated || short.Chars != got.Chars {
 		t.Errorf("MaxChars 4: %+v, want Read, truncated, chars %d", short, got.Chars)
 	}
-	if _, err := tab.Text(t.Context(), TextOptions{MaxChars: -1}); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := tab.Text(t.Context(), driver.TextOptions{MaxChars: -1}); !errors.Is(err, driver.ErrInvalidArgument) {
 		t.Errorf("MaxChars -1: error %v, want ErrInvalidArgument", err)
 	}
 }
@@ -79,23 +81,23 @@ func TestTextElements(t *testing.T) {
 	tests := []struct {
 		selector string
 		max      int
-		want     TextResult
+		want     driver.TextResult
 	}{
-		{selector: "#intro", want: TextResult{Text: "Visible bold words.", Chars: 19}},
-		{selector: "#name", want: TextResult{Text: "Ada", Chars: 3, Field: "input"}},
-		{selector: "#pw", want: TextResult{Password: true, Field: "input"}},
-		{selector: "#bio", want: TextResult{Text: "line one\nline two", Chars: 17, Field: "textarea"}},
-		{selector: "#color", want: TextResult{Text: "Green", Chars: 5, Field: "select"}},
-		{selector: "#agree", want: TextResult{Text: "checked", Chars: 7, Field: "input"}},
-		{selector: "#editor", want: TextResult{Text: "Editable text typed", Chars: 19}},
+		{selector: "#intro", want: driver.TextResult{Text: "Visible bold words.", Chars: 19}},
+		{selector: "#name", want: driver.TextResult{Text: "Ada", Chars: 3, Field: "input"}},
+		{selector: "#pw", want: driver.TextResult{Password: true, Field: "input"}},
+		{selector: "#bio", want: driver.TextResult{Text: "line one\nline two", Chars: 17, Field: "textarea"}},
+		{selector: "#color", want: driver.TextResult{Text: "Green", Chars: 5, Field: "select"}},
+		{selector: "#agree", want: driver.TextResult{Text: "checked", Chars: 7, Field: "input"}},
+		{selector: "#editor", want: driver.TextResult{Text: "Editable text typed", Chars: 19}},
 		// A hidden element has no rendered text; innerText falls back to its content.
-		{selector: "#hidden", want: TextResult{Text: "secret hidden text", Chars: 18}},
+		{selector: "#hidden", want: driver.TextResult{Text: "secret hidden text", Chars: 18}},
 		// A cut never splits an emoji, which JavaScript counts as two.
-		{selector: "#wide", max: 3, want: TextResult{Text: "😀", Chars: 6, Truncated: true}},
-		{selector: "#wide", max: 4, want: TextResult{Text: "😀😀", Chars: 6, Truncated: true}},
+		{selector: "#wide", max: 3, want: driver.TextResult{Text: "😀", Chars: 6, Truncated: true}},
+		{selector: "#wide", max: 4, want: driver.TextResult{Text: "😀😀", Chars: 6, Truncated: true}},
 	}
 	for _, tt := range tests {
-		got, err := tab.Text(t.Context(), TextOptions{Selector: tt.selector, MaxChars: tt.max})
+		got, err := tab.Text(t.Context(), driver.TextOptions{Selector: tt.selector, MaxChars: tt.max})
 		if err != nil {
 			t.Errorf("Text(%s): %v", tt.selector, err)
 			continue
@@ -109,7 +111,7 @@ func TestTextElements(t *testing.T) {
 func TestTextByRef(t *testing.T) {
 	t.Parallel()
 	_, tab := textPage(t)
-	snap, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+	snap, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,14 +119,14 @@ func TestTextByRef(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no Name textbox in the snapshot:\n%s", snap.Text)
 	}
-	got, err := tab.Text(t.Context(), TextOptions{Ref: m[1]})
+	got, err := tab.Text(t.Context(), driver.TextOptions{Ref: m[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Text != "Ada" || got.Field != "input" {
 		t.Errorf("Text(%s) = %+v, want the Name field's value Ada", m[1], *got)
 	}
-	if _, err := tab.Text(t.Context(), TextOptions{Ref: "e99999"}); !errors.Is(err, ErrRefNotFound) {
+	if _, err := tab.Text(t.Context(), driver.TextOptions{Ref: "e99999"}); !errors.Is(err, driver.ErrRefNotFound) {
 		t.Errorf("Text(e99999): error %v, want ErrRefNotFound", err)
 	}
 }
@@ -135,12 +137,12 @@ func TestTextSelectorIsNotScript(t *testing.T) {
 	t.Parallel()
 	_, tab := textPage(t)
 	evil := `'); alert(1); ('`
-	_, err := tab.Text(t.Context(), TextOptions{Selector: evil})
-	if !errors.Is(err, ErrInvalidArgument) && !errors.Is(err, ErrElementNotFound) {
+	_, err := tab.Text(t.Context(), driver.TextOptions{Selector: evil})
+	if !errors.Is(err, driver.ErrInvalidArgument) && !errors.Is(err, driver.ErrElementNotFound) {
 		t.Errorf("Text(%s): error %v, want an invalid or unmatched selector", evil, err)
 	}
 	// Quoted, the same characters are a valid attribute selector.
-	got, err := tab.Text(t.Context(), TextOptions{Selector: `[data-x="` + evil + `"]`})
+	got, err := tab.Text(t.Context(), driver.TextOptions{Selector: `[data-x="` + evil + `"]`})
 	if err != nil || got.Text != "quoted attr" {
 		t.Errorf("Text(attribute selector) = %+v, %v; want quoted attr", got, err)
 	}
@@ -153,7 +155,7 @@ func TestDocumentState(t *testing.T) {
 	t.Parallel()
 	srv, tab := textPage(t)
 	url := srv.URL + "/read/text.html"
-	want := DocumentState{URL: url, Title: "Text page", ReadyState: "complete"}
+	want := driver.DocumentState{URL: url, Title: "Text page", ReadyState: "complete"}
 	if got, err := tab.DocumentState(t.Context()); err != nil || got != want {
 		t.Errorf("DocumentState = %+v, %v; want %+v", got, err, want)
 	}

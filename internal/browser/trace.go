@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,28 +14,8 @@ import (
 	"github.com/chromedp/cdproto/tracing"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Trace errors. Chromium records one trace at a time, whichever tab asked
-// for it, so "one trace per tab" is in practice one per browser.
-var (
-	// ErrTraceActive means a trace is already being recorded.
-	ErrTraceActive = errors.New("browser: a trace is already recording")
-	// ErrNoTrace means the tab records no trace and has none to hand over.
-	ErrNoTrace = errors.New("browser: no trace is recording in the tab")
-)
-
-// TraceActiveError names the tab whose trace is recording; TabID is ""
-// when another client of the browser traces.
-type TraceActiveError struct{ TabID string }
-
-func (e *TraceActiveError) Error() string {
-	if e.TabID == "" {
-		return "browser: another client of the browser is recording a trace"
-	}
-	return "browser: tab " + e.TabID + " is recording a trace"
-}
-func (e *TraceActiveError) Unwrap() error { return ErrTraceActive }
 
 // Bounds of a trace.
 const (
@@ -76,41 +55,6 @@ var traceCategories = []string{
 	"loading",
 }
 
-// TraceOptions say how to record a trace.
-type TraceOptions struct {
-	// Save writes the trace, the JSON trace-event format read from r as
-	// the browser streams it, to wherever the caller keeps traces and
-	// returns the path. It is called once, when the trace stops: in
-	// StopTrace, at the trace's deadline, or when the browser closes; r
-	// fails once the context of that stop is done.
-	Save func(r io.Reader) (path string, err error)
-	// Limit is how long the trace may run before it stops by itself;
-	// zero means DefaultTraceLimit.
-	Limit time.Duration
-}
-
-// TraceFile is a finished trace.
-type TraceFile struct {
-	TabID   string
-	Path    string    // as Save returned it; "" when saving failed
-	Bytes   int64     // of JSON read from the browser
-	Started time.Time // when recording began
-	Stopped time.Time
-	// StoppedBy is "call" (StopTrace), "deadline" (its Limit) or
-	// "shutdown" (the browser closed).
-	StoppedBy string
-	// DataLost says the browser's trace buffer overflowed, so the trace
-	// misses events.
-	DataLost bool
-	// Throttling is what the tab emulated when the trace started.
-	CPUThrottling float64            // slowdown factor; 0 means none
-	Network       string             // the network preset, or custom; "" means none
-	NetworkCustom *NetworkConditions // when Network is custom
-	// Err is why a trace stopped by its deadline or by shutdown was not
-	// saved.
-	Err error `json:"-"`
-}
-
 // tracer holds a browser's one running trace and the traces that stopped
 // without a caller to hand them to.
 type tracer struct {
@@ -123,9 +67,9 @@ type tracer struct {
 type traceRun struct {
 	tab   *Tab
 	sess  *cdp.Session
-	o     TraceOptions
+	o     driver.TraceOptions
 	timer *time.Timer // guarded by tracer.mu
-	file  TraceFile
+	file  driver.TraceFile
 
 	once sync.Once
 	done chan struct{} // closed when the trace is saved, or failed to be
@@ -137,15 +81,15 @@ type traceRun struct {
 // passes, or until the browser closes, and is then handed to o.Save. ctx
 // bounds only the start. It fails with a [*TraceActiveError] while any
 // trace records in the browser.
-func (t *Tab) StartTrace(ctx context.Context, o TraceOptions) error {
+func (t *Tab) StartTrace(ctx context.Context, o driver.TraceOptions) error {
 	if o.Save == nil {
-		return fmt.Errorf("%w: a trace needs somewhere to be saved", ErrInvalidArgument)
+		return fmt.Errorf("%w: a trace needs somewhere to be saved", driver.ErrInvalidArgument)
 	}
 	if o.Limit <= 0 {
 		o.Limit = DefaultTraceLimit
 	}
 	if o.Limit > MaxTraceLimit {
-		return fmt.Errorf("%w: a trace may run %s at most", ErrInvalidArgument, MaxTraceLimit)
+		return fmt.Errorf("%w: a trace may run %s at most", driver.ErrInvalidArgument, MaxTraceLimit)
 	}
 	tr := &t.b.tracer
 	s, err := t.session(ctx)
@@ -154,7 +98,7 @@ func (t *Tab) StartTrace(ctx context.Context, o TraceOptions) error {
 	}
 	emu := t.Emulation()
 	run := &traceRun{tab: t, sess: s, o: o, done: make(chan struct{}),
-		file: TraceFile{TabID: t.ID(), CPUThrottling: emu.CPUThrottling, Network: emu.Network, NetworkCustom: emu.NetworkCustom}}
+		file: driver.TraceFile{TabID: t.ID(), CPUThrottling: emu.CPUThrottling, Network: emu.Network, NetworkCustom: emu.NetworkCustom}}
 	tr.mu.Lock()
 	if r := tr.run; r != nil {
 		select {
@@ -162,14 +106,14 @@ func (t *Tab) StartTrace(ctx context.Context, o TraceOptions) error {
 			tr.run = nil
 		default:
 			tr.mu.Unlock()
-			return &TraceActiveError{TabID: r.tab.ID()}
+			return &driver.TraceActiveError{TabID: r.tab.ID()}
 		}
 	}
 	tr.run = run // reserved before the browser is asked, so two starts cannot race
 	delete(tr.left, t.ID())
 	tr.mu.Unlock()
 
-	Step(ctx, "starting the trace")
+	driver.Step(ctx, "starting the trace")
 	_, err = cdpapi.Call(ctx, s, tracing.Start, tracing.StartParams{
 		TransferMode: tracing.StartTransferModeReturnAsStream,
 		StreamFormat: tracing.StreamFormatJSON,
@@ -180,7 +124,7 @@ func (t *Tab) StartTrace(ctx context.Context, o TraceOptions) error {
 		tr.run = nil
 		tr.mu.Unlock()
 		if strings.Contains(err.Error(), "already been started") {
-			return &TraceActiveError{}
+			return &driver.TraceActiveError{}
 		}
 		return fmt.Errorf("browser: starting the trace: %w", err)
 	}
@@ -207,7 +151,7 @@ func (t *Tab) Tracing() bool {
 // already stopped at its deadline is returned, once. ctx bounds the stop
 // and the save: when it ends first, the trace is lost and nothing is
 // saved. It fails with [ErrNoTrace] when the tab has no trace.
-func (t *Tab) StopTrace(ctx context.Context) (*TraceFile, error) {
+func (t *Tab) StopTrace(ctx context.Context) (*driver.TraceFile, error) {
 	tr := &t.b.tracer
 	tr.mu.Lock()
 	run := tr.run
@@ -216,7 +160,7 @@ func (t *Tab) StopTrace(ctx context.Context) (*TraceFile, error) {
 		delete(tr.left, t.ID())
 		tr.mu.Unlock()
 		if run == nil {
-			return nil, ErrNoTrace
+			return nil, driver.ErrNoTrace
 		}
 		return run.result()
 	}
@@ -233,7 +177,7 @@ func (t *Tab) StopTrace(ctx context.Context) (*TraceFile, error) {
 	return run.result()
 }
 
-func (r *traceRun) result() (*TraceFile, error) {
+func (r *traceRun) result() (*driver.TraceFile, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -283,11 +227,11 @@ func (b *Browser) finishTrace(ctx context.Context, run *traceRun, why string) {
 func (r *traceRun) stop(ctx context.Context) error {
 	complete, cancel := r.sess.Subscribe(tracing.TracingComplete.Method)
 	defer cancel()
-	Step(ctx, "stopping the trace")
+	driver.Step(ctx, "stopping the trace")
 	if _, err := cdpapi.Call(ctx, r.sess, tracing.End, cdpapi.Empty{}); err != nil {
 		return fmt.Errorf("browser: stopping the trace: %w", err)
 	}
-	Step(ctx, "waiting for the browser to flush the trace")
+	driver.Step(ctx, "waiting for the browser to flush the trace")
 	var ev tracing.EventTracingComplete
 	select {
 	case raw, ok := <-complete:
@@ -304,7 +248,7 @@ func (r *traceRun) stop(ctx context.Context) error {
 		return fmt.Errorf("browser: the browser returned no trace stream")
 	}
 	r.file.DataLost = ev.DataLossOccurred
-	Step(ctx, "saving the trace")
+	driver.Step(ctx, "saving the trace")
 	sr := &traceStream{ctx: ctx, s: r.sess, h: ev.Stream}
 	defer func() {
 		// Frees the browser's copy; bounded on its own, since ctx may be over.

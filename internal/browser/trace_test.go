@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // memSave is a TraceOptions.Save that keeps the trace in memory.
@@ -58,18 +59,18 @@ func TestTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer closeTab(t, b, tab2)
-		if _, err := tab.StopTrace(t.Context()); !errors.Is(err, ErrNoTrace) {
+		if _, err := tab.StopTrace(t.Context()); !errors.Is(err, driver.ErrNoTrace) {
 			t.Fatalf("StopTrace before a start = %v, want ErrNoTrace", err)
 		}
 		m := newMemSave()
-		if err := tab.StartTrace(t.Context(), TraceOptions{Save: m.save}); err != nil {
+		if err := tab.StartTrace(t.Context(), driver.TraceOptions{Save: m.save}); err != nil {
 			t.Fatal(err)
 		}
-		var ta *TraceActiveError
-		if err := tab2.StartTrace(t.Context(), TraceOptions{Save: newMemSave().save}); !errors.As(err, &ta) || ta.TabID != tab.ID() {
+		var ta *driver.TraceActiveError
+		if err := tab2.StartTrace(t.Context(), driver.TraceOptions{Save: newMemSave().save}); !errors.As(err, &ta) || ta.TabID != tab.ID() {
 			t.Fatalf("a second trace = %v, want TraceActiveError naming %s", err, tab.ID())
 		}
-		if _, err := tab2.StopTrace(t.Context()); !errors.Is(err, ErrNoTrace) {
+		if _, err := tab2.StopTrace(t.Context()); !errors.Is(err, driver.ErrNoTrace) {
 			t.Errorf("StopTrace of the other tab = %v, want ErrNoTrace", err)
 		}
 		if _, err := tab.Navigate(t.Context(), "about:blank#traced"); err != nil {
@@ -83,7 +84,7 @@ func TestTrace(t *testing.T) {
 			t.Errorf("trace = %+v, want stopped by the call, %d bytes", f, len(m.data))
 		}
 		wantTraceJSON(t, m.data)
-		if _, err := tab.StopTrace(t.Context()); !errors.Is(err, ErrNoTrace) {
+		if _, err := tab.StopTrace(t.Context()); !errors.Is(err, driver.ErrNoTrace) {
 			t.Errorf("a second StopTrace = %v, want ErrNoTrace", err)
 		}
 	})
@@ -91,7 +92,7 @@ func TestTrace(t *testing.T) {
 	t.Run("stops at its deadline", func(t *testing.T) {
 		_, tab := newTab(t)
 		m := newMemSave()
-		if err := tab.StartTrace(t.Context(), TraceOptions{Save: m.save, Limit: 500 * time.Millisecond}); err != nil {
+		if err := tab.StartTrace(t.Context(), driver.TraceOptions{Save: m.save, Limit: 500 * time.Millisecond}); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -111,8 +112,8 @@ func TestTrace(t *testing.T) {
 
 	t.Run("bad options", func(t *testing.T) {
 		_, tab := newTab(t)
-		for _, o := range []TraceOptions{{}, {Save: newMemSave().save, Limit: MaxTraceLimit + time.Second}} {
-			if err := tab.StartTrace(t.Context(), o); !errors.Is(err, ErrInvalidArgument) {
+		for _, o := range []driver.TraceOptions{{}, {Save: newMemSave().save, Limit: MaxTraceLimit + time.Second}} {
+			if err := tab.StartTrace(t.Context(), o); !errors.Is(err, driver.ErrInvalidArgument) {
 				t.Errorf("StartTrace(%+v) = %v, want ErrInvalidArgument", o, err)
 			}
 		}
@@ -140,7 +141,7 @@ func TestTraceShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newMemSave()
-	if err := tab.StartTrace(ctx, TraceOptions{Save: m.save}); err != nil {
+	if err := tab.StartTrace(ctx, driver.TraceOptions{Save: m.save}); err != nil {
 		t.Fatal(err)
 	}
 	closed = true

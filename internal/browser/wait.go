@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,65 +13,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Element states a wait can ask for.
-const (
-	StateVisible  = "visible"  // in the document, with a non-empty box, not visibility:hidden
-	StateHidden   = "hidden"   // not visible, or not in the document
-	StateAttached = "attached" // in the document
-	StateDetached = "detached" // not in the document
-)
-
-// WaitCondition is what [Tab.WaitFor] waits for: the first of its parts
-// that holds ends the wait.
-type WaitCondition struct {
-	// Texts: any of them appears in the page's visible text
-	// (document.body.innerText), compared case-insensitively with runs of
-	// white space as one space.
-	Texts []string
-	// TextGone disappears from the visible text.
-	TextGone string
-	// Selector, a CSS selector matched in the main document, reaches State
-	// (StateVisible when empty).
-	Selector string
-	State    string
-	// URL is a substring of the page's URL, or a JavaScript regular
-	// expression between slashes, such as "/items\/\d+/" or "/done/i"
-	// (a path such as "/items/42" is a substring: 42 are not flags).
-	URL string
-}
-
-// WaitResult says what ended a wait.
-type WaitResult struct {
-	Matched   WaitMatch `json:"matched"`
-	ElapsedMs int64     `json:"elapsedMs"`
-}
-
-// WaitMatch is the part of a WaitCondition that held; exactly one field is
-// set, but State goes with Selector. URL is the page's URL.
-type WaitMatch struct {
-	Text     string `json:"text,omitempty"`
-	TextGone string `json:"textGone,omitempty"`
-	Selector string `json:"selector,omitempty"`
-	State    string `json:"state,omitempty"`
-	URL      string `json:"url,omitempty"`
-}
-
-// ErrWaitTimeout means a wait's condition did not hold in time.
-var ErrWaitTimeout = errors.New("browser: wait timed out")
-
-// WaitTimeoutError says what was still missing when a wait gave up.
-type WaitTimeoutError struct {
-	After   time.Duration
-	Missing []string // one line per part of the condition
-}
-
-func (e *WaitTimeoutError) Error() string {
-	return fmt.Sprintf("browser: after %d ms: %s", e.After.Milliseconds(), strings.Join(e.Missing, "; "))
-}
-
-func (e *WaitTimeoutError) Unwrap() error { return ErrWaitTimeout }
 
 // Wait tuning.
 const (
@@ -96,8 +38,8 @@ const (
 // timeout it returns a [*WaitTimeoutError] saying what was missing. A
 // dialog that waits for an answer ends it with a [*DialogOpenError]. The
 // context bounds the call as well.
-func (t *Tab) WaitFor(ctx context.Context, c WaitCondition, timeout time.Duration) (*WaitResult, error) {
-	spec, err := c.spec()
+func (t *Tab) WaitFor(ctx context.Context, c driver.WaitCondition, timeout time.Duration) (*driver.WaitResult, error) {
+	spec, err := c.Spec()
 	if err != nil {
 		return nil, err
 	}
@@ -112,12 +54,12 @@ func (t *Tab) WaitFor(ctx context.Context, c WaitCondition, timeout time.Duratio
 	deadline := start.Add(timeout)
 	dctx, stop := t.UntilDialog(ctx)
 	defer stop()
-	missing := c.missing()
+	missing := c.Missing()
 	var world runtime.ExecutionContextID
 	for {
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
-			return nil, &WaitTimeoutError{After: time.Since(start), Missing: missing}
+			return nil, &driver.WaitTimeoutError{After: time.Since(start), Missing: missing}
 		}
 		if world == 0 {
 			world, err = waitContext(dctx, s, remaining+waitSliceSlack)
@@ -127,16 +69,16 @@ func (t *Tab) WaitFor(ctx context.Context, c WaitCondition, timeout time.Duratio
 			r, err = waitSliceOnce(dctx, s, world, spec, min(waitSlice, remaining))
 			switch {
 			case err == nil && r.Invalid != "":
-				return nil, fmt.Errorf("%w: %s", ErrInvalidArgument, r.Invalid)
+				return nil, fmt.Errorf("%w: %s", driver.ErrInvalidArgument, r.Invalid)
 			case err == nil && r.Matched != nil:
-				return &WaitResult{Matched: *r.Matched, ElapsedMs: time.Since(start).Milliseconds()}, nil
+				return &driver.WaitResult{Matched: *r.Matched, ElapsedMs: time.Since(start).Milliseconds()}, nil
 			case err == nil:
 				missing = r.Missing
 			default:
 				world = 0 // gone with its document, perhaps; make a new one
 			}
 		}
-		if err := dialogErr(dctx, err); errors.Is(err, ErrDialogOpen) {
+		if err := dialogErr(dctx, err); errors.Is(err, driver.ErrDialogOpen) {
 			return nil, err
 		}
 		switch {
@@ -152,59 +94,6 @@ func (t *Tab) WaitFor(ctx context.Context, c WaitCondition, timeout time.Duratio
 			}
 		}
 	}
-}
-
-// spec is the condition as the in-page function takes it.
-func (c WaitCondition) spec() (map[string]any, error) {
-	var texts []string
-	for _, s := range c.Texts {
-		if strings.TrimSpace(s) != "" {
-			texts = append(texts, s)
-		}
-	}
-	if len(texts) == 0 && strings.TrimSpace(c.TextGone) == "" && c.Selector == "" && c.URL == "" {
-		return nil, fmt.Errorf("%w: nothing to wait for", ErrInvalidArgument)
-	}
-	state := c.State
-	switch state {
-	case "":
-		state = StateVisible
-	case StateVisible, StateHidden, StateAttached, StateDetached:
-	default:
-		return nil, fmt.Errorf("%w: state %q: want visible, hidden, attached or detached", ErrInvalidArgument, c.State)
-	}
-	spec := map[string]any{}
-	if len(texts) > 0 {
-		spec["texts"] = texts
-	}
-	if strings.TrimSpace(c.TextGone) != "" {
-		spec["textGone"] = c.TextGone
-	}
-	if c.Selector != "" {
-		spec["selector"], spec["state"] = c.Selector, state
-	}
-	if c.URL != "" {
-		spec["url"] = c.URL
-	}
-	return spec, nil
-}
-
-// missing describes each part of c as not yet holding.
-func (c WaitCondition) missing() []string {
-	var m []string
-	if len(c.Texts) > 0 {
-		m = append(m, fmt.Sprintf("none of the texts %q appeared", c.Texts))
-	}
-	if c.TextGone != "" {
-		m = append(m, fmt.Sprintf("text %q is still there", c.TextGone))
-	}
-	if c.Selector != "" {
-		m = append(m, fmt.Sprintf("%q is not %s", c.Selector, cmp.Or(c.State, StateVisible)))
-	}
-	if c.URL != "" {
-		m = append(m, fmt.Sprintf("the URL does not match %q", c.URL))
-	}
-	return m
 }
 
 // waitContext makes the isolated world waits run in, in the main frame's
@@ -225,9 +114,9 @@ func waitContext(ctx context.Context, s *cdp.Session, limit time.Duration) (runt
 
 // waitReply is what the in-page wait returns.
 type waitReply struct {
-	Matched *WaitMatch `json:"matched"`
-	Missing []string   `json:"missing"`
-	Invalid string     `json:"invalid"`
+	Matched *driver.WaitMatch `json:"matched"`
+	Missing []string          `json:"missing"`
+	Invalid string            `json:"invalid"`
 }
 
 // waitSliceOnce runs the in-page wait for at most slice.

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 func TestWaitFor(t *testing.T) {
@@ -18,16 +19,16 @@ func TestWaitFor(t *testing.T) {
 	srv := snapshotServer(t)
 	tests := []struct {
 		name string
-		c    WaitCondition
-		want WaitMatch
+		c    driver.WaitCondition
+		want driver.WaitMatch
 	}{
-		{"text appears", WaitCondition{Texts: []string{"Nope", "saved!"}}, WaitMatch{Text: "saved!"}},
-		{"text gone", WaitCondition{TextGone: "Loading…"}, WaitMatch{TextGone: "Loading…"}},
-		{"selector visible", WaitCondition{Selector: "#panel"}, WaitMatch{Selector: "#panel", State: StateVisible}},
-		{"selector hidden", WaitCondition{Selector: "#spinner", State: StateHidden}, WaitMatch{Selector: "#spinner", State: StateHidden}},
-		{"selector detached", WaitCondition{Selector: "#temp", State: StateDetached}, WaitMatch{Selector: "#temp", State: StateDetached}},
-		{"url substring", WaitCondition{URL: "/items/42"}, WaitMatch{URL: "/items/42"}},
-		{"url regex", WaitCondition{URL: `/ITEMS\/\d+$/i`}, WaitMatch{URL: "/items/42"}},
+		{"text appears", driver.WaitCondition{Texts: []string{"Nope", "saved!"}}, driver.WaitMatch{Text: "saved!"}},
+		{"text gone", driver.WaitCondition{TextGone: "Loading…"}, driver.WaitMatch{TextGone: "Loading…"}},
+		{"selector visible", driver.WaitCondition{Selector: "#panel"}, driver.WaitMatch{Selector: "#panel", State: driver.StateVisible}},
+		{"selector hidden", driver.WaitCondition{Selector: "#spinner", State: driver.StateHidden}, driver.WaitMatch{Selector: "#spinner", State: driver.StateHidden}},
+		{"selector detached", driver.WaitCondition{Selector: "#temp", State: driver.StateDetached}, driver.WaitMatch{Selector: "#temp", State: driver.StateDetached}},
+		{"url substring", driver.WaitCondition{URL: "/items/42"}, driver.WaitMatch{URL: "/items/42"}},
+		{"url regex", driver.WaitCondition{URL: `/ITEMS\/\d+$/i`}, driver.WaitMatch{URL: "/items/42"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +64,7 @@ func TestWaitForAlreadyTrue(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/wait-delayed.html?delay=60000"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"LOADING"}, Selector: "#temp", State: StateAttached}, 5*time.Second)
+	res, err := tab.WaitFor(t.Context(), driver.WaitCondition{Texts: []string{"LOADING"}, Selector: "#temp", State: driver.StateAttached}, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +83,9 @@ func TestWaitForTimeout(t *testing.T) {
 	}
 	// 3 s, not less: on a loaded machine a shorter wait ended before its
 	// first look at the page, so it could not say "(it is hidden)".
-	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"Saved!"}, Selector: "#panel"}, 3*time.Second)
-	var te *WaitTimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, ErrWaitTimeout) {
+	_, err := tab.WaitFor(t.Context(), driver.WaitCondition{Texts: []string{"Saved!"}, Selector: "#panel"}, 3*time.Second)
+	var te *driver.WaitTimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, driver.ErrWaitTimeout) {
 		t.Fatalf("WaitFor = %v, want a WaitTimeoutError", err)
 	}
 	want := []string{`none of the texts ["Saved!"] appeared`, `"#panel" is not visible (it is hidden)`}
@@ -102,7 +103,7 @@ func TestWaitForAcrossNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	pageValue(t, tab, "setTimeout(() => document.getElementById('away').click(), 300), 0")
-	res, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"You arrived"}}, 5*time.Second)
+	res, err := tab.WaitFor(t.Context(), driver.WaitCondition{Texts: []string{"You arrived"}}, 5*time.Second)
 	if err != nil {
 		t.Fatalf("WaitFor: %v", err)
 	}
@@ -120,18 +121,18 @@ func TestWaitForInvalid(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		c       WaitCondition
+		c       driver.WaitCondition
 		mention string
 	}{
-		{"nothing", WaitCondition{Texts: []string{" "}}, "nothing to wait for"},
-		{"bad state", WaitCondition{Selector: "p", State: "shown"}, "shown"},
-		{"bad selector", WaitCondition{Selector: "p[", State: StateAttached}, "does not parse"},
-		{"bad regex", WaitCondition{URL: "/a(/"}, "regular expression"},
+		{"nothing", driver.WaitCondition{Texts: []string{" "}}, "nothing to wait for"},
+		{"bad state", driver.WaitCondition{Selector: "p", State: "shown"}, "shown"},
+		{"bad selector", driver.WaitCondition{Selector: "p[", State: driver.StateAttached}, "does not parse"},
+		{"bad regex", driver.WaitCondition{URL: "/a(/"}, "regular expression"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tab.WaitFor(t.Context(), tt.c, time.Second)
-			if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), tt.mention) {
+			if !errors.Is(err, driver.ErrInvalidArgument) || !strings.Contains(err.Error(), tt.mention) {
 				t.Errorf("WaitFor = %v, want ErrInvalidArgument mentioning %q", err, tt.mention)
 			}
 		})
@@ -146,9 +147,9 @@ func TestWaitForDialogOpens(t *testing.T) {
 	if _, err := tab.Navigate(t.Context(), srv.URL+"/dialog-matrix.html?type=confirm&when=timer&delay=300&msg=sure"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"never there"}}, 10*time.Second)
-	var de *DialogOpenError
-	if !errors.As(err, &de) || de.Dialog.Type != DialogConfirm || de.Dialog.Message != "sure" {
+	_, err := tab.WaitFor(t.Context(), driver.WaitCondition{Texts: []string{"never there"}}, 10*time.Second)
+	var de *driver.DialogOpenError
+	if !errors.As(err, &de) || de.Dialog.Type != driver.DialogConfirm || de.Dialog.Message != "sure" {
 		t.Fatalf("WaitFor = %v, want the confirm as a DialogOpenError", err)
 	}
 	if _, err := tab.HandleDialog(t.Context(), true, ""); err != nil {
@@ -173,8 +174,8 @@ func TestWaitForHungPage(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := tab.WaitFor(t.Context(), WaitCondition{Texts: []string{"never"}}, time.Second)
-	if !errors.Is(err, ErrWaitTimeout) {
+	_, err := tab.WaitFor(t.Context(), driver.WaitCondition{Texts: []string{"never"}}, time.Second)
+	if !errors.Is(err, driver.ErrWaitTimeout) {
 		t.Errorf("WaitFor on a hung page = %v, want ErrWaitTimeout", err)
 	}
 	// WaitFor yielded at its own timeout, not when the page was free.

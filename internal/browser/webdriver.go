@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/webdriver"
 )
@@ -97,13 +98,13 @@ func webdriverCaps(o *Options) (map[string]json.RawMessage, error) {
 		}
 		var extra map[string]json.RawMessage
 		if err := json.Unmarshal(v, &extra); err != nil {
-			return nil, fmt.Errorf("%w: goog:chromeOptions must be a JSON object", ErrInvalidArgument)
+			return nil, fmt.Errorf("%w: goog:chromeOptions must be a JSON object", driver.ErrInvalidArgument)
 		}
 		for ek, ev := range extra {
 			if ek == "args" {
 				var more []string
 				if err := json.Unmarshal(ev, &more); err != nil {
-					return nil, fmt.Errorf("%w: goog:chromeOptions.args must be a list of strings", ErrInvalidArgument)
+					return nil, fmt.Errorf("%w: goog:chromeOptions.args must be a list of strings", driver.ErrInvalidArgument)
 				}
 				chrome["args"], _ = json.Marshal(append(args, more...))
 				continue
@@ -122,7 +123,7 @@ func startWebDriver(ctx context.Context, o *Options) (*wdHold, string, error) {
 	safe := policy.RedactEndpoint(o.WebDriverURL)
 	c, err := webdriver.NewClient(o.WebDriverURL, nil)
 	if err != nil {
-		return nil, "", &NoBrowserError{Reason: err.Error(), Hint: "give --webdriver-url as http://host:port, such as http://127.0.0.1:9515 or http://grid:4444"}
+		return nil, "", &driver.NoBrowserError{Reason: err.Error(), Hint: "give --webdriver-url as http://host:port, such as http://127.0.0.1:9515 or http://grid:4444"}
 	}
 	caps, err := webdriverCaps(o)
 	if err != nil {
@@ -167,34 +168,34 @@ func webdriverError(c *webdriver.Client, safe, raw string, waited time.Duration,
 	var we *webdriver.Error
 	switch {
 	case errors.Is(err, webdriver.ErrWithdrawn) || errors.As(err, &we) && we.QueueTimeout():
-		be := &BusyError{Endpoint: safe, Waited: waited}
+		be := &driver.BusyError{Endpoint: safe, Waited: waited}
 		ctx, cancel := context.WithTimeout(context.Background(), wdCapacity)
 		defer cancel()
 		be.InUse, be.Slots, _ = c.Capacity(ctx)
 		return be
 	case errors.As(err, &we) && we.Busy():
-		return &BusyError{Endpoint: safe, Status: we.Status, RetryAfter: parseRetryAfter(we.RetryAfter, time.Now())}
+		return &driver.BusyError{Endpoint: safe, Status: we.Status, RetryAfter: parseRetryAfter(we.RetryAfter, time.Now())}
 	case errors.As(err, &we) && (we.Status == http.StatusUnauthorized || we.Status == http.StatusForbidden):
 		hint := "the WebDriver remote end wants a login: give it in the URL, as --webdriver-url http://USER:PASSWORD@host:4444 (or CDPKIT_WEBDRIVER_URL, which keeps it out of the process list)"
 		if u, perr := url.Parse(raw); perr == nil && u.User != nil {
 			hint = "the WebDriver remote end refused the user name and password in --webdriver-url: check them"
 		}
-		return &NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s refused the request: %d %s", safe, we.Status, http.StatusText(we.Status)), Hint: hint}
+		return &driver.NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s refused the request: %d %s", safe, we.Status, http.StatusText(we.Status)), Hint: hint}
 	case errors.As(err, &we) && we.NoMatch():
-		return &NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s did not create a session: %v", safe, we),
+		return &driver.NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s did not create a session: %v", safe, we),
 			Hint: "the Grid has no node for a headless Chromium with these capabilities: check its nodes, and --webdriver-capability"}
 	case errors.As(err, &we):
-		return &NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s did not create a session: %v", safe, we),
+		return &driver.NoBrowserError{Reason: fmt.Sprintf("WebDriver at %s did not create a session: %v", safe, we),
 			Hint: "check the grid's capacity and the capabilities (--webdriver-capability)"}
 	}
-	return &NoBrowserError{Reason: fmt.Sprintf("no WebDriver answers at %s: %v", safe, err),
+	return &driver.NoBrowserError{Reason: fmt.Sprintf("no WebDriver answers at %s: %v", safe, err),
 		Hint: "start chromedriver or the grid, or check --webdriver-url"}
 }
 
 // busyHandshake maps a websocket handshake refused with an HTTP status.
 func handshakeError(endpoint string, status int, retryAfter string, hasHeaders bool) error {
 	if busyStatus(status) {
-		return &BusyError{Endpoint: endpoint, Status: status, RetryAfter: parseRetryAfter(retryAfter, time.Now())}
+		return &driver.BusyError{Endpoint: endpoint, Status: status, RetryAfter: parseRetryAfter(retryAfter, time.Now())}
 	}
 	hint := "check the endpoint"
 	if status == http.StatusUnauthorized || status == http.StatusForbidden {
@@ -203,5 +204,5 @@ func handshakeError(endpoint string, status int, retryAfter string, hasHeaders b
 			hint = "the endpoint refused the credential: check the token and the --ws-header values"
 		}
 	}
-	return &NoBrowserError{Reason: fmt.Sprintf("%s refused the websocket: %d %s", endpoint, status, http.StatusText(status)), Hint: hint}
+	return &driver.NoBrowserError{Reason: fmt.Sprintf("%s refused the websocket: %d %s", endpoint, status, http.StatusText(status)), Hint: hint}
 }

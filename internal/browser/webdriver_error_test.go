@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/webdriver"
 )
 
@@ -34,8 +35,8 @@ func TestWebDriverErrorHints(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := webdriverError(c, "http://grid:4444", tt.raw, 2*time.Second, tt.err)
-			var be *BusyError
-			var nb *NoBrowserError
+			var be *driver.BusyError
+			var nb *driver.NoBrowserError
 			switch {
 			case tt.wantBusy:
 				if !errors.As(err, &be) || be.Status != 0 || be.Waited != 2*time.Second {

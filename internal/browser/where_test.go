@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestLastURL checks that a tab keeps the URL its last navigation or
@@ -25,7 +26,7 @@ func TestLastURL(t *testing.T) {
 	if got, ok := tab.LastURL(); !ok || got != res.URL {
 		t.Errorf("LastURL after Navigate = %q, %v; want %q, true", got, ok, res.URL)
 	}
-	if _, err := tab.Evaluate(t.Context(), `() => history.pushState(null, "", "pushed")`, nil, EvalInline); err != nil {
+	if _, err := tab.Evaluate(t.Context(), `() => history.pushState(null, "", "pushed")`, nil, driver.EvalInline); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.Eventually(t, time.Minute, func() error {

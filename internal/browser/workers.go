@@ -7,22 +7,9 @@ import (
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
-
-// Worker is a worker target: a dedicated, shared or service worker.
-type Worker struct {
-	ID   string `json:"id"`
-	Type string `json:"type"` // worker, shared_worker or service_worker
-	URL  string `json:"url"`
-}
-
-// WorkerLister is a Driver that can list workers (list_pages all:true).
-type WorkerLister interface {
-	// Workers lists the workers s sees (every worker for a nil s), in the
-	// order the browser announced them, after one refresh of the targets
-	// (bounded by ctx).
-	Workers(ctx context.Context, s *Scope) ([]Worker, error)
-}
 
 // workerTypes are the target types Workers lists.
 var workerTypes = []string{"worker", "shared_worker", "service_worker"}
@@ -31,7 +18,7 @@ var workerTypes = []string{"worker", "shared_worker", "service_worker"}
 // context of one of its tabs whose origin is one of its tabs' origins: a
 // worker belongs to an origin, not to a tab, and the scope must not learn
 // what other scopes' pages run.
-func (b *Browser) Workers(ctx context.Context, s *Scope) ([]Worker, error) {
+func (b *Browser) Workers(ctx context.Context, s *driver.Scope) ([]driver.Worker, error) {
 	if err := b.refreshTargets(ctx); err != nil {
 		return nil, err
 	}
@@ -57,7 +44,7 @@ func (b *Browser) Workers(ctx context.Context, s *Scope) ([]Worker, error) {
 	b.targets.mu.Lock()
 	defer b.targets.mu.Unlock()
 	type ordered struct {
-		w     Worker
+		w     driver.Worker
 		order int
 	}
 	var all []ordered
@@ -68,10 +55,10 @@ func (b *Browser) Workers(ctx context.Context, s *Scope) ([]Worker, error) {
 		if mine != nil && !mine[seen{ti.BrowserContextID, originOf(ti.URL)}] {
 			continue
 		}
-		all = append(all, ordered{Worker{ID: string(id), Type: ti.Type, URL: ti.URL}, b.targets.order[id]})
+		all = append(all, ordered{driver.Worker{ID: string(id), Type: ti.Type, URL: ti.URL}, b.targets.order[id]})
 	}
 	slices.SortFunc(all, func(x, y ordered) int { return x.order - y.order })
-	out := make([]Worker, len(all))
+	out := make([]driver.Worker, len(all))
 	for i, o := range all {
 		out[i] = o.w
 	}
@@ -87,6 +74,6 @@ func originOf(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-func (c chromium) Workers(ctx context.Context, s *Scope) ([]Worker, error) {
+func (c chromium) Workers(ctx context.Context, s *driver.Scope) ([]driver.Worker, error) {
 	return c.b.Workers(ctx, s)
 }

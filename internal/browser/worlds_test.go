@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestIsolatedWorldsRemembered: a tab reads each document in one
@@ -28,7 +29,7 @@ func TestIsolatedWorldsRemembered(t *testing.T) {
 	}
 	snap := func() {
 		t.Helper()
-		res, err := tab.Snapshot(t.Context(), SnapshotOptions{})
+		res, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

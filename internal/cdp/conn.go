@@ -15,8 +15,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/rpc"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/cdpkit/cdpkit/internal/rpc"
 )
 
 // DefaultTimeout bounds a command whose context has no deadline, unless

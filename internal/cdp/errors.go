@@ -2,9 +2,10 @@ package cdp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/cdpkit/cdpkit/internal/wsconn"
 )
 
 // Sentinel errors. Callers branch on them with [errors.Is]; the typed errors
@@ -12,16 +13,16 @@ import (
 var (
 	// ErrTimeout means a command got no reply before its deadline. The
 	// connection stays usable; a late reply is discarded.
-	ErrTimeout = errors.New("cdp: command timed out")
+	ErrTimeout = wsconn.ErrTimeout
 
 	// ErrDisconnected means the transport to the browser is gone: the browser
 	// exited or crashed, or the connection was closed. Every pending and
 	// later call on the Conn fails with it.
-	ErrDisconnected = errors.New("cdp: browser disconnected")
+	ErrDisconnected = wsconn.ErrDisconnected
 
 	// ErrSessionClosed means the target behind a session went away (closed,
 	// crashed or detached) while the browser connection lives on.
-	ErrSessionClosed = errors.New("cdp: session closed")
+	ErrSessionClosed = wsconn.ErrSessionClosed
 )
 
 // TimeoutError reports a command that had no reply within its budget.

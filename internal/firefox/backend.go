@@ -3,12 +3,12 @@ package firefox
 import (
 	"context"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Backend starts Firefox lazily, on the first call that needs it, and a
-// new one in place of one that died. It implements browser.Backend, so a
-// browser.Manager serves the tools from it (browser.Options.Backend).
+// new one in place of one that died. It implements driver.Backend, so a
+// driver.Manager serves the tools from it.
 type Backend struct {
 	o Options
 
@@ -27,11 +27,11 @@ func NewBackend(o *Options) *Backend {
 	return be
 }
 
-// Name implements browser.Backend.
+// Name implements driver.Backend.
 func (be *Backend) Name() string { return "firefox" }
 
-// Driver implements browser.Backend.
-func (be *Backend) Driver(ctx context.Context) (browser.Driver, error) {
+// Driver implements driver.Backend.
+func (be *Backend) Driver(ctx context.Context) (driver.Driver, error) {
 	b, err := be.Browser(ctx)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (be *Backend) Browser(ctx context.Context) (*Browser, error) {
 	}
 	defer func() { <-be.lock }()
 	if be.done {
-		return nil, browser.ErrClosed
+		return nil, driver.ErrClosed
 	}
 	if be.b != nil {
 		select {
@@ -68,9 +68,9 @@ func (be *Backend) Browser(ctx context.Context) (*Browser, error) {
 	return b, nil
 }
 
-// Current implements browser.Backend: the running Firefox, or nil; it
+// Current implements driver.Backend: the running Firefox, or nil; it
 // starts none.
-func (be *Backend) Current() browser.Driver {
+func (be *Backend) Current() driver.Driver {
 	be.lock <- struct{}{}
 	defer func() { <-be.lock }()
 	if be.b == nil {
@@ -84,7 +84,7 @@ func (be *Backend) Current() browser.Driver {
 	}
 }
 
-// Stop implements browser.Backend: it stops Firefox (removing its
+// Stop implements driver.Backend: it stops Firefox (removing its
 // profile), or ends the session with an attached one; the next call starts
 // or attaches again.
 func (be *Backend) Stop() error {
@@ -98,8 +98,8 @@ func (be *Backend) Stop() error {
 	return err
 }
 
-// Close implements browser.Backend: it stops Firefox, if running, and
-// makes later calls fail with browser.ErrClosed.
+// Close implements driver.Backend: it stops Firefox, if running, and
+// makes later calls fail with driver.ErrClosed.
 func (be *Backend) Close() error {
 	be.lock <- struct{}{}
 	defer func() { <-be.lock }()
@@ -112,4 +112,4 @@ func (be *Backend) Close() error {
 	return err
 }
 
-var _ browser.Backend = (*Backend)(nil)
+var _ driver.Backend = (*Backend)(nil)

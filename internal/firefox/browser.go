@@ -6,17 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Browser is one Firefox, launched or attached to, driven over BiDi. It
 // keeps its tabs (top-level browsing contexts) in a table fed by
-// browsingContext events. It implements browser.Driver. Safe for
+// browsingContext events. It implements driver.Driver. Safe for
 // concurrent use.
 type Browser struct {
 	conn *bidi.Conn
@@ -33,8 +31,8 @@ type Browser struct {
 	blocks map[string]blockRecord
 	// scopes and owner keep the scopes (scope.go): each scope's state,
 	// and which scope owns a tab; guarded by mu.
-	scopes map[*browser.Scope]*scopeState
-	owner  map[string]*browser.Scope
+	scopes map[*driver.Scope]*scopeState
+	owner  map[string]*driver.Scope
 	// collector is the BiDi data collector keeping response bodies, ""
 	// without one; guarded by mu.
 	collector string
@@ -51,7 +49,7 @@ func Launch(ctx context.Context, o *Options) (*Browser, error) {
 	if o.WSEndpoint != "" {
 		conn, err := connect(ctx, o.WSEndpoint, o)
 		if err != nil {
-			return nil, &browser.NoBrowserError{Reason: fmt.Sprintf("attaching to %s: %v", o.WSEndpoint, err),
+			return nil, &driver.NoBrowserError{Reason: fmt.Sprintf("attaching to %s: %v", o.WSEndpoint, err),
 				Hint: "start Firefox with --remote-debugging-port and give its ws:// address"}
 		}
 		return start(ctx, conn, nil, o)
@@ -65,7 +63,7 @@ func Launch(ctx context.Context, o *Options) (*Browser, error) {
 
 func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Browser, error) {
 	b := &Browser{conn: conn, proc: p, o: *o, tabs: make(map[string]*Tab), parents: make(map[string]string), blocks: make(map[string]blockRecord),
-		scopes: make(map[*browser.Scope]*scopeState), owner: make(map[string]*browser.Scope)}
+		scopes: make(map[*driver.Scope]*scopeState), owner: make(map[string]*driver.Scope)}
 	conn.On(b.onEvent, "browsingContext.contextCreated", "browsingContext.contextDestroyed",
 		"browsingContext.userPromptOpened", "browsingContext.userPromptClosed",
 		"browsingContext.navigationStarted", "browsingContext.load", "browsingContext.fragmentNavigated")
@@ -86,20 +84,20 @@ func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Brows
 	}
 	if err != nil {
 		b.Close()
-		return nil, &browser.NoBrowserError{Reason: "setting up the BiDi session: " + err.Error(), Hint: "check that this is Firefox 129 or newer"}
+		return nil, &driver.NoBrowserError{Reason: "setting up the BiDi session: " + err.Error(), Hint: "check that this is Firefox 129 or newer"}
 	}
 	return b, nil
 }
 
 // defaultViewport gives the tabs of a launched Firefox's user context,
-// those open and those to come, browser.DefaultViewport: the headless
+// those open and those to come, driver.DefaultViewport: the headless
 // window is 1366×768 with a page of 1366×682. A Firefox cdpkit attached to
 // keeps its own.
 func (b *Browser) defaultViewport(ctx context.Context, userContext string) error {
 	if b.proc == nil {
 		return nil
 	}
-	v := browser.DefaultViewport
+	v := driver.DefaultViewport
 	err := b.conn.Call(ctx, "browsingContext.setViewport", map[string]any{
 		"userContexts": []string{userContext},
 		"viewport":     map[string]int{"width": v.Width, "height": v.Height},
@@ -203,7 +201,7 @@ func (b *Browser) onEvent(e bidi.Event) {
 	case "browsingContext.load", "browsingContext.fragmentNavigated":
 		t.setURL(p.URL)
 	case "browsingContext.userPromptOpened":
-		t.promptOpened(browser.Dialog{Type: p.Type, Message: p.Message, DefaultPrompt: p.DefaultValue, Handled: browser.DialogOpen})
+		t.promptOpened(driver.Dialog{Type: p.Type, Message: p.Message, DefaultPrompt: p.DefaultValue, Handled: driver.DialogOpen})
 	case "browsingContext.userPromptClosed":
 		t.promptClosed(p.Accepted)
 	}
@@ -246,49 +244,46 @@ func (b *Browser) Close() error {
 	return err
 }
 
-// PagesIn implements browser.Driver: the tabs s sees (every tab for a
+// PagesIn implements driver.Driver: the tabs s sees (every tab for a
 // nil s).
-func (b *Browser) PagesIn(ctx context.Context, s *browser.Scope) ([]browser.Page, error) {
+func (b *Browser) PagesIn(ctx context.Context, s *driver.Scope) ([]driver.Page, error) {
 	tabs := b.visible(s)
 	active := b.activeOf(s)
-	out := make([]browser.Page, 0, len(tabs))
+	out := make([]driver.Page, 0, len(tabs))
 	for i, t := range tabs {
 		loc, err := t.Location(ctx)
 		if err != nil {
-			loc = browser.Location{URL: t.url()}
+			loc = driver.Location{URL: t.url()}
 		}
 		made, opener := t.origin()
-		out = append(out, browser.Page{ID: t.id, Index: i, URL: loc.URL, Title: loc.Title, Active: t.id == active, Made: made, OpenerID: opener})
+		out = append(out, driver.Page{ID: t.id, Index: i, URL: loc.URL, Title: loc.Title, Active: t.id == active, Made: made, OpenerID: opener})
 	}
 	return out, nil
 }
 
-// PagesNow implements browser.Driver, from the event-fed table.
-func (b *Browser) PagesNow(s *browser.Scope) ([]browser.Page, error) {
+// PagesNow implements driver.Driver, from the event-fed table.
+func (b *Browser) PagesNow(s *driver.Scope) ([]driver.Page, error) {
 	tabs := b.visible(s)
 	active := b.activeOf(s)
-	out := make([]browser.Page, 0, len(tabs))
+	out := make([]driver.Page, 0, len(tabs))
 	for i, t := range tabs {
 		made, opener := t.origin()
-		out = append(out, browser.Page{ID: t.id, Index: i, URL: t.url(), Title: t.title(), Active: t.id == active, Made: made, OpenerID: opener})
+		out = append(out, driver.Page{ID: t.id, Index: i, URL: t.url(), Title: t.title(), Active: t.id == active, Made: made, OpenerID: opener})
 	}
 	return out, nil
 }
 
-// DownloadMark implements browser.Driver; downloads are not tracked on
-// Firefox.
-func (b *Browser) DownloadMark() int { return 0 }
-
-// DownloadsSince implements browser.Driver; it returns none.
-func (b *Browser) DownloadsSince(context.Context, int, string) []browser.Download { return nil }
-
-// TabIn implements browser.Driver: "active" (or ""), "index:N",
-// "url:SUBSTR", "title:SUBSTR" or a context id.
-func (b *Browser) TabIn(ctx context.Context, s *browser.Scope, selector string) (browser.TabDriver, error) {
+// TabIn implements driver.Driver: "active" (or ""), "index:N",
+// "url:SUBSTR", "title:SUBSTR" or a context id (driver.ParseTabSelector).
+// With no tab active, "active" is the last tab.
+func (b *Browser) TabIn(ctx context.Context, s *driver.Scope, selector string) (driver.TabDriver, error) {
+	sel, err := driver.ParseTabSelector(selector)
+	if err != nil {
+		return nil, err
+	}
 	tabs := b.visible(s)
-	notFound := &browser.TargetNotFoundError{Selector: selector, Open: len(tabs)}
-	switch {
-	case selector == "" || selector == "active":
+	notFound := &driver.TargetNotFoundError{Selector: selector, Open: len(tabs)}
+	if sel.Active() {
 		active := b.activeOf(s)
 		for _, t := range tabs {
 			if t.id == active {
@@ -296,54 +291,40 @@ func (b *Browser) TabIn(ctx context.Context, s *browser.Scope, selector string) 
 			}
 		}
 		if len(tabs) == 0 {
-			return b.NewTab(ctx, &browser.TabOptions{Scope: s})
+			return b.NewTab(ctx, &driver.TabOptions{Scope: s})
 		}
 		return tabs[len(tabs)-1], nil
-	case strings.HasPrefix(selector, "index:"):
-		i, err := strconv.Atoi(strings.TrimPrefix(selector, "index:"))
-		if err != nil || i < 0 {
-			return nil, fmt.Errorf("%w: %q: index:N wants N ≥ 0", browser.ErrInvalidSelector, selector)
-		}
-		if i >= len(tabs) {
-			return nil, notFound
-		}
-		return tabs[i], nil
-	case strings.HasPrefix(selector, "url:"), strings.HasPrefix(selector, "title:"):
+	}
+	if sel.ByContent() {
 		pages, err := b.PagesIn(ctx, s)
 		if err != nil {
 			return nil, err
 		}
-		byURL := strings.HasPrefix(selector, "url:")
-		want := strings.ToLower(selector[strings.Index(selector, ":")+1:])
 		for i, p := range pages {
-			have := p.Title
-			if byURL {
-				have = p.URL
-			}
-			if strings.Contains(strings.ToLower(have), want) {
+			if sel.Match(i, p) && i < len(tabs) {
 				return tabs[i], nil
 			}
 		}
 		return nil, notFound
 	}
-	for _, t := range tabs {
-		if t.id == selector {
+	for i, t := range tabs {
+		if sel.Match(i, driver.Page{ID: t.id}) {
 			return t, nil
 		}
 	}
 	return nil, notFound
 }
 
-// NewTab implements browser.Driver: browsingContext.create, on
+// NewTab implements driver.Driver: browsingContext.create, on
 // about:blank. The new tab becomes the active one unless o.Background.
-func (b *Browser) NewTab(ctx context.Context, o *browser.TabOptions) (browser.TabDriver, error) {
+func (b *Browser) NewTab(ctx context.Context, o *driver.TabOptions) (driver.TabDriver, error) {
 	bg := o != nil && o.Background
-	var s *browser.Scope
+	var s *driver.Scope
 	if o != nil {
 		s = o.Scope
 	}
 	if s != nil && s.Ended() {
-		return nil, fmt.Errorf("firefox: opening a tab: %w", browser.ErrScopeClosed)
+		return nil, fmt.Errorf("firefox: opening a tab: %w", driver.ErrScopeClosed)
 	}
 	params := map[string]any{"type": "tab", "background": bg}
 	uc, err := b.userContext(ctx, s)
@@ -380,4 +361,4 @@ func (b *Browser) NewTab(ctx context.Context, o *browser.TabOptions) (browser.Ta
 	return t, nil
 }
 
-var _ browser.Driver = (*Browser)(nil)
+var _ driver.Driver = (*Browser)(nil)

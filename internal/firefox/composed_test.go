@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	fixturepages "github.com/cdpkit/cdpkit/internal/fixtures"
 )
 
@@ -21,20 +21,18 @@ func TestClickComposedWidgets(t *testing.T) {
 	if _, err := tab.Navigate(ctx, srv.URL+"/pointer-composed.html"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshotOptions(true)})
+	snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{Options: snapshotOptions(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Firefox names the first switch without its slotted text; it is the
-	// first switch in the snapshot.
 	checked := map[string]string{
-		`switch`:             `document.getElementById('wifi').shadowRoot.querySelector('input').checked`,
+		`switch "Wi-Fi"`:     `document.getElementById('wifi').shadowRoot.querySelector('input').checked`,
 		`switch "Bluetooth"`: `document.getElementById('bt').shadowRoot.querySelector('input').checked`,
 		`checkbox "I agree"`: `document.getElementById('terms').checked`,
 	}
-	lim := browser.EvalLimits{Depth: 2, Items: 10, Chars: 100}
+	lim := driver.EvalLimits{Depth: 2, Items: 10, Chars: 100}
 	for what, expr := range checked {
-		if _, err := tab.Click(ctx, browser.ClickOptions{Ref: refOf(t, snap.Text, what)}); err != nil {
+		if _, err := tab.Click(ctx, driver.ClickOptions{Ref: refOf(t, snap.Text, what)}); err != nil {
 			t.Errorf("Click(%s) = %v, want it toggled", what, err)
 			continue
 		}
@@ -42,7 +40,7 @@ func TestClickComposedWidgets(t *testing.T) {
 			t.Errorf("after Click(%s): checked = %v, %v; want true", what, got, err)
 		}
 	}
-	if _, err := tab.Click(ctx, browser.ClickOptions{Selector: "#covered"}); err == nil || !strings.Contains(err.Error(), "span#cookie") {
+	if _, err := tab.Click(ctx, driver.ClickOptions{Selector: "#covered"}); err == nil || !strings.Contains(err.Error(), "span#cookie") {
 		t.Errorf("Click(#covered) = %v, want covered by span#cookie", err)
 	}
 }
@@ -57,7 +55,7 @@ func TestClickRefusedSubmit(t *testing.T) {
 	if _, err := tab.Navigate(ctx, srv.URL+"/shop.html"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.Click(ctx, browser.ClickOptions{Selector: "#subscribe"})
+	res, err := tab.Click(ctx, driver.ClickOptions{Selector: "#subscribe"})
 	if err != nil {
 		t.Fatal(err)
 	}

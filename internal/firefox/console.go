@@ -10,17 +10,17 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The console log, from log.entryAdded: a ring of a tab's last
-// browser.ConsoleKeep messages with the same caps and result shape as
+// driver.ConsoleKeep messages with the same caps and result shape as
 // Chromium's. Console API calls are source "console"; uncaught exceptions
 // (BiDi's "javascript" entries) are source "exception".
 
 const (
 	// consoleBudget bounds the bytes of text a tab keeps; past it the
-	// oldest messages keep only their first browser.ConsoleListChars.
+	// oldest messages keep only their first driver.ConsoleListChars.
 	consoleBudget = 2 << 20
 	// consoleFrames bounds the stack frames kept per message.
 	consoleFrames = 8
@@ -31,10 +31,10 @@ const (
 // consoleLog is a tab's console record. The zero value is ready to use.
 type consoleLog struct {
 	mu       sync.Mutex
-	ring     []browser.ConsoleMessage // guarded by mu; oldest first, at most ConsoleKeep
-	lastID   int                      // guarded by mu; the last id issued
-	bytes    int                      // guarded by mu; bytes of text in ring
-	preserve bool                     // guarded by mu
+	ring     []driver.ConsoleMessage // guarded by mu; oldest first, at most ConsoleKeep
+	lastID   int                     // guarded by mu; the last id issued
+	bytes    int                     // guarded by mu; bytes of text in ring
+	preserve bool                    // guarded by mu
 }
 
 // logEntry is the part of a log.entryAdded event cdpkit reads.
@@ -58,8 +58,8 @@ type logEntry struct {
 }
 
 // message converts an entry.
-func (e *logEntry) message() browser.ConsoleMessage {
-	m := browser.ConsoleMessage{Source: "console", Type: e.Method, Time: time.UnixMilli(e.Timestamp)}
+func (e *logEntry) message() driver.ConsoleMessage {
+	m := driver.ConsoleMessage{Source: "console", Type: e.Method, Time: time.UnixMilli(e.Timestamp)}
 	if e.Timestamp <= 0 {
 		m.Time = time.Now()
 	}
@@ -68,19 +68,19 @@ func (e *logEntry) message() browser.ConsoleMessage {
 		text = *e.Text
 	}
 	if e.Type == "javascript" {
-		m.Source, m.Type, m.Level = "exception", "", browser.LevelError
+		m.Source, m.Type, m.Level = "exception", "", driver.LevelError
 	} else {
 		switch e.Method {
 		case "error", "assert":
-			m.Level = browser.LevelError
+			m.Level = driver.LevelError
 		case "warn":
-			m.Level = browser.LevelWarn
+			m.Level = driver.LevelWarn
 		case "info":
-			m.Level = browser.LevelInfo
+			m.Level = driver.LevelInfo
 		case "debug", "trace":
-			m.Level = browser.LevelDebug
+			m.Level = driver.LevelDebug
 		case "log", "dir", "dirxml", "table", "count", "timeEnd", "timeLog", "group", "groupCollapsed", "clear":
-			m.Level = browser.LevelLog
+			m.Level = driver.LevelLog
 		default:
 			m.Level = levelOf(e.Level)
 		}
@@ -88,7 +88,7 @@ func (e *logEntry) message() browser.ConsoleMessage {
 			text = "Assertion failed"
 		}
 	}
-	m.Text, m.Truncated = capText(text, browser.ConsoleFullChars)
+	m.Text, m.Truncated = capText(text, driver.ConsoleFullChars)
 	if e.StackTrace != nil && len(e.StackTrace.CallFrames) > 0 {
 		frames := e.StackTrace.CallFrames
 		if top := frames[0]; top.URL != "" {
@@ -110,13 +110,13 @@ func (e *logEntry) message() browser.ConsoleMessage {
 func levelOf(bidiLevel string) string {
 	switch bidiLevel {
 	case "error":
-		return browser.LevelError
+		return driver.LevelError
 	case "warn":
-		return browser.LevelWarn
+		return driver.LevelWarn
 	case "debug":
-		return browser.LevelDebug
+		return driver.LevelDebug
 	}
-	return browser.LevelInfo
+	return driver.LevelInfo
 }
 
 // capText cuts s to n characters, reporting whether it cut.
@@ -138,12 +138,12 @@ func capText(s string, n int) (string, bool) {
 }
 
 // isFaviconMiss reports the browser's own failing favicon request.
-func isFaviconMiss(m browser.ConsoleMessage) bool {
+func isFaviconMiss(m driver.ConsoleMessage) bool {
 	u, err := url.Parse(m.URL)
 	return m.Source != "console" && m.Source != "exception" && err == nil && u.Path == "/favicon.ico"
 }
 
-func (c *consoleLog) add(m browser.ConsoleMessage) {
+func (c *consoleLog) add(m driver.ConsoleMessage) {
 	if isFaviconMiss(m) {
 		return
 	}
@@ -151,7 +151,7 @@ func (c *consoleLog) add(m browser.ConsoleMessage) {
 	defer c.mu.Unlock()
 	c.lastID++
 	m.ID = c.lastID
-	if len(c.ring) == browser.ConsoleKeep {
+	if len(c.ring) == driver.ConsoleKeep {
 		c.bytes -= len(c.ring[0].Text)
 		c.ring = slices.Delete(c.ring, 0, 1)
 	}
@@ -159,7 +159,7 @@ func (c *consoleLog) add(m browser.ConsoleMessage) {
 	c.bytes += len(m.Text)
 	for i := 0; c.bytes > consoleBudget && i < len(c.ring); i++ {
 		old := &c.ring[i]
-		if text, cut := capText(old.Text, browser.ConsoleListChars); cut {
+		if text, cut := capText(old.Text, driver.ConsoleListChars); cut {
 			c.bytes -= len(old.Text) - len(text)
 			old.Text, old.Truncated = text, true
 		}
@@ -219,11 +219,11 @@ func (t *Tab) catchUp(ctx context.Context) {
 	t.call(ctx, t.id, readSandbox, "() => 0", nil, nil, 0)
 }
 
-// ConsoleMessages implements browser.TabDriver, as on Chromium: the
+// ConsoleMessages implements driver.TabDriver, as on Chromium: the
 // messages that match q, oldest first, texts capped at
-// browser.ConsoleListChars, and how many match in all. Recording starts
+// driver.ConsoleListChars, and how many match in all. Recording starts
 // when the tab opens.
-func (t *Tab) ConsoleMessages(ctx context.Context, q browser.ConsoleQuery) ([]browser.ConsoleMessage, int, error) {
+func (t *Tab) ConsoleMessages(ctx context.Context, q driver.ConsoleQuery) ([]driver.ConsoleMessage, int, error) {
 	if err := t.CheckCrashed(); err != nil {
 		return nil, 0, err
 	}
@@ -231,7 +231,7 @@ func (t *Tab) ConsoleMessages(ctx context.Context, q browser.ConsoleQuery) ([]br
 	c := &t.console
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []browser.ConsoleMessage
+	var out []driver.ConsoleMessage
 	total := 0
 	for _, m := range c.ring {
 		if len(q.Levels) > 0 && !slices.Contains(q.Levels, m.Level) {
@@ -243,7 +243,7 @@ func (t *Tab) ConsoleMessages(ctx context.Context, q browser.ConsoleQuery) ([]br
 		}
 		short := m
 		short.Stack = nil
-		if text, cut := capText(m.Text, browser.ConsoleListChars); cut {
+		if text, cut := capText(m.Text, driver.ConsoleListChars); cut {
 			short.Text, short.Truncated = text, true
 		}
 		out = append(out, short)
@@ -254,11 +254,11 @@ func (t *Tab) ConsoleMessages(ctx context.Context, q browser.ConsoleQuery) ([]br
 	return out, total, nil
 }
 
-// ConsoleMessage implements browser.TabDriver: one message with its text
-// capped at browser.ConsoleFullChars and its top stack frames.
-func (t *Tab) ConsoleMessage(ctx context.Context, id int) (browser.ConsoleMessage, error) {
+// ConsoleMessage implements driver.TabDriver: one message with its text
+// capped at driver.ConsoleFullChars and its top stack frames.
+func (t *Tab) ConsoleMessage(ctx context.Context, id int) (driver.ConsoleMessage, error) {
 	if err := t.CheckCrashed(); err != nil {
-		return browser.ConsoleMessage{}, err
+		return driver.ConsoleMessage{}, err
 	}
 	t.catchUp(ctx)
 	c := &t.console
@@ -270,10 +270,10 @@ func (t *Tab) ConsoleMessage(ctx context.Context, id int) (browser.ConsoleMessag
 			return m, nil
 		}
 	}
-	return browser.ConsoleMessage{}, &browser.ConsoleMessageError{ID: id, Gone: id > 0 && id <= c.lastID}
+	return driver.ConsoleMessage{}, &driver.ConsoleMessageError{ID: id, Gone: id > 0 && id <= c.lastID}
 }
 
-// SetConsolePreserve implements browser.TabDriver: whether messages
+// SetConsolePreserve implements driver.TabDriver: whether messages
 // survive navigations from now on.
 func (t *Tab) SetConsolePreserve(on bool) {
 	t.console.mu.Lock()

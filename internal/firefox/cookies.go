@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Cookies over BiDi's storage module: storage.getCookies, setCookie and
@@ -29,8 +29,8 @@ type bidiCookie struct {
 	Expiry   *float64 `json:"expiry"`
 }
 
-func (c *bidiCookie) cookie() browser.Cookie {
-	k := browser.Cookie{Name: c.Name, Value: c.Value.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly,
+func (c *bidiCookie) cookie() driver.Cookie {
+	k := driver.Cookie{Name: c.Name, Value: c.Value.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly,
 		Secure: c.Secure, Size: c.Size}
 	switch c.SameSite {
 	case "strict":
@@ -60,9 +60,9 @@ func (t *Tab) allCookies(ctx context.Context) ([]bidiCookie, error) {
 	return r.Cookies, nil
 }
 
-// Cookies implements browser.TabDriver: every cookie of the tab's user
+// Cookies implements driver.TabDriver: every cookie of the tab's user
 // context (httpOnly included), or those one of urls would send.
-func (t *Tab) Cookies(ctx context.Context, urls []string) ([]browser.Cookie, error) {
+func (t *Tab) Cookies(ctx context.Context, urls []string) ([]driver.Cookie, error) {
 	raw, err := t.allCookies(ctx)
 	if err != nil {
 		return nil, err
@@ -71,11 +71,11 @@ func (t *Tab) Cookies(ctx context.Context, urls []string) ([]browser.Cookie, err
 	for _, s := range urls {
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("%w: url %q is not an absolute URL", browser.ErrInvalidArgument, s)
+			return nil, fmt.Errorf("%w: url %q is not an absolute URL", driver.ErrInvalidArgument, s)
 		}
 		parsed = append(parsed, u)
 	}
-	out := make([]browser.Cookie, 0, len(raw))
+	out := make([]driver.Cookie, 0, len(raw))
 	for _, c := range raw {
 		if len(parsed) > 0 && !sentToAny(&c, parsed) {
 			continue
@@ -116,10 +116,10 @@ func sentTo(c *bidiCookie, u *url.URL) bool {
 }
 
 // checkCookie validates a cookie to set as Chromium does, naming the bad
-// field in an error that wraps browser.ErrInvalidArgument.
-func checkCookie(c *browser.CookieSpec) error {
+// field in an error that wraps driver.ErrInvalidArgument.
+func checkCookie(c *driver.CookieSpec) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{browser.ErrInvalidArgument}, args...)...)
+		return fmt.Errorf("%w: "+format, append([]any{driver.ErrInvalidArgument}, args...)...)
 	}
 	switch {
 	case c.Name == "" || strings.ContainsAny(c.Name, "=;, \t\r\n"):
@@ -156,9 +156,9 @@ func checkCookie(c *browser.CookieSpec) error {
 	return nil
 }
 
-// SetCookie implements browser.TabDriver: storage.setCookie in the tab's
+// SetCookie implements driver.TabDriver: storage.setCookie in the tab's
 // partition. Partitioned (CHIPS) cookies are refused as unsupported.
-func (t *Tab) SetCookie(ctx context.Context, c browser.CookieSpec) error {
+func (t *Tab) SetCookie(ctx context.Context, c driver.CookieSpec) error {
 	if err := checkCookie(&c); err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (t *Tab) SetCookie(ctx context.Context, c browser.CookieSpec) error {
 	return t.setCookie(ctx, c)
 }
 
-func (t *Tab) setCookie(ctx context.Context, c browser.CookieSpec) error {
+func (t *Tab) setCookie(ctx context.Context, c driver.CookieSpec) error {
 	domain, path := c.Domain, c.Path
 	if c.URL != "" {
 		u, _ := url.Parse(c.URL) // checked
@@ -188,14 +188,14 @@ func (t *Tab) setCookie(ctx context.Context, c browser.CookieSpec) error {
 	err := t.b.conn.Call(ctx, "storage.setCookie", map[string]any{"cookie": cookie, "partition": t.partition()}, nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "unable to set cookie") || strings.Contains(err.Error(), "invalid argument") {
-			return fmt.Errorf("%w: the browser refused the cookie: %v", browser.ErrInvalidArgument, err)
+			return fmt.Errorf("%w: the browser refused the cookie: %v", driver.ErrInvalidArgument, err)
 		}
 		return fmt.Errorf("firefox: setting a cookie: %w", t.wrap(err))
 	}
 	return nil
 }
 
-// DeleteCookies implements browser.TabDriver: the cookies named name that
+// DeleteCookies implements driver.TabDriver: the cookies named name that
 // rawURL would send, or that have domain (and path); with name "" every
 // cookie of the tab's user context. It returns how many went.
 func (t *Tab) DeleteCookies(ctx context.Context, name, rawURL, domain, path string) (int, error) {
@@ -210,12 +210,12 @@ func (t *Tab) DeleteCookies(ctx context.Context, name, rawURL, domain, path stri
 		return len(before), nil
 	}
 	if (rawURL == "") == (domain == "") {
-		return 0, fmt.Errorf("%w: give url, or domain (and path), with name", browser.ErrInvalidArgument)
+		return 0, fmt.Errorf("%w: give url, or domain (and path), with name", driver.ErrInvalidArgument)
 	}
 	var u *url.URL
 	if rawURL != "" {
 		if u, err = url.Parse(rawURL); err != nil || u.Host == "" {
-			return 0, fmt.Errorf("%w: url %q is not an absolute URL", browser.ErrInvalidArgument, rawURL)
+			return 0, fmt.Errorf("%w: url %q is not an absolute URL", driver.ErrInvalidArgument, rawURL)
 		}
 	}
 	n := 0

@@ -6,14 +6,14 @@ import (
 	"fmt"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // promptOpened records a user prompt (alert, confirm, prompt,
 // beforeunload) and answers it at once when the dialog policy says so.
 // It runs on the connection's reader: the answer goes out from its own
 // goroutine, bounded by the command timeout.
-func (t *Tab) promptOpened(d browser.Dialog) {
+func (t *Tab) promptOpened(d driver.Dialog) {
 	t.mu.Lock()
 	t.prompt = &d
 	close(t.promptCh)
@@ -30,7 +30,7 @@ func (t *Tab) promptOpened(d browser.Dialog) {
 		if accept && d.Type == "prompt" {
 			text = d.DefaultPrompt // an accepted prompt gets its default text
 		}
-		if _, err := t.answer(ctx, accept, text); err != nil && !errors.Is(err, browser.ErrNoDialog) {
+		if _, err := t.answer(ctx, accept, text); err != nil && !errors.Is(err, driver.ErrNoDialog) {
 			t.b.o.logger().Warn("firefox: answering a dialog", "type", d.Type, "err", err)
 		}
 	}()
@@ -38,11 +38,11 @@ func (t *Tab) promptOpened(d browser.Dialog) {
 
 // autoAnswer says whether the policy answers a dialog of typ by itself,
 // and how.
-func autoAnswer(p browser.DialogPolicy, typ string) (accept, auto bool) {
+func autoAnswer(p driver.DialogPolicy, typ string) (accept, auto bool) {
 	switch p {
-	case browser.DialogsAccept:
+	case driver.DialogsAccept:
 		return true, true
-	case browser.DialogsDismiss:
+	case driver.DialogsDismiss:
 		return typ == "beforeunload", true
 	}
 	if typ == "alert" || typ == "beforeunload" {
@@ -58,9 +58,9 @@ func (t *Tab) promptClosed(accepted bool) {
 		return
 	}
 	d := *t.prompt
-	d.Handled = browser.DialogDismissed
+	d.Handled = driver.DialogDismissed
 	if accepted {
-		d.Handled = browser.DialogAccepted
+		d.Handled = driver.DialogAccepted
 	}
 	t.note = &d
 	t.prompt = nil
@@ -92,30 +92,30 @@ func (t *Tab) opened() <-chan struct{} {
 	return t.promptCh
 }
 
-// SetDialogPolicy implements browser.TabDriver.
-func (t *Tab) SetDialogPolicy(p browser.DialogPolicy) {
+// SetDialogPolicy implements driver.TabDriver.
+func (t *Tab) SetDialogPolicy(p driver.DialogPolicy) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if p == "" {
-		p = browser.DialogsReport
+		p = driver.DialogsReport
 	}
 	t.policy = p
 }
 
-// CheckDialog implements browser.TabDriver: a *browser.DialogOpenError
+// CheckDialog implements driver.TabDriver: a *driver.DialogOpenError
 // while a prompt waits for an answer.
 func (t *Tab) CheckDialog() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.prompt != nil {
-		return &browser.DialogOpenError{Dialog: *t.prompt}
+		return &driver.DialogOpenError{Dialog: *t.prompt}
 	}
 	return nil
 }
 
-// DialogNote implements browser.TabDriver: the prompt waiting for an
+// DialogNote implements driver.TabDriver: the prompt waiting for an
 // answer, else the last one answered without the agent (reported once).
-func (t *Tab) DialogNote() *browser.Dialog {
+func (t *Tab) DialogNote() *driver.Dialog {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.prompt != nil {
@@ -127,8 +127,8 @@ func (t *Tab) DialogNote() *browser.Dialog {
 	return d
 }
 
-// HandleDialog implements browser.TabDriver: browsingContext.handleUserPrompt.
-func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) (*browser.Dialog, error) {
+// HandleDialog implements driver.TabDriver: browsingContext.handleUserPrompt.
+func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) (*driver.Dialog, error) {
 	d, err := t.answer(ctx, accept, promptText)
 	if err == nil {
 		t.mu.Lock()
@@ -139,11 +139,11 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 }
 
 // answer answers the open prompt, leaving it noted as answered.
-func (t *Tab) answer(ctx context.Context, accept bool, promptText string) (*browser.Dialog, error) {
+func (t *Tab) answer(ctx context.Context, accept bool, promptText string) (*driver.Dialog, error) {
 	t.mu.Lock()
 	if t.prompt == nil {
 		t.mu.Unlock()
-		return nil, browser.ErrNoDialog
+		return nil, driver.ErrNoDialog
 	}
 	d := *t.prompt
 	t.mu.Unlock()
@@ -154,15 +154,15 @@ func (t *Tab) answer(ctx context.Context, accept bool, promptText string) (*brow
 	err := t.b.conn.Call(ctx, "browsingContext.handleUserPrompt", params, nil)
 	if errors.Is(err, bidi.ErrNoSuchAlert) {
 		t.promptClosed(accept)
-		return nil, browser.ErrNoDialog
+		return nil, driver.ErrNoDialog
 	}
 	if err != nil {
 		return nil, fmt.Errorf("firefox: answering the dialog: %w", err)
 	}
 	t.promptClosed(accept)
-	d.Handled = browser.DialogDismissed
+	d.Handled = driver.DialogDismissed
 	if accept {
-		d.Handled = browser.DialogAccepted
+		d.Handled = driver.DialogAccepted
 	}
 	return &d, nil
 }

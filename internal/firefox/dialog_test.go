@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestDialogPolicies: each kind of dialog under each policy is answered by
@@ -22,18 +22,18 @@ func TestDialogPolicies(t *testing.T) {
 <p id=out></p>`)
 	}))
 	tests := []struct {
-		policy browser.DialogPolicy
+		policy driver.DialogPolicy
 		button string
 		waits  bool   // left for the agent
 		want   string // the page's text once answered (by cdpkit, or accepted with "Ada")
 	}{
-		{browser.DialogsReport, "alert", false, "after alert"},
-		{browser.DialogsReport, "confirm", true, "confirmed"},
-		{browser.DialogsReport, "prompt", true, "got Ada"},
-		{browser.DialogsAccept, "confirm", false, "confirmed"},
-		{browser.DialogsAccept, "prompt", false, "got def"},
-		{browser.DialogsDismiss, "confirm", false, "declined"},
-		{browser.DialogsDismiss, "prompt", false, "got null"},
+		{driver.DialogsReport, "alert", false, "after alert"},
+		{driver.DialogsReport, "confirm", true, "confirmed"},
+		{driver.DialogsReport, "prompt", true, "got Ada"},
+		{driver.DialogsAccept, "confirm", false, "confirmed"},
+		{driver.DialogsAccept, "prompt", false, "got def"},
+		{driver.DialogsDismiss, "confirm", false, "declined"},
+		{driver.DialogsDismiss, "prompt", false, "got null"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.policy)+"/"+tt.button, func(t *testing.T) {
@@ -44,11 +44,11 @@ func TestDialogPolicies(t *testing.T) {
 			if _, err := tab.Navigate(ctx, srv.URL); err != nil {
 				t.Fatal(err)
 			}
-			snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+			snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := tab.Click(ctx, browser.ClickOptions{Ref: refOf(t, snap.Text, `button "`+tt.button+`"`)})
+			res, err := tab.Click(ctx, driver.ClickOptions{Ref: refOf(t, snap.Text, `button "`+tt.button+`"`)})
 			if err != nil {
 				t.Fatalf("Click: %v", err)
 			}
@@ -60,7 +60,7 @@ func TestDialogPolicies(t *testing.T) {
 					t.Fatalf("HandleDialog: %v", err)
 				}
 			}
-			if _, err := tab.WaitFor(ctx, browser.WaitCondition{Texts: []string{tt.want}}, 15*time.Second); err != nil {
+			if _, err := tab.WaitFor(ctx, driver.WaitCondition{Texts: []string{tt.want}}, 15*time.Second); err != nil {
 				t.Fatalf("page after the dialog: %v", err)
 			}
 			if !tt.waits {

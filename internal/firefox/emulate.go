@@ -6,7 +6,7 @@ import (
 	"maps"
 	"sort"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Emulation over BiDi: the viewport (browsingContext.setViewport), the
@@ -18,19 +18,19 @@ import (
 // scheme, reduced motion, CPU throttling or network throttling: those are
 // refused as unsupported, before anything is applied.
 
-// SetViewport implements browser.TabDriver: the tab's viewport, or with
+// SetViewport implements driver.TabDriver: the tab's viewport, or with
 // nil the launched browser's default, and what the page then measures.
 // Mobile layout and touch have no BiDi command and are refused.
-func (t *Tab) SetViewport(ctx context.Context, v *browser.Viewport) (browser.ViewportMetrics, error) {
+func (t *Tab) SetViewport(ctx context.Context, v *driver.Viewport) (driver.ViewportMetrics, error) {
 	if v != nil && (v.Mobile || v.Touch) {
-		return browser.ViewportMetrics{}, unsupported("mobile (mobile layout and touch emulation)")
+		return driver.ViewportMetrics{}, unsupported("mobile (mobile layout and touch emulation)")
 	}
 	if v != nil && (v.Width < 1 || v.Width > 10000 || v.Height < 1 || v.Height > 10000 || v.DeviceScaleFactor < 0 || v.DeviceScaleFactor > 10) {
-		return browser.ViewportMetrics{}, fmt.Errorf("%w: viewport %d×%d at %v: each side is 1 to 10000, the scale 1 to 10", browser.ErrInvalidArgument, v.Width, v.Height, v.DeviceScaleFactor)
+		return driver.ViewportMetrics{}, fmt.Errorf("%w: viewport %d×%d at %v: each side is 1 to 10000, the scale 1 to 10", driver.ErrInvalidArgument, v.Width, v.Height, v.DeviceScaleFactor)
 	}
 	params := map[string]any{"context": t.id}
 	if v == nil {
-		d := browser.DefaultViewport
+		d := driver.DefaultViewport
 		if t.b.proc == nil {
 			params["viewport"] = nil
 		} else {
@@ -47,40 +47,40 @@ func (t *Tab) SetViewport(ctx context.Context, v *browser.Viewport) (browser.Vie
 		params["devicePixelRatio"] = v.DeviceScaleFactor
 	}
 	if err := t.b.conn.Call(ctx, "browsingContext.setViewport", params, nil); err != nil {
-		return browser.ViewportMetrics{}, fmt.Errorf("firefox: setting the viewport: %w", t.wrap(err))
+		return driver.ViewportMetrics{}, fmt.Errorf("firefox: setting the viewport: %w", t.wrap(err))
 	}
 	t.mu.Lock()
 	t.emu.Viewport = v
 	t.mu.Unlock()
-	var m browser.ViewportMetrics
+	var m driver.ViewportMetrics
 	if err := t.callJSON(ctx, sharedScript("measure_viewport"), nil, &m); err != nil {
-		return browser.ViewportMetrics{}, fmt.Errorf("firefox: measuring the viewport: %w", t.wrap(err))
+		return driver.ViewportMetrics{}, fmt.Errorf("firefox: measuring the viewport: %w", t.wrap(err))
 	}
 	return m, nil
 }
 
-// Emulate implements browser.TabDriver for what Firefox's BiDi carries;
-// an option it does not is an *browser.UnsupportedError naming it, and
+// Emulate implements driver.TabDriver for what Firefox's BiDi carries;
+// an option it does not is an *driver.UnsupportedError naming it, and
 // then nothing is changed.
-func (t *Tab) Emulate(ctx context.Context, c browser.EmulationChange) (browser.Emulation, error) {
+func (t *Tab) Emulate(ctx context.Context, c driver.EmulationChange) (driver.Emulation, error) {
 	if err := c.Validate(); err != nil {
-		return browser.Emulation{}, err
+		return driver.Emulation{}, err
 	}
 	switch {
 	case c.ColorScheme != nil && *c.ColorScheme != "auto":
-		return browser.Emulation{}, unsupported("colorScheme")
+		return driver.Emulation{}, unsupported("colorScheme")
 	case c.ReducedMotion != nil && *c.ReducedMotion != "auto":
-		return browser.Emulation{}, unsupported("reducedMotion")
+		return driver.Emulation{}, unsupported("reducedMotion")
 	case c.CPUThrottling != nil && *c.CPUThrottling != 1:
-		return browser.Emulation{}, unsupported("cpuThrottling")
+		return driver.Emulation{}, unsupported("cpuThrottling")
 	case c.NetworkCustom != nil:
-		return browser.Emulation{}, unsupported("customNetwork (network throttling)")
+		return driver.Emulation{}, unsupported("customNetwork (network throttling)")
 	}
 	network := ""
 	if c.Network != nil {
-		network = browser.NetworkPreset(*c.Network)
+		network = driver.NetworkPreset(*c.Network)
 		if network != "offline" && network != "none" {
-			return browser.Emulation{}, unsupported("network " + *c.Network + " (throttling; offline and none are supported)")
+			return driver.Emulation{}, unsupported("network " + *c.Network + " (throttling; offline and none are supported)")
 		}
 	}
 	contexts := []string{t.id}
@@ -106,7 +106,7 @@ func (t *Tab) Emulate(ctx context.Context, c browser.EmulationChange) (browser.E
 			ua = *c.UserAgent
 		}
 		if err := call("emulation.setUserAgentOverride", map[string]any{"userAgent": ua}); err != nil {
-			return browser.Emulation{}, err
+			return driver.Emulation{}, err
 		}
 		e.UserAgent = *c.UserAgent
 	}
@@ -116,7 +116,7 @@ func (t *Tab) Emulate(ctx context.Context, c browser.EmulationChange) (browser.E
 			nc = map[string]any{"type": "offline"}
 		}
 		if err := call("emulation.setNetworkConditions", map[string]any{"networkConditions": nc}); err != nil {
-			return browser.Emulation{}, err
+			return driver.Emulation{}, err
 		}
 		e.Network = ""
 		if network == "offline" {
@@ -129,7 +129,7 @@ func (t *Tab) Emulate(ctx context.Context, c browser.EmulationChange) (browser.E
 			coords = map[string]any{"latitude": g.Latitude, "longitude": g.Longitude, "accuracy": g.Accuracy}
 		}
 		if err := call("emulation.setGeolocationOverride", map[string]any{"coordinates": coords}); err != nil {
-			return browser.Emulation{}, err
+			return driver.Emulation{}, err
 		}
 		e.Geolocation = nil
 		if g != nil {
@@ -148,7 +148,7 @@ func (t *Tab) Emulate(ctx context.Context, c browser.EmulationChange) (browser.E
 			headers = append(headers, map[string]any{"name": k, "value": map[string]any{"type": "string", "value": c.ExtraHeaders[k]}})
 		}
 		if err := call("network.setExtraHeaders", map[string]any{"headers": headers}); err != nil {
-			return browser.Emulation{}, err
+			return driver.Emulation{}, err
 		}
 		e.ExtraHeaders = nil
 		if len(c.ExtraHeaders) > 0 {

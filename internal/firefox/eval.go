@@ -6,16 +6,16 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 var evalJS = ownScript("eval")
 
-// Evaluate implements browser.TabDriver: the function runs in the page
+// Evaluate implements driver.TabDriver: the function runs in the page
 // (script.callFunction) with its arguments, elements passed by their
 // refs, and its value is serialized in the page within lim by the same
 // serializer as on Chromium.
-func (t *Tab) Evaluate(ctx context.Context, fn string, args []browser.EvalArg, lim browser.EvalLimits) (*browser.EvalResult, error) {
+func (t *Tab) Evaluate(ctx context.Context, fn string, args []driver.EvalArg, lim driver.EvalLimits) (*driver.EvalResult, error) {
 	if err := t.CheckDialog(); err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []browser.EvalArg, l
 		return JSON.stringify(await run(fnSource, JSON.parse(spec), JSON.parse(limits), serialize, ...nodes));
 	}`, evalJS, sharedScript("serialize"))
 	callArgs := append([]any{str(fn), str(string(specJSON)), str(string(limits))}, nodes...)
-	browser.Step(ctx, "running the function")
+	driver.Step(ctx, "running the function")
 	opened := t.opened()
 	type outcome struct {
 		rv  *remoteValue
@@ -65,23 +65,23 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []browser.EvalArg, l
 	select {
 	case o = <-done:
 	case <-opened:
-		return nil, &browser.DialogOpenError{Dialog: *t.DialogNote()}
+		return nil, &driver.DialogOpenError{Dialog: *t.DialogNote()}
 	}
 	if o.err != nil {
-		var ee *browser.EvalError
+		var ee *driver.EvalError
 		if errors.As(o.err, &ee) {
 			return nil, o.err
 		}
 		if isNoNode(o.err) {
-			return nil, &browser.ElementError{Ref: firstRef(args), Err: browser.ErrRefStale}
+			return nil, &driver.ElementError{Ref: firstRef(args), Err: driver.ErrRefStale}
 		}
-		if errors.Is(o.err, browser.ErrSessionClosed) || t.promptOpen() {
+		if errors.Is(o.err, driver.ErrSessionClosed) || t.promptOpen() {
 			return nil, t.wrap(o.err)
 		}
 		// The document went away under the function: it navigated.
 		loc, lerr := t.Location(ctx)
 		if lerr == nil && loc.URL != "" {
-			return &browser.EvalResult{Navigated: true, URL: loc.URL}, nil
+			return &driver.EvalResult{Navigated: true, URL: loc.URL}, nil
 		}
 		return nil, t.wrap(o.err)
 	}
@@ -96,12 +96,12 @@ func (t *Tab) Evaluate(ctx context.Context, fn string, args []browser.EvalArg, l
 	if err := json.Unmarshal([]byte(s), &out); err != nil || out.JSON == nil || !json.Valid([]byte(*out.JSON)) {
 		return nil, errors.New("firefox: decoding the serialized value: not JSON")
 	}
-	return &browser.EvalResult{Value: json.RawMessage(*out.JSON), Truncated: out.Truncated}, nil
+	return &driver.EvalResult{Value: json.RawMessage(*out.JSON), Truncated: out.Truncated}, nil
 }
 
 func str(s string) map[string]any { return map[string]any{"type": "string", "value": s} }
 
-func firstRef(args []browser.EvalArg) string {
+func firstRef(args []driver.EvalArg) string {
 	for _, a := range args {
 		if a.Ref != "" {
 			return a.Ref

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 var testPages = os.DirFS("testdata")
@@ -41,7 +41,7 @@ func TestCoreFlow(t *testing.T) {
 	if nav.Title != "Greeter" || !strings.HasSuffix(nav.URL, "/form.html") {
 		t.Errorf("Navigate: got %+v, want the form page", nav)
 	}
-	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
@@ -54,18 +54,18 @@ func TestCoreFlow(t *testing.T) {
 	if _, err := tab.Fill(ctx, name, "", "Ada"); err != nil {
 		t.Fatalf("Fill: %v", err)
 	}
-	if _, err := tab.Click(ctx, browser.ClickOptions{Ref: refOf(t, snap.Text, `button "Greet"`)}); err != nil {
+	if _, err := tab.Click(ctx, driver.ClickOptions{Ref: refOf(t, snap.Text, `button "Greet"`)}); err != nil {
 		t.Fatalf("Click: %v", err)
 	}
-	if _, err := tab.WaitFor(ctx, browser.WaitCondition{Texts: []string{"Hello, Ada"}}, 10*time.Second); err != nil {
+	if _, err := tab.WaitFor(ctx, driver.WaitCondition{Texts: []string{"Hello, Ada"}}, 10*time.Second); err != nil {
 		t.Fatalf("WaitFor after click: %v", err)
 	}
 	// A shadow root's element is clicked by ref too.
-	if _, err := tab.Click(ctx, browser.ClickOptions{Ref: refOf(t, snap.Text, `button "In shadow"`)}); err != nil {
+	if _, err := tab.Click(ctx, driver.ClickOptions{Ref: refOf(t, snap.Text, `button "In shadow"`)}); err != nil {
 		t.Fatalf("Click in shadow root: %v", err)
 	}
 	// innerText, which wait_for reads, leaves shadow trees out on Firefox.
-	lim := browser.EvalLimits{Depth: 4, Items: 50, Chars: 4000}
+	lim := driver.EvalLimits{Depth: 4, Items: 50, Chars: 4000}
 	browsertest.Eventually(t, 10*time.Second, func() error {
 		r, err := tab.Evaluate(ctx, `() => document.getElementById('host').shadowRoot.getElementById('shadowed').textContent`, nil, lim)
 		if err != nil {
@@ -77,7 +77,7 @@ func TestCoreFlow(t *testing.T) {
 		return nil
 	})
 
-	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{})
+	shot, err := tab.Screenshot(ctx, driver.ScreenshotOptions{})
 	if err != nil {
 		t.Fatalf("Screenshot: %v", err)
 	}
@@ -90,14 +90,14 @@ func TestCoreFlow(t *testing.T) {
 	}
 
 	res, err := tab.Evaluate(ctx, `(el, n) => el.value + ' ' + (n + 1)`,
-		[]browser.EvalArg{{Ref: name}, {Value: []byte("41")}}, browser.EvalLimits{Depth: 4, Items: 50, Chars: 4000})
+		[]driver.EvalArg{{Ref: name}, {Value: []byte("41")}}, driver.EvalLimits{Depth: 4, Items: 50, Chars: 4000})
 	if err != nil {
 		t.Fatalf("Evaluate: %v", err)
 	}
 	if got, want := string(res.Value), `"Ada 42"`; got != want {
 		t.Errorf("Evaluate: got %s, want %s", got, want)
 	}
-	if _, err := tab.Evaluate(ctx, `() => { throw new Error('boom') }`, nil, browser.EvalLimits{Depth: 4, Items: 50, Chars: 4000}); !errors.Is(err, browser.ErrEvalException) {
+	if _, err := tab.Evaluate(ctx, `() => { throw new Error('boom') }`, nil, driver.EvalLimits{Depth: 4, Items: 50, Chars: 4000}); !errors.Is(err, driver.ErrEvalException) {
 		t.Errorf("Evaluate of a throwing function: got %v, want ErrEvalException", err)
 	}
 }
@@ -110,11 +110,11 @@ func TestRefsStableThenStale(t *testing.T) {
 	if _, err := tab.Navigate(ctx, srv.URL+"/form.html"); err != nil {
 		t.Fatal(err)
 	}
-	first, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	first, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	second, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,11 +125,11 @@ func TestRefsStableThenStale(t *testing.T) {
 	if _, err := tab.Navigate(ctx, srv.URL+"/other.html"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = tab.Click(ctx, browser.ClickOptions{Ref: old})
-	if !errors.Is(err, browser.ErrRefStale) {
+	_, err = tab.Click(ctx, driver.ClickOptions{Ref: old})
+	if !errors.Is(err, driver.ErrRefStale) {
 		t.Errorf("click of a ref from the old document: got %v, want ErrRefStale", err)
 	}
-	if _, err := tab.Click(ctx, browser.ClickOptions{Ref: "e99999"}); !errors.Is(err, browser.ErrRefNotFound) {
+	if _, err := tab.Click(ctx, driver.ClickOptions{Ref: "e99999"}); !errors.Is(err, driver.ErrRefNotFound) {
 		t.Errorf("click of a ref never issued: got %v, want ErrRefNotFound", err)
 	}
 }
@@ -142,18 +142,18 @@ func TestDialogWaitsForAnswer(t *testing.T) {
 	if _, err := tab.Navigate(ctx, srv.URL+"/form.html"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshotInteractive})
+	snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{Options: snapshotInteractive})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := tab.Click(ctx, browser.ClickOptions{Ref: refOf(t, snap.Text, `button "Ask"`)})
+	res, err := tab.Click(ctx, driver.ClickOptions{Ref: refOf(t, snap.Text, `button "Ask"`)})
 	if err != nil {
 		t.Fatalf("Click: %v", err)
 	}
 	if !res.Dialog {
 		t.Fatalf("Click that opens a confirm: got Dialog=false")
 	}
-	var open *browser.DialogOpenError
+	var open *driver.DialogOpenError
 	if err := tab.CheckDialog(); !errors.As(err, &open) || open.Dialog.Type != "confirm" || open.Dialog.Message != "Sure?" {
 		t.Fatalf("CheckDialog: got %v, want the open confirm", err)
 	}
@@ -161,13 +161,13 @@ func TestDialogWaitsForAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("HandleDialog: %v", err)
 	}
-	if d.Handled != browser.DialogAccepted {
+	if d.Handled != driver.DialogAccepted {
 		t.Errorf("HandleDialog: got %q, want accepted", d.Handled)
 	}
-	if _, err := tab.WaitFor(ctx, browser.WaitCondition{Texts: []string{"yes"}}, 10*time.Second); err != nil {
+	if _, err := tab.WaitFor(ctx, driver.WaitCondition{Texts: []string{"yes"}}, 10*time.Second); err != nil {
 		t.Fatalf("page after accepting: %v", err)
 	}
-	if _, err := tab.HandleDialog(ctx, true, ""); !errors.Is(err, browser.ErrNoDialog) {
+	if _, err := tab.HandleDialog(ctx, true, ""); !errors.Is(err, driver.ErrNoDialog) {
 		t.Errorf("HandleDialog with none open: got %v, want ErrNoDialog", err)
 	}
 }
@@ -182,7 +182,7 @@ func TestPrintPDF(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	n, err := tab.PrintPDF(t.Context(), browser.PDFOptions{Landscape: true, PageRanges: "1"}, &buf)
+	n, err := tab.PrintPDF(t.Context(), driver.PDFOptions{Landscape: true, PageRanges: "1"}, &buf)
 	if err != nil {
 		t.Fatalf("PrintPDF: %v", err)
 	}
@@ -199,7 +199,7 @@ func TestFillChoices(t *testing.T) {
 	if _, err := tab.Navigate(ctx, srv.URL+"/form.html"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,11 +211,11 @@ func TestFillChoices(t *testing.T) {
 	if err != nil || len(res.Selected) != 1 || res.Selected[0] != "l" {
 		t.Fatalf("Fill select by label: %+v, %v", res, err)
 	}
-	var oe *browser.OptionError
+	var oe *driver.OptionError
 	if _, err := tab.SelectOptions(ctx, refOf(t, snap.Text, `combobox "Size"`), "", []string{"Huge"}); !errors.As(err, &oe) || oe.Total != 2 {
 		t.Errorf("SelectOptions of a missing option: got %v, want an OptionError listing 2 options", err)
 	}
-	after, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	after, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -116,7 +116,7 @@ func (b *Browser) noteBlock(context_, url string, err error) {
 
 // blockSince returns the tab's refusal since start, if any, taking it so
 // that it is reported once.
-func (b *Browser) blockSince(tab string, start time.Time) *browser.BlockedError {
+func (b *Browser) blockSince(tab string, start time.Time) *driver.BlockedError {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r, ok := b.blocks[tab]
@@ -124,11 +124,11 @@ func (b *Browser) blockSince(tab string, start time.Time) *browser.BlockedError 
 		return nil
 	}
 	delete(b.blocks, tab)
-	return &browser.BlockedError{URL: r.url, Err: r.err}
+	return &driver.BlockedError{URL: r.url, Err: r.err}
 }
 
-// BlockNote implements browser.TabDriver: the guard's latest unreported
+// BlockNote implements driver.TabDriver: the guard's latest unreported
 // refusal of a navigation in the tab, within blockMemory.
-func (t *Tab) BlockNote() *browser.BlockedError {
+func (t *Tab) BlockNote() *driver.BlockedError {
 	return t.b.blockSince(t.id, time.Now().Add(-blockMemory))
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -43,7 +43,7 @@ func TestGuardRefusesPageNavigations(t *testing.T) {
 		t.Parallel()
 		tab := newTab(t)
 		_, err := tab.Navigate(t.Context(), base+"/redirect")
-		var be *browser.BlockedError
+		var be *driver.BlockedError
 		if !errors.As(err, &be) || be.URL != blockedTarget || !errors.Is(err, policy.ErrURLBlocked) {
 			t.Fatalf("Navigate to a redirect to a private address: got %v, want a BlockedError for %s", err, blockedTarget)
 		}
@@ -54,11 +54,11 @@ func TestGuardRefusesPageNavigations(t *testing.T) {
 		if _, err := tab.Navigate(t.Context(), base+"/link"); err != nil {
 			t.Fatal(err)
 		}
-		snap, err := tab.Snapshot(t.Context(), browser.SnapshotOptions{})
+		snap, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tab.Click(t.Context(), browser.ClickOptions{Ref: refOf(t, snap.Text, `link "metadata"`)}); err != nil {
+		if _, err := tab.Click(t.Context(), driver.ClickOptions{Ref: refOf(t, snap.Text, `link "metadata"`)}); err != nil {
 			t.Fatal(err)
 		}
 		waitBlocked(t, tab)
@@ -81,11 +81,11 @@ func TestGuardRefusesPageNavigations(t *testing.T) {
 			t.Fatal(err)
 		}
 		before, _ := tab.b.PagesNow(nil)
-		snap, err := tab.Snapshot(t.Context(), browser.SnapshotOptions{})
+		snap, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tab.Click(t.Context(), browser.ClickOptions{Ref: refOf(t, snap.Text, `button "open"`)}); err != nil {
+		if _, err := tab.Click(t.Context(), driver.ClickOptions{Ref: refOf(t, snap.Text, `button "open"`)}); err != nil {
 			t.Fatal(err)
 		}
 		// The popup is a tab of its own; its navigation is the one refused.
@@ -109,7 +109,7 @@ func TestGuardRefusesPageNavigations(t *testing.T) {
 	})
 }
 
-func containsPage(pages []browser.Page, id string) bool {
+func containsPage(pages []driver.Page, id string) bool {
 	for _, p := range pages {
 		if p.ID == id {
 			return true

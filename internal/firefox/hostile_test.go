@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // hostilePage replaces, in its own world, the functions a hidden-text
@@ -46,11 +46,11 @@ func TestHiddenFilterIgnoresPageFunctions(t *testing.T) {
 	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
 		t.Fatalf("Navigate: %v", err)
 	}
-	snap, err := tab.Snapshot(ctx, browser.SnapshotOptions{})
+	snap, err := tab.Snapshot(ctx, driver.SnapshotOptions{})
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
-	text, err := tab.Text(ctx, browser.TextOptions{})
+	text, err := tab.Text(ctx, driver.TextOptions{})
 	if err != nil {
 		t.Fatalf("Text: %v", err)
 	}

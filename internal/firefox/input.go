@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 )
 
@@ -82,9 +82,9 @@ func (t *Tab) perform(ctx context.Context, context string, actions []any) (dialo
 	}
 }
 
-// Click implements browser.TabDriver: a hit-tested mouse click through
+// Click implements driver.TabDriver: a hit-tested mouse click through
 // input.performActions at the element's centre.
-func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.ClickResult, error) {
+func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickResult, error) {
 	button, err := buttonNumber(o.Button)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.Click
 	if err != nil {
 		return nil, err
 	}
-	browser.Step(ctx, "clicking")
+	driver.Step(ctx, "clicking")
 	var keysDown, keysUp []any
 	for _, m := range modifierBits {
 		if o.Modifiers&m.bit != 0 {
@@ -136,13 +136,13 @@ func (t *Tab) Click(ctx context.Context, o browser.ClickOptions) (*browser.Click
 		return nil, elementErr(o.Ref, o.Selector, err)
 	}
 	tx, ty := t.inTab(ctx, frame, x, y)
-	res := &browser.ClickResult{X: tx, Y: ty, Dialog: dialog}
+	res := &driver.ClickResult{X: tx, Y: ty, Dialog: dialog}
 	if !dialog && button == 0 {
 		// A submit the browser refused shows only its bubble: ask the
 		// element, as Chromium's Click does. A navigation has taken it
 		// away, and the call fails harmlessly.
 		actx, cancel := context.WithTimeout(ctx, time.Second)
-		var after *struct{ NotSubmitted *browser.Invalid }
+		var after *struct{ NotSubmitted *driver.Invalid }
 		if t.callJSON(actx, afterClickJS, el, &after) == nil && after != nil {
 			res.NotSubmitted = after.NotSubmitted
 		}
@@ -169,23 +169,23 @@ func (t *Tab) aimElement(ctx context.Context, ref, selector string) (x, y int, f
 	if err != nil {
 		return 0, 0, "", nil, err
 	}
-	browser.Step(ctx, "finding where to click")
+	driver.Step(ctx, "finding where to click")
 	var a aim
 	if err := t.callJSON(ctx, aimJS, el, &a); err != nil {
 		return 0, 0, "", nil, elementErr(ref, selector, t.wrap(err))
 	}
-	fail := func(err error) error { return &browser.ElementError{Ref: ref, Selector: selector, Err: err} }
+	fail := func(err error) error { return &driver.ElementError{Ref: ref, Selector: selector, Err: err} }
 	switch {
 	case a.Gone:
-		return 0, 0, "", nil, fail(browser.ErrRefStale)
+		return 0, 0, "", nil, fail(driver.ErrRefStale)
 	case a.Disabled:
-		return 0, 0, "", nil, fail(browser.ErrElementDisabled)
+		return 0, 0, "", nil, fail(driver.ErrElementDisabled)
 	case a.Hidden:
-		return 0, 0, "", nil, fail(browser.ErrElementNotVisible)
+		return 0, 0, "", nil, fail(driver.ErrElementNotVisible)
 	case a.Offscreen:
-		return 0, 0, "", nil, fail(browser.ErrElementOffscreen)
+		return 0, 0, "", nil, fail(driver.ErrElementOffscreen)
 	case a.Covered != "":
-		return 0, 0, "", nil, fail(&browser.CoveredError{By: a.Covered})
+		return 0, 0, "", nil, fail(&driver.CoveredError{By: a.Covered})
 	}
 	return a.X, a.Y, el.Context, el, nil
 }
@@ -203,8 +203,8 @@ func (t *Tab) inTab(ctx context.Context, frame string, x, y int) (float64, float
 	return float64(x) + dx, float64(y) + dy
 }
 
-// Hover implements browser.TabDriver: the pointer moved to the element.
-func (t *Tab) Hover(ctx context.Context, ref, selector string) (*browser.HoverResult, error) {
+// Hover implements driver.TabDriver: the pointer moved to the element.
+func (t *Tab) Hover(ctx context.Context, ref, selector string) (*driver.HoverResult, error) {
 	x, y, frame, err := t.aimAt(ctx, ref, selector)
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func (t *Tab) Hover(ctx context.Context, ref, selector string) (*browser.HoverRe
 		return nil, elementErr(ref, selector, err)
 	}
 	tx, ty := t.inTab(ctx, frame, x, y)
-	return &browser.HoverResult{X: tx, Y: ty}, nil
+	return &driver.HoverResult{X: tx, Y: ty}, nil
 }
 
 // fieldInfo is what js/field_info.js (shared with Chromium) reports.
@@ -226,11 +226,11 @@ type fieldInfo struct {
 	Checked  bool   `json:"checked"`
 }
 
-// Fill implements browser.TabDriver for text fields (the value is set as
+// Fill implements driver.TabDriver for text fields (the value is set as
 // a whole; input and change events fire), selects, checkboxes and radios,
 // as on Chromium. Content-editables and file inputs are refused as
 // unsupported here.
-func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*browser.FillResult, error) {
+func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*driver.FillResult, error) {
 	el, err := t.element(ctx, ref, selector)
 	if err != nil {
 		return nil, err
@@ -239,33 +239,33 @@ func (t *Tab) Fill(ctx context.Context, ref, selector, value string) (*browser.F
 	if err := t.callJSON(ctx, sharedScript("field_info"), el, &f); err != nil {
 		return nil, elementErr(ref, selector, t.wrap(err))
 	}
-	fail := func(err error) error { return &browser.ElementError{Ref: ref, Selector: selector, Err: err} }
+	fail := func(err error) error { return &driver.ElementError{Ref: ref, Selector: selector, Err: err} }
 	switch {
 	case f.Kind == "select" || f.Kind == "checkbox" || f.Kind == "radio":
 		return t.fillChoice(ctx, el, ref, selector, f, value)
 	case f.Kind != "text":
 		if f.Kind == "none" {
-			return nil, fail(browser.ErrNotTypeable)
+			return nil, fail(driver.ErrNotTypeable)
 		}
 		return nil, unsupported("fill of a " + f.Kind + " field")
 	case f.Disabled:
-		return nil, fail(browser.ErrElementDisabled)
+		return nil, fail(driver.ErrElementDisabled)
 	case f.Readonly:
-		return nil, fail(fmt.Errorf("%w: it is read-only", browser.ErrNotTypeable))
+		return nil, fail(fmt.Errorf("%w: it is read-only", driver.ErrNotTypeable))
 	}
-	browser.Step(ctx, "filling")
+	driver.Step(ctx, "filling")
 	var same bool
 	if err := t.callJSON(ctx, sharedScript("set_value"), el, &same, value); err != nil {
 		return nil, elementErr(ref, selector, t.wrap(err))
 	}
-	res := &browser.FillResult{Kind: "text"}
+	res := &driver.FillResult{Kind: "text"}
 	if !same {
 		res.Warning = "the field holds something other than the value given (it may refuse some characters)"
 	}
 	return res, nil
 }
 
-// TypeText implements browser.TabDriver: the element is focused, then the
+// TypeText implements driver.TabDriver: the element is focused, then the
 // text typed key by key.
 func (t *Tab) TypeText(ctx context.Context, ref, selector, text string) error {
 	frame, err := t.focus(ctx, ref, selector)
@@ -287,7 +287,7 @@ func (t *Tab) TypeText(ctx context.Context, ref, selector, text string) error {
 	return err
 }
 
-// PressKey implements browser.TabDriver: a key, with modifiers held, on
+// PressKey implements driver.TabDriver: a key, with modifiers held, on
 // the focused element (the element named, focused first).
 func (t *Tab) PressKey(ctx context.Context, ref, selector, key string) error {
 	c, err := input.ParseCombo(key)
@@ -332,7 +332,7 @@ func (t *Tab) focus(ctx context.Context, ref, selector string) (string, error) {
 		return "", elementErr(ref, selector, t.wrap(err))
 	}
 	if !ok {
-		return "", &browser.ElementError{Ref: ref, Selector: selector, Err: fmt.Errorf("%w: it cannot take the focus", browser.ErrNotTypeable)}
+		return "", &driver.ElementError{Ref: ref, Selector: selector, Err: fmt.Errorf("%w: it cannot take the focus", driver.ErrNotTypeable)}
 	}
 	return el.Context, nil
 }

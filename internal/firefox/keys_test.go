@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 )
 
@@ -23,7 +23,7 @@ func TestTypeTextCancelledKeydown(t *testing.T) {
 	if err := tab.TypeText(ctx, "", "#logged", "xyx"); err != nil {
 		t.Fatalf("TypeText: %v", err)
 	}
-	lim := browser.EvalLimits{Depth: 4, Items: 50, Chars: 4000}
+	lim := driver.EvalLimits{Depth: 4, Items: 50, Chars: 4000}
 	res, err := tab.Evaluate(ctx, `() => window.keys.join(' ') + '|' + document.getElementById('logged').value`, nil, lim)
 	if err != nil {
 		t.Fatalf("Evaluate: %v", err)

@@ -1,6 +1,6 @@
 // Package firefox is cdpkit's Firefox backend: it launches (or attaches
 // to) Firefox, speaks WebDriver BiDi to it through internal/bidi, and
-// implements the backend-neutral browser.Driver and browser.TabDriver for
+// implements the backend-neutral driver.Driver and driver.TabDriver for
 // the tools Firefox can run. It uses nothing of the CDP core.
 package firefox
 
@@ -18,10 +18,10 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
+	"github.com/cdpkit/cdpkit/internal/wsconn"
 )
 
 // profilePrefix names the throwaway profiles of launched Firefoxes, so
@@ -84,7 +84,7 @@ func FindExec(path string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", &browser.NoBrowserError{Reason: "no Firefox found on PATH (firefox-esr or firefox)",
+	return "", &driver.NoBrowserError{Reason: "no Firefox found on PATH (firefox-esr or firefox)",
 		Hint: "install firefox-esr (scripts/install-deps.sh does) or set the executable path"}
 }
 
@@ -111,11 +111,11 @@ func launch(ctx context.Context, o *Options) (*process, *bidi.Conn, error) {
 	sysproc.SweepOwned(o.logger(), profilePrefix)
 	profile, err := sysproc.MkdirOwned(profilePrefix)
 	if err != nil {
-		return nil, nil, &browser.NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
+		return nil, nil, &driver.NoBrowserError{Reason: "creating a temporary profile: " + err.Error(), Hint: "check that TMPDIR is writable"}
 	}
 	if err := writeUserJS(profile); err != nil {
 		sysproc.RemoveAll(profile)
-		return nil, nil, &browser.NoBrowserError{Reason: "writing the profile's prefs: " + err.Error(), Hint: "check that TMPDIR is writable"}
+		return nil, nil, &driver.NoBrowserError{Reason: "writing the profile's prefs: " + err.Error(), Hint: "check that TMPDIR is writable"}
 	}
 	args := []string{"--no-remote", "--profile", profile, "--remote-debugging-port=0", "--remote-allow-hosts", "127.0.0.1,localhost"}
 	if !o.Headful {
@@ -135,7 +135,7 @@ func launch(ctx context.Context, o *Options) (*process, *bidi.Conn, error) {
 	if err := p.tree.Start(); err != nil {
 		pw.Close()
 		sysproc.RemoveAll(profile)
-		return nil, nil, &browser.NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: "install firefox-esr"}
+		return nil, nil, &driver.NoBrowserError{Reason: fmt.Sprintf("starting %s: %v", exe, err), Hint: "install firefox-esr"}
 	}
 	go func() {
 		cmd.Wait()
@@ -150,16 +150,16 @@ func launch(ctx context.Context, o *Options) (*process, *bidi.Conn, error) {
 	case url = <-endpoint:
 	case <-p.exited:
 		p.close(nil)
-		return nil, nil, &browser.NoBrowserError{Reason: fmt.Sprintf("%s exited before it listened: %s", exe, lastLine(p.stderr)), Hint: "run it by hand with --headless to see why"}
+		return nil, nil, &driver.NoBrowserError{Reason: fmt.Sprintf("%s exited before it listened: %s", exe, lastLine(p.stderr)), Hint: "run it by hand with --headless to see why"}
 	case <-ctx.Done():
 		p.close(nil)
-		return nil, nil, &browser.NoBrowserError{Reason: fmt.Sprintf("%s did not print its WebDriver BiDi address in time", exe), Hint: "a loaded machine may need a longer launch timeout"}
+		return nil, nil, &driver.NoBrowserError{Reason: fmt.Sprintf("%s did not print its WebDriver BiDi address in time", exe), Hint: "a loaded machine may need a longer launch timeout"}
 	}
 	p.url = url
 	conn, err := connect(ctx, url, o)
 	if err != nil {
 		p.close(nil)
-		return nil, nil, &browser.NoBrowserError{Reason: fmt.Sprintf("%s did not start a BiDi session: %v", exe, err), Hint: "check that this is Firefox 129 or newer; on a busy machine a start can take longer: try again"}
+		return nil, nil, &driver.NoBrowserError{Reason: fmt.Sprintf("%s did not start a BiDi session: %v", exe, err), Hint: "check that this is Firefox 129 or newer; on a busy machine a start can take longer: try again"}
 	}
 	go func() {
 		<-p.exited
@@ -186,12 +186,16 @@ func (p *process) readStderr(r io.Reader, endpoint chan<- string) {
 	io.Copy(io.Discard, r)
 }
 
+// maxMessage bounds one message from Firefox: screenshots and PDFs arrive
+// as base64 in one (the same bound as CDP's).
+const maxMessage = 256 << 20
+
 // connect dials a BiDi websocket and starts a session on it.
 func connect(ctx context.Context, url string, o *Options) (*bidi.Conn, error) {
 	if !strings.HasSuffix(url, "/session") && !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(url, "ws://"), "wss://"), "/") {
 		url += "/session"
 	}
-	t, err := cdp.DialWebSocket(ctx, url, nil)
+	t, err := wsconn.Dial(ctx, url, nil, maxMessage)
 	if err != nil {
 		return nil, err
 	}

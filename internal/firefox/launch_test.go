@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 )
 
@@ -60,7 +60,7 @@ func TestLaunchCloseLeavesNothing(t *testing.T) {
 		}
 		td, err := b.NewTab(ctx, nil)
 		if err == nil {
-			var nav *browser.NavResult
+			var nav *driver.NavResult
 			if nav, err = td.Navigate(ctx, srv.URL+"/other.html"); err == nil && nav.Title != "Other" {
 				err = fmt.Errorf("title %q, want %q", nav.Title, "Other")
 			}
@@ -222,7 +222,7 @@ func TestAttachWSEndpoint(t *testing.T) {
 func TestManagerIdleStopsFirefox(t *testing.T) {
 	exe := browsertest.FirefoxPath(t)
 	be := NewBackend(&Options{ExecPath: exe, LaunchTimeout: 90 * time.Second})
-	m := browser.NewManager(&browser.Options{Backend: be, IdleTimeout: 200 * time.Millisecond})
+	m := driver.NewManager(be, &driver.ManagerOptions{IdleTimeout: 200 * time.Millisecond})
 	defer m.Close()
 	release := m.Use()
 	if _, err := m.Driver(t.Context()); err != nil {

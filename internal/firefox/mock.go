@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// Mock rules, as on Chromium (see browser.MockRule): the first live rule
+// Mock rules, as on Chromium (see driver.MockRule): the first live rule
 // that matches a request of a tab it applies to answers it with
 // network.provideResponse or network.failRequest, or lets it go on with
 // network.continueRequest. Requests are paused by the guard's one
@@ -37,10 +37,10 @@ type mockTable struct {
 
 // mockRule is a kept rule.
 type mockRule struct {
-	browser.Mock
+	driver.Mock
 	match       func(string) bool
 	userContext string // the tab's user context, for scope context
-	owner       *browser.Scope
+	owner       *driver.Scope
 	rng         *rand.Rand // guarded by mockTable.mu
 }
 
@@ -51,13 +51,13 @@ type pausedRequest struct {
 }
 
 // checkRule validates r as Chromium does, naming the bad field in an error
-// that wraps browser.ErrInvalidArgument.
-func checkRule(r *browser.MockRule) error {
+// that wraps driver.ErrInvalidArgument.
+func checkRule(r *driver.MockRule) error {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{browser.ErrInvalidArgument}, args...)...)
+		return fmt.Errorf("%w: "+format, append([]any{driver.ErrInvalidArgument}, args...)...)
 	}
 	switch r.Action {
-	case browser.MockFulfill, browser.MockFail, browser.MockContinue:
+	case driver.MockFulfill, driver.MockFail, driver.MockContinue:
 	default:
 		return bad("action %q is not fulfill, fail or continue", r.Action)
 	}
@@ -67,25 +67,25 @@ func checkRule(r *browser.MockRule) error {
 	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
 		return bad("status %d is not 100 to 599", r.Status)
 	}
-	if r.Reason != "" && !slices.Contains(browser.MockErrorReasons, r.Reason) {
-		return bad("reason %q is not one of %s", r.Reason, strings.Join(browser.MockErrorReasons, ", "))
+	if r.Reason != "" && !slices.Contains(driver.MockErrorReasons, r.Reason) {
+		return bad("reason %q is not one of %s", r.Reason, strings.Join(driver.MockErrorReasons, ", "))
 	}
 	if r.FailRate < 0 || r.FailRate > 1 {
 		return bad("failRate %v is not between 0 and 1", r.FailRate)
 	}
-	if r.FailRate > 0 && r.Action != browser.MockContinue {
+	if r.FailRate > 0 && r.Action != driver.MockContinue {
 		return bad("failRate goes with action continue")
 	}
-	if r.Delay < 0 || r.Delay > browser.MaxMockDelay {
-		return bad("delayMs %d is not 0 to %d", r.Delay.Milliseconds(), browser.MaxMockDelay.Milliseconds())
+	if r.Delay < 0 || r.Delay > driver.MaxMockDelay {
+		return bad("delayMs %d is not 0 to %d", r.Delay.Milliseconds(), driver.MaxMockDelay.Milliseconds())
 	}
 	if r.Times < 0 {
 		return bad("times %d is negative", r.Times)
 	}
-	if len(r.Body) > browser.MaxMockBody {
-		return bad("the body is %d bytes, over %d", len(r.Body), browser.MaxMockBody)
+	if len(r.Body) > driver.MaxMockBody {
+		return bad("the body is %d bytes, over %d", len(r.Body), driver.MaxMockBody)
 	}
-	if r.Action != browser.MockFulfill && (len(r.Body) > 0 || len(r.Headers) > 0 || r.Status != 0) {
+	if r.Action != driver.MockFulfill && (len(r.Body) > 0 || len(r.Headers) > 0 || r.Status != 0) {
 		return bad("status, headers and body go with action fulfill")
 	}
 	for k, v := range r.Headers {
@@ -109,10 +109,10 @@ var (
 type sharedScopeError struct{ others int }
 
 func (e *sharedScopeError) Error() string {
-	return fmt.Sprintf("%s: scope context would cover %d tab(s) of other sessions in this browser context", browser.ErrInvalidArgument, e.others)
+	return fmt.Sprintf("%s: scope context would cover %d tab(s) of other sessions in this browser context", driver.ErrInvalidArgument, e.others)
 }
 func (e *sharedScopeError) Unwrap() []error {
-	return []error{browser.ErrInvalidArgument, browser.ErrSharedScope}
+	return []error{driver.ErrInvalidArgument, driver.ErrSharedScope}
 }
 
 // userContextOf returns the user context of tab id: its scope's own, or
@@ -128,7 +128,7 @@ func (b *Browser) userContextOfLocked(id string) string {
 
 // applies reports whether r applies to tab id of user context uc owned by
 // owner.
-func (r *mockRule) applies(id, uc string, owner *browser.Scope) bool {
+func (r *mockRule) applies(id, uc string, owner *driver.Scope) bool {
 	if r.owner != nil && r.owner != owner {
 		return false
 	}
@@ -138,17 +138,17 @@ func (r *mockRule) applies(id, uc string, owner *browser.Scope) bool {
 	return r.Tab == id
 }
 
-// AddMock implements browser.TabDriver: a rule for the tab's requests (or,
+// AddMock implements driver.TabDriver: a rule for the tab's requests (or,
 // with r.Context, those of every tab of its user context that its scope
 // owns), after the rules made before it. An invalid rule wraps
-// browser.ErrInvalidArgument and changes nothing.
-func (t *Tab) AddMock(ctx context.Context, r browser.MockRule) (browser.Mock, error) {
+// driver.ErrInvalidArgument and changes nothing.
+func (t *Tab) AddMock(ctx context.Context, r driver.MockRule) (driver.Mock, error) {
 	if err := checkRule(&r); err != nil {
-		return browser.Mock{}, err
+		return driver.Mock{}, err
 	}
-	match, err := browser.CompileURLPattern(r.URL)
+	match, err := driver.CompileURLPattern(r.URL)
 	if err != nil {
-		return browser.Mock{}, err
+		return driver.Mock{}, err
 	}
 	b := t.b
 	b.mu.Lock()
@@ -164,16 +164,16 @@ func (t *Tab) AddMock(ctx context.Context, r browser.MockRule) (browser.Mock, er
 	}
 	b.mu.Unlock()
 	if others > 0 {
-		return browser.Mock{}, &sharedScopeError{others: others}
+		return driver.Mock{}, &sharedScopeError{others: others}
 	}
 	m := &b.mocks
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.rules) >= browser.MaxMockRules {
+	if len(m.rules) >= driver.MaxMockRules {
 		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x.Expired })
 	}
-	if len(m.rules) >= browser.MaxMockRules {
-		return browser.Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", browser.ErrInvalidArgument, len(m.rules))
+	if len(m.rules) >= driver.MaxMockRules {
+		return driver.Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", driver.ErrInvalidArgument, len(m.rules))
 	}
 	m.next++
 	rule := &mockRule{match: match, userContext: uc, owner: owner, rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))}
@@ -236,9 +236,9 @@ func (b *Browser) mocked(p pausedRequest) bool {
 	var method string
 	params := map[string]any{"request": p.id}
 	switch {
-	case act.Action == browser.MockFail || fail:
+	case act.Action == driver.MockFail || fail:
 		method = "network.failRequest"
-	case act.Action == browser.MockFulfill:
+	case act.Action == driver.MockFulfill:
 		method = "network.provideResponse"
 		status := act.Status
 		if status == 0 {
@@ -300,7 +300,7 @@ func statusText(code int) string {
 // Mocks returns the rules q selects, in order of creation, and prunes
 // (and returns apart) the tab rules whose tab has closed, as Chromium's
 // Browser.Mocks does.
-func (b *Browser) Mocks(ctx context.Context, q browser.MockQuery) (rules, pruned []browser.Mock, err error) {
+func (b *Browser) Mocks(ctx context.Context, q driver.MockQuery) (rules, pruned []driver.Mock, err error) {
 	b.mu.Lock()
 	open := make(map[string]bool, len(b.tabs))
 	for id := range b.tabs {
@@ -328,7 +328,7 @@ func (b *Browser) Mocks(ctx context.Context, q browser.MockQuery) (rules, pruned
 	return rules, pruned, nil
 }
 
-func selects(q *browser.MockQuery, r *mockRule, uc string, owner *browser.Scope) bool {
+func selects(q *driver.MockQuery, r *mockRule, uc string, owner *driver.Scope) bool {
 	if q.Scope != nil && r.owner != q.Scope {
 		return false
 	}
@@ -340,9 +340,9 @@ func selects(q *browser.MockQuery, r *mockRule, uc string, owner *browser.Scope)
 
 // ClearMocks removes the rules q selects and returns them, as Chromium's
 // Browser.ClearMocks does: an id that names no rule the query could see
-// is an error wrapping browser.ErrInvalidArgument, and then nothing is
+// is an error wrapping driver.ErrInvalidArgument, and then nothing is
 // removed.
-func (b *Browser) ClearMocks(ctx context.Context, q browser.MockQuery) ([]browser.Mock, error) {
+func (b *Browser) ClearMocks(ctx context.Context, q driver.MockQuery) ([]driver.Mock, error) {
 	b.mu.Lock()
 	owner, uc := b.owner[q.Tab], b.userContextOfLocked(q.Tab)
 	b.mu.Unlock()
@@ -351,10 +351,10 @@ func (b *Browser) ClearMocks(ctx context.Context, q browser.MockQuery) ([]browse
 	defer m.mu.Unlock()
 	for _, id := range q.IDs {
 		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && selects(&q, r, uc, owner) }) {
-			return nil, fmt.Errorf("%w: no mock rule %d here", browser.ErrInvalidArgument, id)
+			return nil, fmt.Errorf("%w: no mock rule %d here", driver.ErrInvalidArgument, id)
 		}
 	}
-	var gone []browser.Mock
+	var gone []driver.Mock
 	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
 		if selects(&q, r, uc, owner) {
 			gone = append(gone, r.Mock)

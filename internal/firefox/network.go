@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The request log, from network.beforeRequestSent, responseStarted,
-// responseCompleted and fetchError: a tab's last browser.NetworkNavigations
+// responseCompleted and fetchError: a tab's last driver.NetworkNavigations
 // navigations' requests, at most netKeep, in the shape of Chromium's.
 // Bodies come from a BiDi data collector (network.addDataCollector,
 // network.getData), which Firefox keeps per request until cdpkit disowns
@@ -23,7 +23,7 @@ import (
 
 const (
 	// netKeep is how many requests a tab keeps; older ones are dropped.
-	netKeep = browser.DefaultNetworkBuffer
+	netKeep = driver.DefaultNetworkBuffer
 	// netURLChars caps a URL as the log keeps it.
 	netURLChars = 2000
 	// netHeaderChars caps one header value as the log keeps it.
@@ -34,7 +34,7 @@ const (
 
 // netEntry is a kept request.
 type netEntry struct {
-	browser.RequestDetail
+	driver.RequestDetail
 	reqID    string // BiDi's request id
 	start    time.Time
 	redirect bool // answered by a redirect: its body is not kept
@@ -206,7 +206,7 @@ func (l *netLog) sent(p *netEvent, topLevel bool) (dropped []string) {
 	nav := p.Navigation != nil
 	if nav && topLevel && p.RedirectCount == 0 {
 		l.nav++
-		oldest := l.nav - browser.NetworkNavigations + 1
+		oldest := l.nav - driver.NetworkNavigations + 1
 		i := 0
 		for i < len(l.list) && l.list[i].Nav < oldest {
 			dropped = append(dropped, l.forgetLocked(l.list[i]))
@@ -322,10 +322,10 @@ func (b *Browser) disown(requests []string) {
 	}
 }
 
-// NetworkRequests implements browser.TabDriver, as on Chromium: the
+// NetworkRequests implements driver.TabDriver, as on Chromium: the
 // requests that match q, oldest first, and how many match in all. The log
 // starts when the tab opens.
-func (t *Tab) NetworkRequests(ctx context.Context, q browser.RequestQuery) ([]browser.Request, int, error) {
+func (t *Tab) NetworkRequests(ctx context.Context, q driver.RequestQuery) ([]driver.Request, int, error) {
 	if err := t.CheckCrashed(); err != nil {
 		return nil, 0, err
 	}
@@ -333,7 +333,7 @@ func (t *Tab) NetworkRequests(ctx context.Context, q browser.RequestQuery) ([]br
 	l := &t.net
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []browser.Request
+	var out []driver.Request
 	total := 0
 	for _, e := range l.list {
 		if !matches(&q, e, l.nav) {
@@ -347,7 +347,7 @@ func (t *Tab) NetworkRequests(ctx context.Context, q browser.RequestQuery) ([]br
 	return out, total, nil
 }
 
-func matches(q *browser.RequestQuery, e *netEntry, nav int) bool {
+func matches(q *driver.RequestQuery, e *netEntry, nav int) bool {
 	switch {
 	case !q.Preserved && e.Nav != nav:
 		return false
@@ -355,7 +355,7 @@ func matches(q *browser.RequestQuery, e *netEntry, nav int) bool {
 		return false
 	case q.URL != "" && !strings.Contains(e.URL, q.URL):
 		return false
-	case len(q.Status) > 0 && !contains(q.Status, browser.StatusClass(e.Request)):
+	case len(q.Status) > 0 && !contains(q.Status, driver.StatusClass(e.Request)):
 		return false
 	}
 	return true
@@ -379,17 +379,17 @@ func (t *Tab) netEntry(id int) (*netEntry, error) {
 			return e, nil
 		}
 	}
-	return nil, &browser.RequestError{ID: id, Gone: id > 0 && id <= l.lastID}
+	return nil, &driver.RequestError{ID: id, Gone: id > 0 && id <= l.lastID}
 }
 
-// NetworkRequest implements browser.TabDriver: one request with its
+// NetworkRequest implements driver.TabDriver: one request with its
 // headers (unredacted: redacting is the caller's). BiDi gives no timing
 // phases or remote address, only the total.
-func (t *Tab) NetworkRequest(ctx context.Context, id int) (browser.RequestDetail, error) {
+func (t *Tab) NetworkRequest(ctx context.Context, id int) (driver.RequestDetail, error) {
 	t.catchUp(ctx)
 	e, err := t.netEntry(id)
 	if err != nil {
-		return browser.RequestDetail{}, err
+		return driver.RequestDetail{}, err
 	}
 	t.net.mu.Lock()
 	defer t.net.mu.Unlock()
@@ -413,18 +413,18 @@ func copyMap(m map[string]string) map[string]string {
 	return out
 }
 
-// RequestPostData implements browser.TabDriver: BiDi's events carry no
-// request body, so a body sent is browser.ErrBodyGone.
+// RequestPostData implements driver.TabDriver: BiDi's events carry no
+// request body, so a body sent is driver.ErrBodyGone.
 func (t *Tab) RequestPostData(ctx context.Context, id int) ([]byte, error) {
 	if _, err := t.netEntry(id); err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("firefox: request %d: %w", id, browser.ErrBodyGone)
+	return nil, fmt.Errorf("firefox: request %d: %w", id, driver.ErrBodyGone)
 }
 
-// ResponseBody implements browser.TabDriver: network.getData from the
+// ResponseBody implements driver.TabDriver: network.getData from the
 // data collector, which keeps bodies up to netBodyMax. A body it does not
-// have is browser.ErrBodyGone.
+// have is driver.ErrBodyGone.
 func (t *Tab) ResponseBody(ctx context.Context, id int) ([]byte, bool, error) {
 	e, err := t.netEntry(id)
 	if err != nil {
@@ -437,7 +437,7 @@ func (t *Tab) ResponseBody(ctx context.Context, id int) ([]byte, bool, error) {
 	c := t.b.collector
 	t.b.mu.Unlock()
 	if !done || failed || c == "" {
-		return nil, false, fmt.Errorf("firefox: request %d has no body kept: %w", id, browser.ErrBodyGone)
+		return nil, false, fmt.Errorf("firefox: request %d has no body kept: %w", id, driver.ErrBodyGone)
 	}
 	var r struct {
 		Bytes struct {
@@ -448,7 +448,7 @@ func (t *Tab) ResponseBody(ctx context.Context, id int) ([]byte, bool, error) {
 	err = t.b.conn.Call(ctx, "network.getData", map[string]any{"dataType": "response", "collector": c, "request": req}, &r)
 	var ce *bidi.CommandError
 	if errors.As(err, &ce) {
-		return nil, false, fmt.Errorf("firefox: request %d: %s: %w", id, ce.Code, browser.ErrBodyGone)
+		return nil, false, fmt.Errorf("firefox: request %d: %s: %w", id, ce.Code, driver.ErrBodyGone)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("firefox: reading the body of request %d: %w", id, err)

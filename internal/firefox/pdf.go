@@ -9,13 +9,13 @@ import (
 	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// PrintPDF implements browser.TabDriver: browsingContext.print. BiDi
+// PrintPDF implements driver.TabDriver: browsingContext.print. BiDi
 // returns the whole document at once, base64 in one message, so unlike
 // Chromium's stream it sits in memory while it is written to w.
-func (t *Tab) PrintPDF(ctx context.Context, o browser.PDFOptions, w io.Writer) (int64, error) {
+func (t *Tab) PrintPDF(ctx context.Context, o driver.PDFOptions, w io.Writer) (int64, error) {
 	if err := t.CheckDialog(); err != nil {
 		return 0, err
 	}
@@ -30,14 +30,14 @@ func (t *Tab) PrintPDF(ctx context.Context, o browser.PDFOptions, w io.Writer) (
 		}
 		params["pageRanges"] = ranges
 	}
-	browser.Step(ctx, "printing to PDF")
+	driver.Step(ctx, "printing to PDF")
 	var r struct {
 		Data string `json:"data"`
 	}
 	err := t.b.conn.Call(ctx, "browsingContext.print", params, &r)
 	var ce *bidi.CommandError
 	if errors.As(err, &ce) && ce.Code == "invalid argument" {
-		return 0, fmt.Errorf("%w: page ranges %q: %s", browser.ErrInvalidArgument, o.PageRanges, ce.Message)
+		return 0, fmt.Errorf("%w: page ranges %q: %s", driver.ErrInvalidArgument, o.PageRanges, ce.Message)
 	}
 	if err != nil {
 		return 0, t.wrap(err)

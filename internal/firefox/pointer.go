@@ -5,21 +5,21 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // dragSteps is how many pointer moves a drag makes between its ends, so
 // that pages that drag on mouse events see it move.
 const dragSteps = 10
 
-// Drag implements browser.TabDriver: the mouse pressed on one element,
+// Drag implements driver.TabDriver: the mouse pressed on one element,
 // moved in steps to the other and released there, in one
 // input.performActions, each end aimed at as for Click. Headless Firefox
 // does not carry an HTML5 drag (a draggable element) from pointer
 // actions: one is delivered as drag events instead (dragstart, dragenter,
 // dragover, drop, dragend, with one DataTransfer), as Chromium delivers
 // those it intercepts. Both elements must be in the same document.
-func (t *Tab) Drag(ctx context.Context, o browser.DragOptions) (*browser.DragResult, error) {
+func (t *Tab) Drag(ctx context.Context, o driver.DragOptions) (*driver.DragResult, error) {
 	fx, fy, fromFrame, err := t.aimAt(ctx, o.FromRef, o.FromSelector)
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func (t *Tab) Drag(ctx context.Context, o browser.DragOptions) (*browser.DragRes
 			return nil, err
 		}
 	}
-	browser.Step(ctx, "dragging")
+	driver.Step(ctx, "dragging")
 	fromEl, err := t.element(ctx, o.FromRef, o.FromSelector)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (t *Tab) Drag(ctx context.Context, o browser.DragOptions) (*browser.DragRes
 	}
 	if html5 {
 		t.settleAction(ctx, t.mark())
-		return &browser.DragResult{HTML5: true}, nil
+		return &driver.DragResult{HTML5: true}, nil
 	}
 	moves := []any{map[string]any{"type": "pointerMove", "x": fx, "y": fy},
 		map[string]any{"type": "pointerDown", "button": 0}}
@@ -64,7 +64,7 @@ func (t *Tab) Drag(ctx context.Context, o browser.DragOptions) (*browser.DragRes
 	if err != nil {
 		return nil, elementErr(o.FromRef, o.FromSelector, err)
 	}
-	return &browser.DragResult{Dialog: dialog}, nil
+	return &driver.DragResult{Dialog: dialog}, nil
 }
 
 // scrollScript is a shared scroll script with js/scroll_report.js bound
@@ -134,8 +134,8 @@ type scrollReport struct {
 	}
 }
 
-func (r *scrollReport) result() *browser.ScrollResult {
-	res := &browser.ScrollResult{ScrollX: r.X, ScrollY: r.Y, PageWidth: r.W, PageHeight: r.H, ViewportWidth: r.VW, ViewportHeight: r.VH}
+func (r *scrollReport) result() *driver.ScrollResult {
+	res := &driver.ScrollResult{ScrollX: r.X, ScrollY: r.Y, PageWidth: r.W, PageHeight: r.H, ViewportWidth: r.VW, ViewportHeight: r.VH}
 	if c := r.Container; c != nil {
 		res.Container = c.Tag
 		if c.ID != "" {
@@ -148,10 +148,10 @@ func (r *scrollReport) result() *browser.ScrollResult {
 	return res
 }
 
-// Scroll implements browser.TabDriver with Chromium's page scripts: by a
+// Scroll implements driver.TabDriver with Chromium's page scripts: by a
 // direction (the page, or the scrollable element in the middle of the
 // viewport), to a position, or an element into view.
-func (t *Tab) Scroll(ctx context.Context, o browser.ScrollOptions) (*browser.ScrollResult, error) {
+func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.ScrollResult, error) {
 	modes := 0
 	for _, set := range []bool{o.Direction != "", o.Ref != "" || o.Selector != "", o.X != nil || o.Y != nil} {
 		if set {
@@ -159,10 +159,10 @@ func (t *Tab) Scroll(ctx context.Context, o browser.ScrollOptions) (*browser.Scr
 		}
 	}
 	if modes != 1 {
-		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", browser.ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", driver.ErrInvalidArgument)
 	}
 	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
-		return nil, fmt.Errorf("%w: pixels must be positive", browser.ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: pixels must be positive", driver.ErrInvalidArgument)
 	}
 	var r scrollReport
 	switch {
@@ -178,7 +178,7 @@ func (t *Tab) Scroll(ctx context.Context, o browser.ScrollOptions) (*browser.Scr
 		case "right":
 			ux = 1
 		default:
-			return nil, fmt.Errorf("%w: direction %q is not up, down, left or right", browser.ErrInvalidArgument, o.Direction)
+			return nil, fmt.Errorf("%w: direction %q is not up, down, left or right", driver.ErrInvalidArgument, o.Direction)
 		}
 		if err := t.CheckDialog(); err != nil {
 			return nil, err
@@ -205,7 +205,7 @@ func (t *Tab) Scroll(ctx context.Context, o browser.ScrollOptions) (*browser.Scr
 		return nil, elementErr(o.Ref, o.Selector, t.wrap(err))
 	}
 	if fit == nil {
-		return nil, &browser.ElementError{Ref: o.Ref, Selector: o.Selector, Err: browser.ErrElementNotVisible}
+		return nil, &driver.ElementError{Ref: o.Ref, Selector: o.Selector, Err: driver.ErrElementNotVisible}
 	}
 	if err := t.callJSON(ctx, scrollToJS, nil, &r, nil, nil); err != nil {
 		return nil, fmt.Errorf("firefox: scrolling: %w", t.wrap(err))

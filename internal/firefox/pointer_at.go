@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The coordinate tools (click_at, move_mouse, drag_at, scroll_at), for
@@ -27,9 +27,9 @@ const pointHitJS = `(x, y) => {
 
 // aimPoint checks that (x, y) lies in the viewport and names what is
 // there.
-func (t *Tab) aimPoint(ctx context.Context, x, y float64) (*browser.PointResult, error) {
+func (t *Tab) aimPoint(ctx context.Context, x, y float64) (*driver.PointResult, error) {
 	if math.IsNaN(x) || math.IsNaN(y) || x < 0 || y < 0 {
-		return nil, fmt.Errorf("%w: point (%g, %g) is outside the viewport", browser.ErrInvalidArgument, x, y)
+		return nil, fmt.Errorf("%w: point (%g, %g) is outside the viewport", driver.ErrInvalidArgument, x, y)
 	}
 	if err := t.CheckDialog(); err != nil {
 		return nil, err
@@ -48,9 +48,9 @@ func (t *Tab) aimPoint(ctx context.Context, x, y float64) (*browser.PointResult,
 		return nil, fmt.Errorf("firefox: hit-testing: %w", t.wrap(err))
 	}
 	if r.Outside {
-		return nil, fmt.Errorf("%w: point (%g, %g) is outside the %dx%d viewport", browser.ErrInvalidArgument, x, y, r.W, r.H)
+		return nil, fmt.Errorf("%w: point (%g, %g) is outside the %dx%d viewport", driver.ErrInvalidArgument, x, y, r.W, r.H)
 	}
-	res := &browser.PointResult{X: x, Y: y, Hit: "nothing"}
+	res := &driver.PointResult{X: x, Y: y, Hit: "nothing"}
 	if h := r.Hit; h != nil {
 		var b strings.Builder
 		b.WriteString(h.Tag)
@@ -86,17 +86,17 @@ func pointerMove(x, y float64) map[string]any {
 	return map[string]any{"type": "pointerMove", "x": int(math.Round(x)), "y": int(math.Round(y))}
 }
 
-// ClickAt implements browser.TabDriver: a click at a point of the
+// ClickAt implements driver.TabDriver: a click at a point of the
 // viewport, with modifiers held, waiting for what it set off as Click
 // does.
-func (t *Tab) ClickAt(ctx context.Context, o browser.PointOptions) (*browser.PointResult, error) {
+func (t *Tab) ClickAt(ctx context.Context, o driver.PointOptions) (*driver.PointResult, error) {
 	button, err := buttonNumber(o.Button)
 	if err != nil {
 		return nil, err
 	}
 	clicks := max(o.Clicks, 1)
 	if clicks > 3 {
-		return nil, fmt.Errorf("%w: clickCount %d is not 1, 2 or 3", browser.ErrInvalidArgument, clicks)
+		return nil, fmt.Errorf("%w: clickCount %d is not 1, 2 or 3", driver.ErrInvalidArgument, clicks)
 	}
 	res, err := t.aimPoint(ctx, o.X, o.Y)
 	if err != nil {
@@ -130,9 +130,9 @@ func (t *Tab) ClickAt(ctx context.Context, o browser.PointOptions) (*browser.Poi
 	return res, nil
 }
 
-// MoveMouseTo implements browser.TabDriver: the mouse moved to a point of
+// MoveMouseTo implements driver.TabDriver: the mouse moved to a point of
 // the viewport, which hovers what is there.
-func (t *Tab) MoveMouseTo(ctx context.Context, x, y float64) (*browser.PointResult, error) {
+func (t *Tab) MoveMouseTo(ctx context.Context, x, y float64) (*driver.PointResult, error) {
 	res, err := t.aimPoint(ctx, x, y)
 	if err != nil {
 		return nil, err
@@ -143,9 +143,9 @@ func (t *Tab) MoveMouseTo(ctx context.Context, x, y float64) (*browser.PointResu
 	return res, nil
 }
 
-// DragAt implements browser.TabDriver: a drag with the left button from
+// DragAt implements driver.TabDriver: a drag with the left button from
 // one point of the viewport to another, in steps.
-func (t *Tab) DragAt(ctx context.Context, from, to browser.PointOptions) (*browser.PointResult, error) {
+func (t *Tab) DragAt(ctx context.Context, from, to driver.PointOptions) (*driver.PointResult, error) {
 	res, err := t.aimPoint(ctx, from.X, from.Y)
 	if err != nil {
 		return nil, err
@@ -166,9 +166,9 @@ func (t *Tab) DragAt(ctx context.Context, from, to browser.PointOptions) (*brows
 	return res, nil
 }
 
-// ScrollAt implements browser.TabDriver: the mouse wheel turned at a point
+// ScrollAt implements driver.TabDriver: the mouse wheel turned at a point
 // of the viewport by dx, dy CSS pixels.
-func (t *Tab) ScrollAt(ctx context.Context, x, y, dx, dy float64) (*browser.PointResult, error) {
+func (t *Tab) ScrollAt(ctx context.Context, x, y, dx, dy float64) (*driver.PointResult, error) {
 	res, err := t.aimPoint(ctx, x, y)
 	if err != nil {
 		return nil, err
@@ -182,11 +182,11 @@ func (t *Tab) ScrollAt(ctx context.Context, x, y, dx, dy float64) (*browser.Poin
 	return res, nil
 }
 
-// SetImageScale implements browser.TabDriver: the scale of the viewport
+// SetImageScale implements driver.TabDriver: the scale of the viewport
 // screenshot an agent was last shown of the tab (image pixels per CSS
 // pixel), so that coordinates read off it can be mapped back.
 func (t *Tab) SetImageScale(s float64) { t.imgScale.Store(math.Float64bits(s)) }
 
-// ImageScale implements browser.TabDriver: what SetImageScale recorded,
+// ImageScale implements driver.TabDriver: what SetImageScale recorded,
 // or 0.
 func (t *Tab) ImageScale() float64 { return math.Float64frombits(t.imgScale.Load()) }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // refTable hands out "eN" refs per tab. A ref's identity is the node's
@@ -51,35 +51,35 @@ func refKey(context, sharedID string) string { return context + " " + sharedID }
 func (r *refTable) lookup(ref string) (string, error) {
 	num, err := strconv.Atoi(strings.TrimPrefix(ref, "e"))
 	if !strings.HasPrefix(ref, "e") || err != nil || num <= 0 {
-		return "", fmt.Errorf("%w: refs look like e12", browser.ErrInvalidArgument)
+		return "", fmt.Errorf("%w: refs look like e12", driver.ErrInvalidArgument)
 	}
 	if s, ok := r.byNum[num]; ok {
 		return s, nil
 	}
 	if num < r.next {
-		return "", browser.ErrRefStale
+		return "", driver.ErrRefStale
 	}
-	return "", browser.ErrRefNotFound
+	return "", driver.ErrRefNotFound
 }
 
 // element returns the node a ref or, when ref is empty, a CSS selector
 // names, as a BiDi shared reference.
 func (t *Tab) element(ctx context.Context, ref, selector string) (*sharedRef, error) {
 	if t.promptOpen() {
-		return nil, &browser.DialogOpenError{Dialog: *t.DialogNote()}
+		return nil, &driver.DialogOpenError{Dialog: *t.DialogNote()}
 	}
 	if ref != "" {
 		t.mu.Lock()
 		s, err := t.refs.lookup(ref)
 		t.mu.Unlock()
 		if err != nil {
-			return nil, &browser.ElementError{Ref: ref, Err: err}
+			return nil, &driver.ElementError{Ref: ref, Err: err}
 		}
 		context, shared, _ := strings.Cut(s, " ")
 		return &sharedRef{SharedID: shared, Context: context}, nil
 	}
 	if selector == "" {
-		return nil, fmt.Errorf("%w: give a ref or a selector", browser.ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: give a ref or a selector", driver.ErrInvalidArgument)
 	}
 	rv, err := t.callRaw(ctx, `function(sel) {
 		try { return document.querySelector(sel) || 'none'; } catch (e) { return 'invalid'; }
@@ -91,18 +91,18 @@ func (t *Tab) element(ctx context.Context, ref, selector string) (*sharedRef, er
 	case rv.Type == "node" && rv.SharedID != "":
 		return &sharedRef{SharedID: rv.SharedID}, nil
 	case strings.Contains(string(rv.Value), "invalid"):
-		return nil, &browser.ElementError{Selector: selector, Err: browser.ErrInvalidArgument}
+		return nil, &driver.ElementError{Selector: selector, Err: driver.ErrInvalidArgument}
 	}
-	return nil, &browser.ElementError{Selector: selector, Err: browser.ErrElementNotFound}
+	return nil, &driver.ElementError{Selector: selector, Err: driver.ErrElementNotFound}
 }
 
 // elementErr turns a node that no longer resolves into ErrRefStale.
 func elementErr(ref, selector string, err error) error {
 	if isNoNode(err) {
 		if ref != "" {
-			return &browser.ElementError{Ref: ref, Err: browser.ErrRefStale}
+			return &driver.ElementError{Ref: ref, Err: driver.ErrRefStale}
 		}
-		return &browser.ElementError{Selector: selector, Err: browser.ErrElementNotFound}
+		return &driver.ElementError{Selector: selector, Err: driver.ErrElementNotFound}
 	}
 	return err
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// Scopes on Firefox, as on Chromium (see browser.Scope): a scope sees and
+// Scopes on Firefox, as on Chromium (see driver.Scope): a scope sees and
 // resolves only the tabs it opened and the popups those opened, and has an
 // active tab of its own. An isolated scope's tabs live in a BiDi user
 // context of their own (browser.createUserContext): cookies, storage and
@@ -20,7 +20,7 @@ type scopeState struct {
 }
 
 // stateLocked returns s's state, creating it. b.mu must be held.
-func (b *Browser) stateLocked(s *browser.Scope) *scopeState {
+func (b *Browser) stateLocked(s *driver.Scope) *scopeState {
 	st := b.scopes[s]
 	if st == nil {
 		st = &scopeState{}
@@ -54,12 +54,12 @@ func (b *Browser) adoptLocked(id, opener, userContext string) {
 // userContext returns the user context a tab of s is created in: "" (the
 // default one) unless s isolates, in which case the scope's own is created
 // on first use.
-func (b *Browser) userContext(ctx context.Context, s *browser.Scope) (string, error) {
+func (b *Browser) userContext(ctx context.Context, s *driver.Scope) (string, error) {
 	if s == nil || !s.Isolated() {
 		return "", nil
 	}
 	if s.Ended() {
-		return "", fmt.Errorf("firefox: opening a tab: %w", browser.ErrScopeClosed)
+		return "", fmt.Errorf("firefox: opening a tab: %w", driver.ErrScopeClosed)
 	}
 	b.mu.Lock()
 	id := b.stateLocked(s).userContext
@@ -94,7 +94,7 @@ func (b *Browser) userContext(ctx context.Context, s *browser.Scope) (string, er
 // claim records a tab just opened for s (nil: the unscoped view). If s
 // ended meanwhile, the scope is closed again, with the tab, and claim
 // fails with ErrScopeClosed.
-func (b *Browser) claim(ctx context.Context, s *browser.Scope, id string, active bool) error {
+func (b *Browser) claim(ctx context.Context, s *driver.Scope, id string, active bool) error {
 	b.mu.Lock()
 	if s == nil {
 		if active {
@@ -111,14 +111,14 @@ func (b *Browser) claim(ctx context.Context, s *browser.Scope, id string, active
 	b.mu.Unlock()
 	if s.Ended() {
 		b.CloseScope(ctx, s)
-		return fmt.Errorf("firefox: opening a tab: %w", browser.ErrScopeClosed)
+		return fmt.Errorf("firefox: opening a tab: %w", driver.ErrScopeClosed)
 	}
 	return nil
 }
 
 // visible lists the tabs s sees, in the order opened: its own, or every
 // tab for a nil s.
-func (b *Browser) visible(s *browser.Scope) []*Tab {
+func (b *Browser) visible(s *driver.Scope) []*Tab {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make([]*Tab, 0, len(b.order))
@@ -132,7 +132,7 @@ func (b *Browser) visible(s *browser.Scope) []*Tab {
 
 // activeOf returns s's active tab id ("" if none): the browser-wide one
 // for a nil s.
-func (b *Browser) activeOf(s *browser.Scope) string {
+func (b *Browser) activeOf(s *driver.Scope) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s == nil {
@@ -166,11 +166,11 @@ func (b *Browser) forgetLocked(id string) {
 	}
 }
 
-// CloseScope implements browser.Driver: it closes the tabs s owns (by
+// CloseScope implements driver.Driver: it closes the tabs s owns (by
 // removing its user context, if it has one) and makes s refuse new tabs.
 // Failures are ignored: the tabs may be gone already. ctx bounds the BiDi
 // calls.
-func (b *Browser) CloseScope(ctx context.Context, s *browser.Scope) {
+func (b *Browser) CloseScope(ctx context.Context, s *driver.Scope) {
 	s.End()
 	b.mu.Lock()
 	var tabs []*Tab
@@ -201,8 +201,8 @@ func (b *Browser) CloseScope(ctx context.Context, s *browser.Scope) {
 	}
 }
 
-// Scope implements browser.TabDriver: the scope that owns the tab, or nil.
-func (t *Tab) Scope() *browser.Scope {
+// Scope implements driver.TabDriver: the scope that owns the tab, or nil.
+func (t *Tab) Scope() *driver.Scope {
 	t.b.mu.Lock()
 	defer t.b.mu.Unlock()
 	return t.b.owner[t.id]

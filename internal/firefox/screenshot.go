@@ -10,14 +10,14 @@ import (
 	_ "image/jpeg" // DecodeConfig of captures
 	_ "image/png"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// Screenshot implements browser.TabDriver: browsingContext.captureScreenshot
+// Screenshot implements driver.TabDriver: browsingContext.captureScreenshot
 // of the viewport, the whole document (FullPage) or one element. Firefox
 // encodes png and jpeg; an image past MaxPixels or MaxBytes is refused
 // with ErrScreenshotTooLarge rather than downscaled.
-func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*browser.Screenshot, error) {
+func (t *Tab) Screenshot(ctx context.Context, o driver.ScreenshotOptions) (*driver.Screenshot, error) {
 	if err := t.CheckDialog(); err != nil {
 		return nil, err
 	}
@@ -46,8 +46,8 @@ func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*bro
 		}
 		if el.Context != "" && el.Context != t.id {
 			box, err := t.frameElementBox(ctx, el)
-			if errors.Is(err, browser.ErrElementNotVisible) {
-				return nil, &browser.ElementError{Ref: o.Ref, Selector: o.Selector, Err: err}
+			if errors.Is(err, driver.ErrElementNotVisible) {
+				return nil, &driver.ElementError{Ref: o.Ref, Selector: o.Selector, Err: err}
 			}
 			if err != nil {
 				return nil, elementErr(o.Ref, o.Selector, err)
@@ -60,7 +60,7 @@ func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*bro
 			params["clip"] = map[string]any{"type": "element", "element": el}
 		}
 	}
-	browser.Step(ctx, "capturing the screenshot")
+	driver.Step(ctx, "capturing the screenshot")
 	var r struct {
 		Data string `json:"data"`
 	}
@@ -77,22 +77,22 @@ func (t *Tab) Screenshot(ctx context.Context, o browser.ScreenshotOptions) (*bro
 	}
 	maxPixels, maxBytes := o.MaxPixels, o.MaxBytes
 	if maxPixels <= 0 {
-		maxPixels = browser.DefaultMaxScreenshotPixels
+		maxPixels = driver.DefaultMaxScreenshotPixels
 	}
 	if maxBytes <= 0 {
-		maxBytes = browser.DefaultMaxImageBytes
+		maxBytes = driver.DefaultMaxImageBytes
 	}
 	if cfg.Width*cfg.Height > maxPixels {
 		return nil, unsupported(fmt.Sprintf("a %d×%d capture, over %d pixels (Firefox captures are not downscaled)", cfg.Width, cfg.Height, maxPixels))
 	}
 	if len(data) > maxBytes {
-		return nil, &browser.ScreenshotTooLargeError{Bytes: len(data), Limit: maxBytes, Width: cfg.Width, Height: cfg.Height}
+		return nil, &driver.ScreenshotTooLargeError{Bytes: len(data), Limit: maxBytes, Width: cfg.Width, Height: cfg.Height}
 	}
 	var dpr float64
 	if err := t.callJSON(ctx, sharedScript("device_pixel_ratio"), nil, &dpr); err != nil || dpr <= 0 {
 		dpr = 1
 	}
-	return &browser.Screenshot{Data: data, Format: o.Format, Quality: o.Quality, Width: cfg.Width, Height: cfg.Height, Scale: dpr}, nil
+	return &driver.Screenshot{Data: data, Format: o.Format, Quality: o.Quality, Width: cfg.Width, Height: cfg.Height, Scale: dpr}, nil
 }
 
 // frameBoxJS scrolls an element into view and returns its border box in
@@ -117,7 +117,7 @@ func (t *Tab) frameElementBox(ctx context.Context, el *sharedRef) (map[string]an
 		return nil, t.wrap(err)
 	}
 	if r.Width <= 0 || r.Height <= 0 {
-		return nil, browser.ErrElementNotVisible
+		return nil, driver.ErrElementNotVisible
 	}
 	dx, dy, err := t.frameOffset(ctx, el.Context)
 	if err != nil {

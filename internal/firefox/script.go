@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
+	"github.com/cdpkit/cdpkit/internal/pagejs"
 )
 
 // Page-side JavaScript of this backend lives in js/, one function
 // expression a file; the helpers shared with Chromium come from
-// browser.PageScript. Values reach them as arguments, never spliced into
+// pagejs.Script. Values reach them as arguments, never spliced into
 // their source.
 
 //go:embed js/*.js
@@ -29,7 +30,7 @@ func ownScript(name string) string {
 }
 
 func sharedScript(name string) string {
-	s, err := browser.PageScript(name)
+	s, err := pagejs.Script(name)
 	if err != nil {
 		panic(err) // a build mistake
 	}
@@ -85,7 +86,7 @@ func (t *Tab) targetOf(this *sharedRef, args []any) string {
 // callRaw runs script.callFunction with this (a node, or nil) and BiDi
 // local-value args, in the document of the nodes given (see targetOf),
 // and returns the remote value.
-// A thrown exception is a *browser.EvalError; a node reference that no
+// A thrown exception is a *driver.EvalError; a node reference that no
 // longer resolves is bidi.ErrNoSuchNode.
 func (t *Tab) callRaw(ctx context.Context, fn string, this *sharedRef, args []any, maxObjectDepth int) (*remoteValue, error) {
 	return t.call(ctx, t.targetOf(this, args), "", fn, this, args, maxObjectDepth)
@@ -136,7 +137,7 @@ func (t *Tab) call(ctx context.Context, context, sandbox, fn string, this *share
 	}
 	if r.Type == "exception" {
 		msg, _, _ := strings.Cut(r.ExceptionDetails.Text, "\n")
-		return nil, &browser.EvalError{Message: msg}
+		return nil, &driver.EvalError{Message: msg}
 	}
 	return &r.Result, nil
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -32,18 +32,22 @@ type walked struct {
 	Focused  int       `json:"f"`
 	URL      string    `json:"u"`
 	Children []*walked `json:"c"`
+
+	// Focusable and Clickable, as in snapshot.Node.
+	Focusable int `json:"fo"`
+	Clickable int `json:"cl"`
 }
 
 // maxFrameDepth bounds how deep frames nest into one snapshot; deeper
 // frames show as empty iframe nodes.
 const maxFrameDepth = 4
 
-// Snapshot implements browser.TabDriver: an in-page walk of the DOM
+// Snapshot implements driver.TabDriver: an in-page walk of the DOM
 // (js/snapshot.js) formatted like Chromium's accessibility snapshot, with
 // refs keyed by BiDi shared ids. Frames, cross-origin ones too, are walked
 // in their own browsing contexts, so their elements get refs.
-func (t *Tab) Snapshot(ctx context.Context, o browser.SnapshotOptions) (snapshot.Result, error) {
-	browser.Step(ctx, "reading the page")
+func (t *Tab) Snapshot(ctx context.Context, o driver.SnapshotOptions) (snapshot.Result, error) {
+	driver.Step(ctx, "reading the page")
 	var scope *sharedRef
 	if o.Scope != "" {
 		ref, sel := "", o.Scope
@@ -64,6 +68,7 @@ func (t *Tab) Snapshot(ctx context.Context, o browser.SnapshotOptions) (snapshot
 	if err != nil {
 		return snapshot.Result{}, elementErr(o.Scope, "", t.wrap(err))
 	}
+	snapshot.NameClickables(root)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return snapshot.Format(root, func(n *snapshot.Node) string {
@@ -135,7 +140,8 @@ func convert(w *walked, keys []string, frames []*snapshot.Node) *snapshot.Node {
 	}
 	n := &snapshot.Node{Role: w.Role, Name: w.Name, Value: w.Value, Level: w.Level, Checked: w.Checked,
 		Password: w.Password != 0, Required: w.Required != 0, Readonly: w.Readonly != 0, Disabled: w.Disabled != 0,
-		Expanded: w.Expanded != 0, Selected: w.Selected != 0, Focused: w.Focused != 0, URL: w.URL}
+		Expanded: w.Expanded != 0, Selected: w.Selected != 0, Focused: w.Focused != 0, URL: w.URL,
+		Focusable: w.Focusable != 0, Clickable: w.Clickable != 0}
 	if w.Key != nil && *w.Key >= 0 && *w.Key < len(keys) && keys[*w.Key] != "" {
 		n.Key = keys[*w.Key]
 	}
@@ -149,9 +155,9 @@ func convert(w *walked, keys []string, frames []*snapshot.Node) *snapshot.Node {
 	return n
 }
 
-// SnapshotDiff implements browser.TabDriver: the snapshot and its line
+// SnapshotDiff implements driver.TabDriver: the snapshot and its line
 // diff against the last one of the same kind.
-func (t *Tab) SnapshotDiff(ctx context.Context, o browser.SnapshotOptions) (snapshot.Result, snapshot.Changes, error) {
+func (t *Tab) SnapshotDiff(ctx context.Context, o driver.SnapshotOptions) (snapshot.Result, snapshot.Changes, error) {
 	res, err := t.Snapshot(ctx, o)
 	if err != nil {
 		return res, snapshot.Changes{}, err

@@ -7,10 +7,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// Storage state, as on Chromium (browser.StorageState): the cookies of the
+// Storage state, as on Chromium (driver.StorageState): the cookies of the
 // tab's user context and the localStorage of the origins its scope's tabs
 // show, read and written by script in those tabs.
 
@@ -46,13 +46,13 @@ func originOf(s string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// SaveStorageState implements browser.TabDriver.
-func (t *Tab) SaveStorageState(ctx context.Context) (*browser.StorageState, error) {
+// SaveStorageState implements driver.TabDriver.
+func (t *Tab) SaveStorageState(ctx context.Context) (*driver.StorageState, error) {
 	cookies, err := t.Cookies(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	st := &browser.StorageState{Cookies: []browser.StateCookie{}, Origins: []browser.StateOrigin{}}
+	st := &driver.StorageState{Cookies: []driver.StateCookie{}, Origins: []driver.StateOrigin{}}
 	for _, c := range cookies {
 		exp := c.Expires
 		if exp == 0 {
@@ -62,7 +62,7 @@ func (t *Tab) SaveStorageState(ctx context.Context) (*browser.StorageState, erro
 		if ss == "" {
 			ss = "Lax"
 		}
-		st.Cookies = append(st.Cookies, browser.StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: exp,
+		st.Cookies = append(st.Cookies, driver.StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: exp,
 			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: ss})
 	}
 	seen := map[string]bool{}
@@ -72,23 +72,23 @@ func (t *Tab) SaveStorageState(ctx context.Context) (*browser.StorageState, erro
 			continue
 		}
 		seen[origin] = true
-		items := []browser.StateItem{}
+		items := []driver.StateItem{}
 		if err := o.callJSON(ctx, readStorageJS, nil, &items); err != nil {
 			t.b.o.logger().Debug("firefox: storage state: reading localStorage", "origin", origin, "err", err)
 			continue
 		}
-		st.Origins = append(st.Origins, browser.StateOrigin{Origin: origin, LocalStorage: items})
+		st.Origins = append(st.Origins, driver.StateOrigin{Origin: origin, LocalStorage: items})
 	}
 	return st, nil
 }
 
-// LoadStorageState implements browser.TabDriver: the state's cookies into
+// LoadStorageState implements driver.TabDriver: the state's cookies into
 // the tab's user context, and its localStorage into a tab of the scope
 // showing each origin, or else into the tab's next documents of that
 // origin (script.addPreloadScript), keeping what the page has set by then.
-func (t *Tab) LoadStorageState(ctx context.Context, st *browser.StorageState) error {
+func (t *Tab) LoadStorageState(ctx context.Context, st *driver.StorageState) error {
 	for _, c := range st.Cookies {
-		spec := browser.CookieSpec{Cookie: browser.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+		spec := driver.CookieSpec{Cookie: driver.Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
 			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite}}
 		if c.Expires > 0 {
 			spec.Expires = c.Expires
@@ -125,7 +125,7 @@ func (t *Tab) LoadStorageState(ctx context.Context, st *browser.StorageState) er
 
 // seedOnLoad makes the tab fill origin's localStorage with items (the
 // keys it lacks) in every document of that origin it loads from now on.
-func (t *Tab) seedOnLoad(ctx context.Context, origin string, items []browser.StateItem) error {
+func (t *Tab) seedOnLoad(ctx context.Context, origin string, items []driver.StateItem) error {
 	data, err := json.Marshal(items)
 	if err != nil {
 		return err

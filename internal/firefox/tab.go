@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/bidi"
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Tab is one top-level browsing context of a Firefox. It implements
-// browser.TabDriver; what Firefox over BiDi cannot do fails with a
-// *browser.UnsupportedError (and the tools that need it are not offered,
+// driver.TabDriver; what Firefox over BiDi cannot do fails with a
+// *driver.UnsupportedError (and the tools that need it are not offered,
 // see Lacks). Safe for concurrent use.
 type Tab struct {
 	b  *Browser
@@ -27,29 +27,29 @@ type Tab struct {
 	slot chan struct{} // holds one token while a state-changing call runs
 
 	mu        sync.Mutex
-	curURL    string               // guarded by mu; from events
-	curTitle  string               // guarded by mu; from the last Location
-	closed    bool                 // guarded by mu
-	prompt    *browser.Dialog      // guarded by mu; the open user prompt, if any
-	note      *browser.Dialog      // guarded by mu; the last prompt answered without the agent
-	policy    browser.DialogPolicy // guarded by mu
-	promptCh  chan struct{}        // guarded by mu; closed when a prompt opens
-	refs      *refTable            // guarded by mu
-	lastLines map[string][]string  // guarded by mu; the last snapshot's lines, by kind
+	curURL    string              // guarded by mu; from events
+	curTitle  string              // guarded by mu; from the last Location
+	closed    bool                // guarded by mu
+	prompt    *driver.Dialog      // guarded by mu; the open user prompt, if any
+	note      *driver.Dialog      // guarded by mu; the last prompt answered without the agent
+	policy    driver.DialogPolicy // guarded by mu
+	promptCh  chan struct{}       // guarded by mu; closed when a prompt opens
+	refs      *refTable           // guarded by mu
+	lastLines map[string][]string // guarded by mu; the last snapshot's lines, by kind
 
-	emu      browser.Emulation // guarded by mu; what the tab emulates (emulate.go)
-	imgScale atomic.Uint64     // float64 bits: the last viewport screenshot's scale (pointer_at.go)
+	emu      driver.Emulation // guarded by mu; what the tab emulates (emulate.go)
+	imgScale atomic.Uint64    // float64 bits: the last viewport screenshot's scale (pointer_at.go)
 
 	console consoleLog // console.go
 	net     netLog     // network.go
 }
 
 func makeTab(b *Browser, id, url string) *Tab {
-	return &Tab{b: b, id: id, curURL: url, slot: make(chan struct{}, 1), policy: browser.DialogsReport,
+	return &Tab{b: b, id: id, curURL: url, slot: make(chan struct{}, 1), policy: driver.DialogsReport,
 		promptCh: make(chan struct{}), refs: newRefTable(), lastLines: make(map[string][]string)}
 }
 
-// ID implements browser.TabDriver: the browsing context id.
+// ID implements driver.TabDriver: the browsing context id.
 func (t *Tab) ID() string { return t.id }
 
 func (t *Tab) url() string {
@@ -89,7 +89,7 @@ func (t *Tab) gone() {
 	t.closed = true
 }
 
-// MakeActive implements browser.TabDriver.
+// MakeActive implements driver.TabDriver.
 func (t *Tab) MakeActive(ctx context.Context, front bool) error {
 	if front {
 		if err := t.b.conn.Call(ctx, "browsingContext.activate", map[string]any{"context": t.id}, nil); err != nil {
@@ -106,7 +106,7 @@ func (t *Tab) MakeActive(ctx context.Context, front bool) error {
 	return nil
 }
 
-// Close implements browser.TabDriver: browsingContext.close, which
+// Close implements driver.TabDriver: browsingContext.close, which
 // returns once the tab is gone.
 func (t *Tab) Close(ctx context.Context) error {
 	err := t.b.conn.Call(ctx, "browsingContext.close", map[string]any{"context": t.id, "promptUnload": false}, nil)
@@ -126,25 +126,25 @@ func (t *Tab) forget() {
 // wrap turns a browsing context that is gone into the tab's error.
 func (t *Tab) wrap(err error) error {
 	if errors.Is(err, bidi.ErrNoSuchFrame) {
-		return fmt.Errorf("%w: %w", browser.ErrSessionClosed, err)
+		return fmt.Errorf("%w: %w", driver.ErrSessionClosed, err)
 	}
 	return err
 }
 
-// Navigate implements browser.TabDriver, waiting for the load event.
-func (t *Tab) Navigate(ctx context.Context, url string) (*browser.NavResult, error) {
+// Navigate implements driver.TabDriver, waiting for the load event.
+func (t *Tab) Navigate(ctx context.Context, url string) (*driver.NavResult, error) {
 	return t.NavigateWith(ctx, url, nil)
 }
 
-// NavigateWith implements browser.TabDriver: browsingContext.navigate,
+// NavigateWith implements driver.TabDriver: browsingContext.navigate,
 // waiting for "interactive" (domcontentloaded) or "complete" (load).
 // networkidle has no BiDi equivalent and is refused before navigating.
-func (t *Tab) NavigateWith(ctx context.Context, url string, o *browser.NavOptions) (*browser.NavResult, error) {
+func (t *Tab) NavigateWith(ctx context.Context, url string, o *driver.NavOptions) (*driver.NavResult, error) {
 	wait, err := readiness(o)
 	if err != nil {
 		return nil, err
 	}
-	browser.Step(ctx, "navigating")
+	driver.Step(ctx, "navigating")
 	start := time.Now()
 	err = t.b.conn.Call(ctx, "browsingContext.navigate", map[string]any{"context": t.id, "url": url, "wait": wait}, nil)
 	if err != nil {
@@ -155,28 +155,28 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *browser.NavOption
 	return t.navigated(ctx, url, err)
 }
 
-func readiness(o *browser.NavOptions) (string, error) {
+func readiness(o *driver.NavOptions) (string, error) {
 	if o == nil {
 		return "complete", nil
 	}
 	switch o.WaitUntil {
-	case "", browser.WaitLoad:
+	case "", driver.WaitLoad:
 		return "complete", nil
-	case browser.WaitDOMContentLoaded:
+	case driver.WaitDOMContentLoaded:
 		return "interactive", nil
 	}
-	return "", &browser.UnsupportedError{Backend: "firefox", What: "waitUntil " + string(o.WaitUntil)}
+	return "", &driver.UnsupportedError{Backend: "firefox", What: "waitUntil " + string(o.WaitUntil)}
 }
 
 // navigated reads where a navigation (or history step) ended.
-func (t *Tab) navigated(ctx context.Context, url string, err error) (*browser.NavResult, error) {
+func (t *Tab) navigated(ctx context.Context, url string, err error) (*driver.NavResult, error) {
 	if err != nil {
 		var ce *bidi.CommandError
 		if t.promptOpen() {
-			return nil, &browser.DialogOpenError{Dialog: *t.DialogNote()}
+			return nil, &driver.DialogOpenError{Dialog: *t.DialogNote()}
 		}
 		if errors.As(err, &ce) && (ce.Code == "unknown error" || ce.Code == "invalid argument") {
-			return nil, &browser.NavigationError{URL: url, Text: ce.Message}
+			return nil, &driver.NavigationError{URL: url, Text: ce.Message}
 		}
 		return nil, t.wrap(err)
 	}
@@ -184,24 +184,24 @@ func (t *Tab) navigated(ctx context.Context, url string, err error) (*browser.Na
 	if err != nil {
 		return nil, err
 	}
-	return &browser.NavResult{URL: loc.URL, Title: loc.Title}, nil
+	return &driver.NavResult{URL: loc.URL, Title: loc.Title}, nil
 }
 
-// GoBack implements browser.TabDriver: browsingContext.traverseHistory.
-func (t *Tab) GoBack(ctx context.Context, o *browser.NavOptions) (*browser.NavResult, error) {
+// GoBack implements driver.TabDriver: browsingContext.traverseHistory.
+func (t *Tab) GoBack(ctx context.Context, o *driver.NavOptions) (*driver.NavResult, error) {
 	return t.traverse(ctx, -1)
 }
 
-// GoForward implements browser.TabDriver.
-func (t *Tab) GoForward(ctx context.Context, o *browser.NavOptions) (*browser.NavResult, error) {
+// GoForward implements driver.TabDriver.
+func (t *Tab) GoForward(ctx context.Context, o *driver.NavOptions) (*driver.NavResult, error) {
 	return t.traverse(ctx, 1)
 }
 
-func (t *Tab) traverse(ctx context.Context, delta int) (*browser.NavResult, error) {
+func (t *Tab) traverse(ctx context.Context, delta int) (*driver.NavResult, error) {
 	err := t.b.conn.Call(ctx, "browsingContext.traverseHistory", map[string]any{"context": t.id, "delta": delta}, nil)
 	var ce *bidi.CommandError
 	if errors.As(err, &ce) && ce.Code == "no such history entry" {
-		return nil, browser.ErrNoHistoryEntry
+		return nil, driver.ErrNoHistoryEntry
 	}
 	if err != nil {
 		return nil, t.wrap(err)
@@ -213,8 +213,8 @@ func (t *Tab) traverse(ctx context.Context, delta int) (*browser.NavResult, erro
 	return t.navigated(ctx, "", nil)
 }
 
-// Reload implements browser.TabDriver: browsingContext.reload.
-func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *browser.NavOptions) (*browser.NavResult, error) {
+// Reload implements driver.TabDriver: browsingContext.reload.
+func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *driver.NavOptions) (*driver.NavResult, error) {
 	wait, err := readiness(o)
 	if err != nil {
 		return nil, err
@@ -223,20 +223,20 @@ func (t *Tab) Reload(ctx context.Context, ignoreCache bool, o *browser.NavOption
 	return t.navigated(ctx, t.url(), err)
 }
 
-// Location implements browser.TabDriver, asking the page.
-func (t *Tab) Location(ctx context.Context) (browser.Location, error) {
+// Location implements driver.TabDriver, asking the page.
+func (t *Tab) Location(ctx context.Context) (driver.Location, error) {
 	st, err := t.DocumentState(ctx)
 	if err != nil {
-		return browser.Location{URL: t.url(), Title: t.title()}, nil // a dialog or a navigation in between: the last known
+		return driver.Location{URL: t.url(), Title: t.title()}, nil // a dialog or a navigation in between: the last known
 	}
-	return browser.Location{URL: st.URL, Title: st.Title}, nil
+	return driver.Location{URL: st.URL, Title: st.Title}, nil
 }
 
-// DocumentState implements browser.TabDriver.
-func (t *Tab) DocumentState(ctx context.Context) (browser.DocumentState, error) {
-	var st browser.DocumentState
+// DocumentState implements driver.TabDriver.
+func (t *Tab) DocumentState(ctx context.Context) (driver.DocumentState, error) {
+	var st driver.DocumentState
 	if t.promptOpen() {
-		return st, &browser.DialogOpenError{Dialog: *t.DialogNote()}
+		return st, &driver.DialogOpenError{Dialog: *t.DialogNote()}
 	}
 	if err := t.callJSON(ctx, sharedScript("document_state"), nil, &st); err != nil {
 		return st, t.wrap(err)
@@ -247,7 +247,7 @@ func (t *Tab) DocumentState(ctx context.Context) (browser.DocumentState, error) 
 	return st, nil
 }
 
-// Acquire implements browser.TabDriver: one state-changing call at a time
+// Acquire implements driver.TabDriver: one state-changing call at a time
 // on the tab, the others waiting their turn.
 func (t *Tab) Acquire(ctx context.Context, op string, limit int) (func(), error) {
 	select {
@@ -259,27 +259,27 @@ func (t *Tab) Acquire(ctx context.Context, op string, limit int) (func(), error)
 	}
 }
 
-// AwaitNavigation implements browser.TabDriver: navigations are awaited
+// AwaitNavigation implements driver.TabDriver: navigations are awaited
 // by the call that starts them on Firefox, so a read need not wait.
 func (t *Tab) AwaitNavigation(ctx context.Context) error { return ctx.Err() }
 
-// CheckCrashed implements browser.TabDriver: a tab whose context is gone
+// CheckCrashed implements driver.TabDriver: a tab whose context is gone
 // reports so.
 func (t *Tab) CheckCrashed() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		return browser.ErrSessionClosed
+		return driver.ErrSessionClosed
 	}
 	select {
 	case <-t.b.Done():
-		return browser.ErrBrowserCrashed
+		return driver.ErrBrowserCrashed
 	default:
 	}
 	return nil
 }
 
-// Settle implements browser.TabDriver: two animation frames, bounded.
+// Settle implements driver.TabDriver: two animation frames, bounded.
 func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
 	if t.promptOpen() {
 		return
@@ -291,7 +291,7 @@ func (t *Tab) Settle(ctx context.Context, bound time.Duration) {
 
 // unsupported is the error of a TabDriver method this backend lacks.
 func unsupported(what string) error {
-	return &browser.UnsupportedError{Backend: "firefox", What: what}
+	return &driver.UnsupportedError{Backend: "firefox", What: what}
 }
 
 // lowerKey maps "left"/"" to the BiDi mouse button number.
@@ -304,7 +304,7 @@ func buttonNumber(b string) (int, error) {
 	case "right":
 		return 2, nil
 	}
-	return 0, fmt.Errorf("%w: button %q: use left, right or middle", browser.ErrInvalidArgument, b)
+	return 0, fmt.Errorf("%w: button %q: use left, right or middle", driver.ErrInvalidArgument, b)
 }
 
 // origin says whether cdpkit opened the tab, and which tab's page opened
@@ -314,3 +314,10 @@ func (t *Tab) origin() (made bool, opener string) {
 	defer t.b.mu.Unlock()
 	return t.made, t.opener
 }
+
+// The roles Firefox's tab plays beyond the core (driver/contract.go); it
+// lacks the others, and the tools refuse what needs them.
+var (
+	_ driver.TabDriver  = (*Tab)(nil)
+	_ driver.PDFPrinter = (*Tab)(nil)
+)

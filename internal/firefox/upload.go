@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// SetFiles implements browser.TabDriver: input.setFiles on a file input,
+// SetFiles implements driver.TabDriver: input.setFiles on a file input,
 // refused as on Chromium for anything else, a disabled input, or several
 // files for an input without multiple. The paths are the caller's to
 // check (the tools layer holds them to the upload roots).
@@ -31,13 +31,13 @@ func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string
 	}
 	switch {
 	case f.Kind != "file":
-		return &browser.NotTypeableError{Ref: ref, Reason: "is " + what + ", not a file input", Why: browser.RefusedNotFileInput}
+		return &driver.NotTypeableError{Ref: ref, Reason: "is " + what + ", not a file input", Why: driver.RefusedNotFileInput}
 	case f.Disabled:
-		return &browser.NotTypeableError{Ref: ref, Reason: "is disabled", Why: browser.RefusedDisabled}
+		return &driver.NotTypeableError{Ref: ref, Reason: "is disabled", Why: driver.RefusedDisabled}
 	case !f.Multiple && len(paths) > 1:
-		return fmt.Errorf("%w: the file input takes one file, not %d", browser.ErrInvalidArgument, len(paths))
+		return fmt.Errorf("%w: the file input takes one file, not %d", driver.ErrInvalidArgument, len(paths))
 	}
-	browser.Step(ctx, "setting files")
+	driver.Step(ctx, "setting files")
 	context := el.Context
 	if context == "" {
 		context = t.id
@@ -49,7 +49,7 @@ func (t *Tab) SetFiles(ctx context.Context, ref, selector string, paths []string
 	return nil
 }
 
-// FileChooser implements browser.TabDriver: file choosers are not tracked
+// FileChooser implements driver.TabDriver: file choosers are not tracked
 // on Firefox (upload_file sets a file input directly), so there is never
 // one.
-func (t *Tab) FileChooser(context.Context) (*browser.FileChooser, error) { return nil, nil }
+func (t *Tab) FileChooser(context.Context) (*driver.FileChooser, error) { return nil, nil }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
+	"github.com/cdpkit/cdpkit/internal/pagejs"
 )
 
 // waitSlice bounds one in-page wait; between slices the wait starts again,
@@ -16,14 +17,14 @@ const waitSlice = 2 * time.Second
 var (
 	waitJS = sharedScript("wait")
 	// read_text.js runs after the hidden-text filter Chromium uses
-	// (browser.HiddenTextPrelude), in readSandbox.
-	readTextJS = "(function() {" + browser.HiddenTextPrelude() + "return (" + sharedScript("read_text") + "); })()"
+	// (pagejs.HiddenTextPrelude), in readSandbox.
+	readTextJS = "(function() {" + pagejs.HiddenTextPrelude() + "return (" + sharedScript("read_text") + "); })()"
 )
 
-// WaitFor implements browser.TabDriver with the same in-page waiter as
+// WaitFor implements driver.TabDriver with the same in-page waiter as
 // Chromium (js/wait.js), run in slices so that a navigation restarts it
 // in the new document.
-func (t *Tab) WaitFor(ctx context.Context, c browser.WaitCondition, timeout time.Duration) (*browser.WaitResult, error) {
+func (t *Tab) WaitFor(ctx context.Context, c driver.WaitCondition, timeout time.Duration) (*driver.WaitResult, error) {
 	spec := map[string]any{}
 	if len(c.Texts) > 0 {
 		spec["texts"] = c.Texts
@@ -42,7 +43,7 @@ func (t *Tab) WaitFor(ctx context.Context, c browser.WaitCondition, timeout time
 		spec["url"] = c.URL
 	}
 	if len(spec) == 0 {
-		return nil, fmt.Errorf("%w: give a condition to wait for", browser.ErrInvalidArgument)
+		return nil, fmt.Errorf("%w: give a condition to wait for", driver.ErrInvalidArgument)
 	}
 	start := time.Now()
 	deadline := start.Add(timeout)
@@ -53,14 +54,14 @@ func (t *Tab) WaitFor(ctx context.Context, c browser.WaitCondition, timeout time
 		}
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
-			return nil, &browser.WaitTimeoutError{After: time.Since(start), Missing: missing}
+			return nil, &driver.WaitTimeoutError{After: time.Since(start), Missing: missing}
 		}
 		slice := min(waitSlice, remaining)
 		sctx, cancel := context.WithTimeout(ctx, slice+time.Second)
 		var r struct {
-			Matched *browser.WaitMatch `json:"matched"`
-			Missing []string           `json:"missing"`
-			Invalid string             `json:"invalid"`
+			Matched *driver.WaitMatch `json:"matched"`
+			Missing []string          `json:"missing"`
+			Invalid string            `json:"invalid"`
 		}
 		err := t.callJSON(sctx, waitJS, nil, &r, spec, slice.Milliseconds())
 		cancel()
@@ -68,12 +69,12 @@ func (t *Tab) WaitFor(ctx context.Context, c browser.WaitCondition, timeout time
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case err == nil && r.Invalid != "":
-			return nil, fmt.Errorf("%w: %s", browser.ErrInvalidArgument, r.Invalid)
+			return nil, fmt.Errorf("%w: %s", driver.ErrInvalidArgument, r.Invalid)
 		case err == nil && r.Matched != nil:
-			return &browser.WaitResult{Matched: *r.Matched, ElapsedMs: time.Since(start).Milliseconds()}, nil
+			return &driver.WaitResult{Matched: *r.Matched, ElapsedMs: time.Since(start).Milliseconds()}, nil
 		case err == nil:
 			missing = r.Missing
-		case errors.Is(err, browser.ErrSessionClosed):
+		case errors.Is(err, driver.ErrSessionClosed):
 			return nil, err
 		}
 		// An error is most often the document going away mid-slice: the
@@ -81,12 +82,12 @@ func (t *Tab) WaitFor(ctx context.Context, c browser.WaitCondition, timeout time
 	}
 }
 
-// Text implements browser.TabDriver: the page's (or an element's)
+// Text implements driver.TabDriver: the page's (or an element's)
 // visible text, or a field's value, with the same reader as Chromium.
-func (t *Tab) Text(ctx context.Context, o browser.TextOptions) (*browser.TextResult, error) {
+func (t *Tab) Text(ctx context.Context, o driver.TextOptions) (*driver.TextResult, error) {
 	max := o.MaxChars
 	if max <= 0 {
-		max = browser.DefaultTextChars
+		max = driver.DefaultTextChars
 	}
 	var this *sharedRef
 	if o.Ref != "" || o.Selector != "" {
@@ -99,7 +100,7 @@ func (t *Tab) Text(ctx context.Context, o browser.TextOptions) (*browser.TextRes
 		return nil, err
 	}
 	var r struct {
-		browser.TextResult
+		driver.TextResult
 		Text     string `json:"text"`
 		Password bool   `json:"password"`
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -22,7 +23,7 @@ func TestSessionExpiryTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const timeout = 10 * time.Minute
 		// A Manager that never starts a browser: no call here needs one.
-		env := &tools.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Browsers: browser.NewManager(&browser.Options{ExecPath: "/nonexistent/chromium"})}
+		env := &tools.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Browsers: driver.NewManager(browser.NewManager(&browser.Options{ExecPath: "/nonexistent/chromium"}).Backend(), nil)}
 		defer env.Browsers.Close()
 		h := NewHTTPHandler(PerSession(NewPool(env), "test", tools.All(), nil), HTTPOptions{Token: testToken, SessionTimeout: timeout, Log: env.Log})
 		post := func(session, body string) *httptest.ResponseRecorder {

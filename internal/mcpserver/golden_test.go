@@ -21,6 +21,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
 
@@ -174,9 +175,9 @@ func TestGoldenCallResults(t *testing.T) {
 	base := browsertest.ServerHandler(t, mux).URL
 	env := *browserEnv(t)
 	// A scope of its own, so the exchange sees only its own tab.
-	env.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: true})
+	env.Scope = driver.NewScope(&driver.ScopeOptions{Isolate: true})
 	t.Cleanup(func() {
-		if b := env.Browsers.Current(); b != nil {
+		if b := browser.ManagerOf(env.Browsers.Backend()).Current(); b != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			b.CloseScope(ctx, env.Scope)

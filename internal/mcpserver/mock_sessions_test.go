@@ -15,6 +15,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -29,8 +30,8 @@ func ownBrowserEnv(t *testing.T) *tools.Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log,
-		DownloadDir: filepath.Join(artifacts.Dir(), "downloads")})
+	browsers := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log,
+		DownloadDir: filepath.Join(artifacts.Dir(), "downloads")}).Backend(), nil)
 	t.Cleanup(func() {
 		if err := browsers.Close(); err != nil {
 			t.Errorf("closing the browser: %v", err)

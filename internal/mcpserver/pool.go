@@ -7,7 +7,7 @@ import (
 )
 
 // Pool is the browsers HTTP sessions are placed on: each its own
-// environment (its own browser.Manager, so its own browser process, or
+// environment (its own driver.Manager, so its own browser process, or
 // connection to a remote one). A new session goes to the browser with the
 // fewest sessions open, the first such on a tie. A browser that dies takes
 // down only the sessions placed on it: the Manager of each member

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
 	"github.com/cdpkit/cdpkit/internal/tools"
@@ -56,7 +57,7 @@ func TestPool(t *testing.T) {
 	t.Cleanup(func() { artifacts.Close() })
 	var envs []*tools.Env
 	for range 3 {
-		m := browser.NewManager(&browser.Options{ExecPath: exe, Logger: log})
+		m := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: exe, Logger: log}).Backend(), nil)
 		t.Cleanup(func() { m.Close() })
 		envs = append(envs, &tools.Env{Browsers: m, Artifacts: artifacts, Log: log, Timeout: 90 * time.Second})
 	}
@@ -110,7 +111,7 @@ func TestPool(t *testing.T) {
 	// Each browser holds the tabs of the 3 sessions placed on it.
 	on := map[int]int{} // session → browser
 	for b, e := range envs {
-		all, err := e.Browsers.Current().Pages(t.Context())
+		all, err := browser.ManagerOf(e.Browsers.Backend()).Current().Pages(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +133,7 @@ func TestPool(t *testing.T) {
 	}
 
 	// Kill browser 0: its sessions are reset, the others are not.
-	dead := envs[0].Browsers.Current()
+	dead := browser.ManagerOf(envs[0].Browsers.Backend()).Current()
 	if err := sysproc.Kill(dead.PID()); err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/tools"
 )
@@ -66,7 +67,7 @@ func browserEnv(t *testing.T) *tools.Env {
 			shared.err = err
 			return
 		}
-		browsers := browser.NewManager(&browser.Options{ExecPath: exe, Logger: log})
+		browsers := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: exe, Logger: log}).Backend(), nil)
 		shared.env = &tools.Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 90 * time.Second} // generous: CI machines are loaded
 	})
 	if shared.err != nil {
@@ -158,7 +159,7 @@ func ok(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, v
 }
 
 type pageList struct {
-	Pages []browser.Page `json:"pages"`
+	Pages []driver.Page `json:"pages"`
 }
 
 func ids(pl pageList) []string {
@@ -228,11 +229,11 @@ func TestHTTPSessionsHaveTheirOwnTabs(t *testing.T) {
 func waitClosed(t *testing.T, env *tools.Env, id string) {
 	t.Helper()
 	browsertest.Eventually(t, 30*time.Second, func() error {
-		all, err := env.Browsers.Current().Pages(t.Context())
+		all, err := browser.ManagerOf(env.Browsers.Backend()).Current().Pages(t.Context())
 		if err != nil {
 			return err
 		}
-		if slices.ContainsFunc(all, func(p browser.Page) bool { return string(p.ID) == id }) {
+		if slices.ContainsFunc(all, func(p driver.Page) bool { return string(p.ID) == id }) {
 			return errors.New("the tab of an ended session is still open")
 		}
 		return nil

@@ -132,6 +132,9 @@ func (f *formatter) walkIn(n *Node, depth int, ctx, parentRole string) []line {
 	if n.isText() {
 		return nil // children() handles text, merging runs of it
 	}
+	if parentRole == "row" && n.rowChrome() {
+		return nil
+	}
 	if f.o.Depth > 0 && depth >= f.o.Depth {
 		return nil
 	}
@@ -267,6 +270,35 @@ func inlineText(n *Node) (string, bool) {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// rowChrome reports whether n, a child of a row, is the grid's chrome
+// rather than a cell: clickable for a pointer only (not focusable), with
+// no name and no content (a column's resize handle beside each cell of
+// every row). The row and its cells have refs of their own;
+// a line for each handle doubled a grid's snapshot and named nothing an
+// agent could choose between.
+func (n *Node) rowChrome() bool {
+	if !n.Clickable || interactiveRoles[n.Role] || pointRoles[n.Role] || n.Focused || n.Focusable || normalize(n.Name) != "" {
+		return false
+	}
+	var empty func(*Node) bool
+	empty = func(x *Node) bool {
+		for _, c := range x.Children {
+			switch {
+			case c.isText():
+				if normalize(c.Name) != "" {
+					return false
+				}
+			case !c.Ignored && !collapsedRoles[c.Role]:
+				return false
+			case !empty(c):
+				return false
+			}
+		}
+		return true
+	}
+	return empty(n)
 }
 
 // blockRoles are collapsed wrappers that start a new line of text.

@@ -167,3 +167,60 @@ func TestFormatInteractiveMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatRowChrome: a data grid puts an unnamed, empty element with a
+// mouse listener (a column resize handle) beside each cell of every row.
+// They carry no name and no text, the row and its cells have refs of their
+// own, and printing them doubled a Tabulator grid's lines; they are left
+// out. An empty clickable elsewhere (in a list item), one with content, or
+// one a keyboard reaches is kept.
+func TestFormatRowChrome(t *testing.T) {
+	handle := func() *Node { n := el("generic", ""); n.Clickable = true; return n }
+	focused := handle()
+	focused.Focused = true
+	tabbable := handle()
+	tabbable.Focusable = true
+	icon := el("generic", "", el("image", ""))
+	icon.Clickable = true
+	row := func(name string, kids ...*Node) *Node { return el("row", name, kids...) }
+	cell := func(name string) *Node { return el("gridcell", name, text(name)) }
+	root := &Node{Role: "RootWebArea", Children: []*Node{
+		el("grid", "",
+			row("Name City", el("columnheader", "Name", text("Name")), handle(), el("columnheader", "City", text("City")), handle()),
+			row("Ada Oslo", cell("Ada"), handle(), cell("Oslo"), handle()),
+			row("Bob Lima", cell("Bob"), focused, cell("Lima"), icon, tabbable)),
+		el("list", "", el("listitem", "Buy milk", text("Buy milk"), handle())),
+	}}
+	for _, tt := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, `e1 grid
+  e2 row "Name City"
+    e3 columnheader "Name"
+    e4 columnheader "City"
+  e5 row "Ada Oslo"
+    e6 gridcell "Ada"
+    e7 gridcell "Oslo"
+  e8 row "Bob Lima"
+    e9 gridcell "Bob"
+    e10 clickable focused
+    e11 gridcell "Lima"
+    e12 clickable
+      e13 image
+    e14 clickable
+list
+  e15 listitem "Buy milk"
+    e16 clickable
+`},
+		{Options{Interactive: true}, `e1 clickable focused
+e2 clickable
+e3 clickable
+e4 clickable
+`},
+	} {
+		if got := Format(root, counter(), tt.o).Text; got != tt.want {
+			t.Errorf("Interactive=%v: got\n%s\nwant\n%s", tt.o.Interactive, got, tt.want)
+		}
+	}
+}

@@ -22,10 +22,14 @@ type Node struct {
 	Selected bool
 	Required bool
 	Focused  bool
-	Readonly bool
-	Level    int    // heading level
-	URL      string // link target, printed only with Options.URLs
-	Password bool   // a password field: its value is never printed
+	// Focusable: it can take keyboard focus (tabindex, contenteditable, a
+	// control). Never printed; an element a keyboard reaches is kept
+	// where a pointer-only one may be left out (rowChrome).
+	Focusable bool
+	Readonly  bool
+	Level     int    // heading level
+	URL       string // link target, printed only with Options.URLs
+	Password  bool   // a password field: its value is never printed
 	// Live marks an aria-live region (polite or assertive): what appears
 	// in it is a message to the user.
 	Live bool

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -19,7 +19,7 @@ func agentOpen(t *testing.T, h *harness, url string, interactive bool) string {
 	if _, err := tab.Navigate(t.Context(), url); err != nil {
 		t.Fatalf("Navigate: %v", err)
 	}
-	res, _, err := tab.SnapshotDiff(t.Context(), browser.SnapshotOptions{Options: snapshot.Options{Interactive: interactive}})
+	res, _, err := tab.SnapshotDiff(t.Context(), driver.SnapshotOptions{Options: snapshot.Options{Interactive: interactive}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func TestAttacks(t *testing.T) {
 				wantCode(t, err, URLBlocked, "")
 			}
 		}
-		if b := h.env.Browsers.Current(); b != nil {
+		if b := browser.ManagerOf(h.env.Browsers.Backend()).Current(); b != nil {
 			t.Errorf("a browser was started for blocked URLs (pid %d)", b.PID())
 		}
 		noHits(t)

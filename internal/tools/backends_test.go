@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/firefox"
 	"github.com/cdpkit/cdpkit/internal/lease"
 	"github.com/cdpkit/cdpkit/internal/policy"
@@ -40,7 +40,7 @@ var backendsShared struct {
 	policy    *policy.Policy
 
 	ffOnce sync.Once
-	ff     *browser.Manager
+	ff     *driver.Manager
 }
 
 // backendsPolicy is the URL policy of the package's browsers: the
@@ -69,14 +69,13 @@ func closeBackends() error {
 
 // firefoxManager returns the package's Firefox Manager; it skips the test
 // when no Firefox is installed (a failure with CDPKIT_REQUIRE_BROWSER=1).
-func firefoxManager(t *testing.T) *browser.Manager {
+func firefoxManager(t *testing.T) *driver.Manager {
 	t.Helper()
 	exe := browsertest.FirefoxPath(t)
 	pol := backendsPolicy()
 	backendsShared.ffOnce.Do(func() {
 		log := slog.New(slog.NewTextHandler(&logBuffer{}, nil))
-		backendsShared.ff = browser.NewManager(&browser.Options{Logger: log,
-			Backend: firefox.NewBackend(&firefox.Options{ExecPath: exe, URLPolicy: pol, Logger: log, LaunchTimeout: 2 * time.Minute})})
+		backendsShared.ff = driver.NewManager(firefox.NewBackend(&firefox.Options{ExecPath: exe, URLPolicy: pol, Logger: log, LaunchTimeout: 2 * time.Minute}), &driver.ManagerOptions{Logger: log})
 	})
 	return backendsShared.ff
 }
@@ -100,7 +99,7 @@ func backendHarness(t *testing.T, backend string) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { artifacts.Close() })
-	scope := browser.NewScope(&browser.ScopeOptions{Isolate: true})
+	scope := driver.NewScope(&driver.ScopeOptions{Isolate: true})
 	h := &harness{logs: logs, scope: scope, env: &Env{Browsers: m, Scope: scope, Artifacts: artifacts, Timeout: 2 * time.Minute,
 		AllowEval: true, URLPolicy: backendsPolicy(), Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}}
 	t.Cleanup(func() {
@@ -179,7 +178,7 @@ func TestBackendsDialogMatrix(t *testing.T) {
 	base := serveFixtures(t)
 	tests := []struct {
 		name   string
-		policy browser.DialogPolicy // "" is the default, report
+		policy driver.DialogPolicy // "" is the default, report
 		typ    string
 		answer string // the handle_dialog arguments when the dialog waits for the agent
 		want   string // the page's text afterwards
@@ -189,12 +188,12 @@ func TestBackendsDialogMatrix(t *testing.T) {
 		{"report/confirm dismissed", "", "confirm", `{"action":"dismiss"}`, "confirm returned false"},
 		{"report/prompt accepted with text", "", "prompt", `{"action":"accept","promptText":"Ada"}`, `prompt returned "Ada"`},
 		{"report/prompt dismissed", "", "prompt", `{"action":"dismiss"}`, "prompt returned null"},
-		{"accept/alert", browser.DialogsAccept, "alert", "", `alert returned "undefined"`},
-		{"accept/confirm", browser.DialogsAccept, "confirm", "", "confirm returned true"},
-		{"accept/prompt", browser.DialogsAccept, "prompt", "", `prompt returned "default text"`},
-		{"dismiss/alert", browser.DialogsDismiss, "alert", "", `alert returned "undefined"`},
-		{"dismiss/confirm", browser.DialogsDismiss, "confirm", "", "confirm returned false"},
-		{"dismiss/prompt", browser.DialogsDismiss, "prompt", "", "prompt returned null"},
+		{"accept/alert", driver.DialogsAccept, "alert", "", `alert returned "undefined"`},
+		{"accept/confirm", driver.DialogsAccept, "confirm", "", "confirm returned true"},
+		{"accept/prompt", driver.DialogsAccept, "prompt", "", `prompt returned "default text"`},
+		{"dismiss/alert", driver.DialogsDismiss, "alert", "", `alert returned "undefined"`},
+		{"dismiss/confirm", driver.DialogsDismiss, "confirm", "", "confirm returned false"},
+		{"dismiss/prompt", driver.DialogsDismiss, "prompt", "", "prompt returned null"},
 	}
 	eachBackend(t, func(t *testing.T, backend string) {
 		for _, tt := range tests {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestEveryToolDeclaresNeeds keeps the capability table whole: a tool
@@ -60,11 +60,33 @@ func TestParseBackend(t *testing.T) {
 }
 
 func TestUnsupportedErrorCode(t *testing.T) {
-	err := AsError(&browser.UnsupportedError{Backend: "firefox", What: "format webp"})
+	err := AsError(&driver.UnsupportedError{Backend: "firefox", What: "format webp"})
 	if err.Code != Unsupported || err.Message != "firefox cannot do format webp" || err.Hint == "" {
 		t.Errorf("got %+v, want UNSUPPORTED naming the argument, with a hint", err)
 	}
-	if !errors.Is(&browser.UnsupportedError{}, browser.ErrUnsupported) {
+	if !errors.Is(&driver.UnsupportedError{}, driver.ErrUnsupported) {
 		t.Error("UnsupportedError does not unwrap to ErrUnsupported")
+	}
+}
+
+// TestCapabilitiesFollowRoles: every capability a tool needs says which
+// roles offer it, and Chromium, which plays every role, offers all of them.
+func TestCapabilitiesFollowRoles(t *testing.T) {
+	for _, c := range allCapabilities() {
+		if c == CapUndeclared {
+			if offers(BackendChromium, c) {
+				t.Error("a backend offers CapUndeclared")
+			}
+			continue
+		}
+		if capRoles[c] == nil {
+			t.Errorf("capability %s has no entry in capRoles: say which driver roles offer it", c)
+		}
+		if !offers(BackendChromium, c) {
+			t.Errorf("chromium does not offer %s", c)
+		}
+	}
+	if got := driver.Kinds(); !slices.Equal(got, []string{BackendChromium, BackendFirefox}) {
+		t.Errorf("registered backends %v", got)
 	}
 }

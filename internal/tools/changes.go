@@ -5,24 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
-
-// actionArgs are the arguments every state-changing tool takes besides
-// its own: the tab. (includeSnapshot, which asks for the whole snapshot
-// instead of the changes, is taken outside the schemas: see
-// snapshotArg.)
-type actionArgs struct {
-	Target string `json:"target,omitempty"`
-}
-
-// elementArgs name the element a tool acts on: a ref, or a selector.
-type elementArgs struct {
-	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
-	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
-	targetArgs
-}
 
 // maxChangesChars bounds the elements part of a changes section.
 const maxChangesChars = 1500
@@ -33,22 +18,22 @@ const settleTime = 500 * time.Millisecond
 // before is what a state-changing tool notes before it acts, so that its
 // result can say what changed.
 type before struct {
-	b     browser.Driver
-	tab   browser.TabDriver
-	scope *browser.Scope // the tab's owner; the tabs listed are its own
-	loc   browser.Location
-	pages map[string]browser.Page
+	b     driver.Driver
+	tab   driver.TabDriver
+	scope *driver.Scope // the tab's owner; the tabs listed are its own
+	loc   driver.Location
+	pages map[string]driver.Page
 	dl    int // the browser's download mark
 	// now is where the tool's own result says the tab is, read as it
 	// ended (see toolLocation); nil means read it again.
-	now *browser.Location
+	now *driver.Location
 }
 
 // observe records the tab's location and the open tabs. With urlOnly
 // (a tool whose result says where the tab is, so the changes report no
 // title) the title is not needed (see beforeLocation).
-func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver, urlOnly bool) (*before, error) {
-	browser.Step(ctx, "reading the tab's state")
+func observe(ctx context.Context, b driver.Driver, tab driver.TabDriver, urlOnly bool) (*before, error) {
+	driver.Step(ctx, "reading the tab's state")
 	loc, err := beforeLocation(ctx, tab, urlOnly)
 	if err != nil {
 		return nil, err
@@ -58,7 +43,10 @@ func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver, urlOn
 	if err != nil {
 		return nil, err
 	}
-	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]browser.Page), dl: b.DownloadMark()}
+	o := &before{b: b, tab: tab, scope: scope, loc: loc, pages: make(map[string]driver.Page)}
+	if dl, ok := b.(driver.DownloadLog); ok {
+		o.dl = dl.DownloadMark()
+	}
 	for _, p := range pages {
 		o.pages[p.ID] = p
 	}
@@ -67,15 +55,15 @@ func observe(ctx context.Context, b browser.Driver, tab browser.TabDriver, urlOn
 
 // Changes is the section every state-changing tool adds to its result.
 type Changes struct {
-	URL        string         `json:"url,omitempty"`   // the new URL, when it changed
-	Title      string         `json:"title,omitempty"` // the new title, when it changed
-	Navigated  bool           `json:"navigated,omitempty"`
-	TabsOpened []browser.Page `json:"tabsOpened,omitempty"`
-	TabsClosed []string       `json:"tabsClosed,omitempty"`
+	URL        string        `json:"url,omitempty"`   // the new URL, when it changed
+	Title      string        `json:"title,omitempty"` // the new title, when it changed
+	Navigated  bool          `json:"navigated,omitempty"`
+	TabsOpened []driver.Page `json:"tabsOpened,omitempty"`
+	TabsClosed []string      `json:"tabsClosed,omitempty"`
 	// TabsRefused are tabs the page opened past the session's tab limit
 	// (--max-tabs-per-session), which were closed at once.
-	TabsRefused     []browser.RefusedTab `json:"tabsRefused,omitempty"`
-	TabsRefusedHint string               `json:"tabsRefusedHint,omitempty"`
+	TabsRefused     []driver.RefusedTab `json:"tabsRefused,omitempty"`
+	TabsRefusedHint string              `json:"tabsRefusedHint,omitempty"`
 	// Elements lists interactive elements added (+), removed (-) or
 	// changed (~) since the agent's last snapshot of this tab, cut at
 	// maxChangesChars with a count of the rest.
@@ -91,22 +79,60 @@ type Changes struct {
 	// Dialog is a JavaScript dialog: one that waits for handle_dialog
 	// (handled "open"), or the last one answered without the agent (an
 	// alert, beforeunload, or by the --dialogs policy).
-	Dialog *browser.Dialog `json:"dialog,omitempty"`
+	Dialog *driver.Dialog `json:"dialog,omitempty"`
 	// Blocked is a navigation the page started by itself (a link, a
 	// script, a form, a meta refresh) that the URL policy refused: the
 	// tab shows the browser's error page for it, and nothing loaded.
 	Blocked *BlockedNavigation `json:"blocked,omitempty"`
 	// Downloads are the files the action downloaded into the artifact
 	// dir's downloads/, or why one was refused.
-	Downloads []browser.Download `json:"downloads,omitempty"`
+	Downloads []driver.Download `json:"downloads,omitempty"`
 	// FileChooser is a file picker the action opened: give it files with
 	// upload_file on its ref.
 	FileChooser *FileChooserNote `json:"fileChooser,omitempty"`
 }
 
+// changesHolder is the data of a result whose tool reports changes (see
+// Tool.Changes): the door fills its changes section after the handler
+// returns it. Such data embeds changed or changedIfAny, behind a pointer,
+// or is a changesMap.
+type changesHolder interface {
+	setChanges(c *Changes)
+	changes() *Changes
+}
+
+// changed is the changes section of a result's data, there even when it
+// could not be read (null).
+type changed struct {
+	Changes *Changes `json:"changes"`
+}
+
+func (s *changed) setChanges(c *Changes) { s.Changes = c }
+func (s *changed) changes() *Changes     { return s.Changes }
+
+// changedIfAny is a changes section left out of the data when it could
+// not be read (a tool that only tries, see TryChanges).
+type changedIfAny struct {
+	Changes *Changes `json:"changes,omitempty"`
+}
+
+func (s *changedIfAny) setChanges(c *Changes) { s.Changes = c }
+func (s *changedIfAny) changes() *Changes     { return s.Changes }
+
+// changesMap is a result's data as a JSON object whose "changes" member
+// the door fills.
+type changesMap map[string]any
+
+func (m changesMap) setChanges(c *Changes) { m["changes"] = c }
+
+func (m changesMap) changes() *Changes {
+	c, _ := m["changes"].(*Changes)
+	return c
+}
+
 // FileChooserNote is a file picker an action opened.
 type FileChooserNote struct {
-	*browser.FileChooser
+	*driver.FileChooser
 	Hint string `json:"hint"`
 }
 
@@ -120,7 +146,7 @@ type BlockedNavigation struct {
 
 // blockedNavigation turns the tab's unreported guard refusal into the
 // changes entry, or nil.
-func blockedNavigation(tab browser.TabDriver) *BlockedNavigation {
+func blockedNavigation(tab driver.TabDriver) *BlockedNavigation {
 	b := tab.BlockNote()
 	if b == nil {
 		return nil
@@ -133,15 +159,15 @@ func blockedNavigation(tab browser.TabDriver) *BlockedNavigation {
 // changed since o. With full set it returns the whole interactive snapshot
 // instead of the element diff (includeSnapshot).
 func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) {
-	browser.Step(ctx, "reading what changed")
+	driver.Step(ctx, "reading what changed")
 	settle(ctx, o.tab)
 	c := &Changes{Downloads: downloadsSince(ctx, o)}
 	// Where the tab is now is asked before its tree, so that snapshotOf
 	// can tell a document replaced while the tree was read, but its answer
 	// is not waited for before the tree is asked for.
-	ahead := browser.Ahead(ctx, o.location)
+	ahead := driver.Ahead(ctx, o.location)
 	defer ahead()
-	located := func() (browser.Location, error) {
+	located := func() (driver.Location, error) {
 		loc, err := ahead()
 		if err == nil {
 			o.noteLocation(c, loc)
@@ -171,14 +197,15 @@ func (o *before) changesSince(ctx context.Context, full bool) (*Changes, error) 
 	if !now[string(o.tab.ID())] {
 		return c, nil // the tab itself closed: there is nowhere to read
 	}
-	if fc, err := o.tab.FileChooser(ctx); err == nil && fc != nil {
+	if up, ok := o.tab.(driver.Uploader); !ok {
+	} else if fc, err := up.FileChooser(ctx); err == nil && fc != nil {
 		hint := "call upload_file with the input's uid and the files"
 		if fc.Ref != "" {
 			hint = "call upload_file with uid " + fc.Ref + " and the files"
 		}
 		c.FileChooser = &FileChooserNote{FileChooser: fc, Hint: hint}
 	}
-	if c.Dialog = o.tab.DialogNote(); c.Dialog != nil && c.Dialog.Handled == browser.DialogOpen {
+	if c.Dialog = o.tab.DialogNote(); c.Dialog != nil && c.Dialog.Handled == driver.DialogOpen {
 		return c, noted() // the page can be read only once the dialog is answered
 	}
 	res, diff, err := o.snapshotOf(ctx, located, c)
@@ -252,7 +279,7 @@ func onlyFocus(diff snapshot.Changes) bool {
 
 // noteLocation sets c's URL, title and navigation from the tab's location
 // now, and a navigation the URL policy refused.
-func (o *before) noteLocation(c *Changes, loc browser.Location) {
+func (o *before) noteLocation(c *Changes, loc driver.Location) {
 	c.URL, c.Title, c.Navigated = "", "", false
 	if loc.URL != o.loc.URL {
 		c.URL, c.Navigated = loc.URL, true
@@ -281,8 +308,8 @@ const docSwapWait = 2 * time.Second
 // fetch), it waits for the new document to load and reads again, and notes
 // the navigation in c: refs of a document that is going away are never
 // handed out.
-func (o *before) snapshotOf(ctx context.Context, located func() (browser.Location, error), c *Changes) (snapshot.Result, snapshot.Changes, error) {
-	opts := browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
+func (o *before) snapshotOf(ctx context.Context, located func() (driver.Location, error), c *Changes) (snapshot.Result, snapshot.Changes, error) {
+	opts := driver.SnapshotOptions{Options: snapshot.Options{Interactive: true}}
 	res, diff, err := o.tab.SnapshotDiff(ctx, opts)
 	loc, lerr := located()
 	if err != nil {
@@ -295,7 +322,7 @@ func (o *before) snapshotOf(ctx context.Context, located func() (browser.Locatio
 	if err != nil || st.URL == loc.URL {
 		return res, diff, nil
 	}
-	browser.Step(ctx, "waiting for the document that replaced the page")
+	driver.Step(ctx, "waiting for the document that replaced the page")
 	wctx, cancel := context.WithTimeout(ctx, docSwapWait)
 	defer cancel()
 	for st.ReadyState != "complete" && wctx.Err() == nil {
@@ -311,8 +338,8 @@ func (o *before) snapshotOf(ctx context.Context, located func() (browser.Locatio
 }
 
 // settle waits, bounded by settleTime, for the page to render what it
-// did in reaction to an action (see browser.TabDriver.Settle).
-func settle(ctx context.Context, tab browser.TabDriver) { tab.Settle(ctx, settleTime) }
+// did in reaction to an action (see driver.TabDriver.Settle).
+func settle(ctx context.Context, tab driver.TabDriver) { tab.Settle(ctx, settleTime) }
 
 // downloadWait bounds how long an action's result waits for the downloads
 // it began to finish; a longer one is reported in progress.
@@ -320,8 +347,12 @@ const downloadWait = 10 * time.Second
 
 // downloadsSince returns the downloads the tab began since o, once
 // finished (bounded by downloadWait).
-func downloadsSince(ctx context.Context, o *before) []browser.Download {
+func downloadsSince(ctx context.Context, o *before) []driver.Download {
+	dl, ok := o.b.(driver.DownloadLog)
+	if !ok {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, downloadWait)
 	defer cancel()
-	return o.b.DownloadsSince(ctx, o.dl, o.tab.ID())
+	return dl.DownloadsSince(ctx, o.dl, o.tab.ID())
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/poll"
 )
 
@@ -32,7 +32,7 @@ func (o *before) settleOpened(ctx context.Context, c *Changes) {
 		return
 	}
 	committedAt := make(map[string]time.Time)
-	var fresh []browser.Page
+	var fresh []driver.Page
 	poll.Until(ctx, poll.Options{Interval: 20 * time.Millisecond, Max: 200 * time.Millisecond, Within: tabOpenWait}, func(ctx context.Context) bool {
 		pages, err := o.b.PagesIn(ctx, o.scope)
 		if err != nil {
@@ -41,7 +41,7 @@ func (o *before) settleOpened(ctx context.Context, c *Changes) {
 		fresh = pages
 		ready := true
 		for _, p := range c.TabsOpened {
-			j := slices.IndexFunc(fresh, func(f browser.Page) bool { return f.ID == p.ID })
+			j := slices.IndexFunc(fresh, func(f driver.Page) bool { return f.ID == p.ID })
 			if j < 0 {
 				continue // closed
 			}
@@ -62,9 +62,9 @@ func (o *before) settleOpened(ctx context.Context, c *Changes) {
 	if fresh == nil {
 		return
 	}
-	var still []browser.Page
+	var still []driver.Page
 	for _, p := range c.TabsOpened {
-		j := slices.IndexFunc(fresh, func(f browser.Page) bool { return f.ID == p.ID })
+		j := slices.IndexFunc(fresh, func(f driver.Page) bool { return f.ID == p.ID })
 		if j < 0 {
 			c.TabsClosed = append(c.TabsClosed, p.ID)
 			continue
@@ -79,10 +79,10 @@ func (o *before) settleOpened(ctx context.Context, c *Changes) {
 // committed reports whether a tab shows a document of its own: a popup
 // starts on an empty URL or about:blank until its first navigation
 // commits.
-func committed(p browser.Page) bool { return p.URL != "" && p.URL != "about:blank" }
+func committed(p driver.Page) bool { return p.URL != "" && p.URL != "about:blank" }
 
 // titled reports whether a tab's title is its document's, not the URL
 // the browser shows until the title is parsed.
-func titled(p browser.Page) bool {
+func titled(p driver.Page) bool {
 	return p.Title != "" && !strings.Contains(p.URL, p.Title)
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -55,32 +55,27 @@ func cookieTools() []Tool {
 			Description: "Cookies of the tab's browser context, httpOnly included, or those urls would send. " +
 				"savePath writes the values to a file and returns names and metadata only, keeping secrets out of the transcript.",
 			ReadOnly: true,
-			Tab:      true,
 		}, listCookies),
 		defineOn(Tool{
 			Name:        "set_cookie",
 			Description: "Set a cookie in the tab's browser context: name, value, and url or domain (+path); expires, httpOnly, secure, sameSite, partitionKey.",
 			Idempotent:  true,
-			Tab:         true,
 		}, setCookie),
 		defineOn(Tool{
 			Name:        "delete_cookies",
 			Description: "Delete cookies: by name with url or domain (+path), or all of the tab's browser context.",
 			Destructive: true,
 			Idempotent:  true,
-			Tab:         true,
 		}, deleteCookies),
 		defineOn(Tool{
 			Name: "save_storage_state",
 			Description: "Write the tab's browser context's cookies and the localStorage of its open origins to a file " +
 				"(Playwright storageState JSON); values stay out of the result.",
 			ReadOnly: true,
-			Tab:      true,
 		}, saveStorageState),
 		defineOn(Tool{
 			Name:        "load_storage_state",
 			Description: "Load a storage state file (cookies + localStorage, Playwright storageState JSON) into the tab's browser context: log in once, reuse it.",
-			Tab:         true,
 		}, loadStorageState),
 	}
 }
@@ -109,13 +104,17 @@ func listCookies(ctx context.Context, env *Env, d *door, in listCookiesArgs) (*R
 		}
 	}
 	tab := d.tab
-	cookies, err := tab.Cookies(ctx, in.URLs)
+	cs, err := role[driver.CookieStore](env, tab, "cookies")
+	if err != nil {
+		return nil, err
+	}
+	cookies, err := cs.Cookies(ctx, in.URLs)
 	if err != nil {
 		return nil, err
 	}
 	if in.SavePath == "" {
 		return &Result{Data: struct {
-			Cookies []browser.Cookie `json:"cookies"`
+			Cookies []driver.Cookie `json:"cookies"`
 		}{cookies}}, nil
 	}
 	data, err := json.MarshalIndent(cookies, "", "  ")
@@ -140,9 +139,9 @@ func listCookies(ctx context.Context, env *Env, d *door, in listCookiesArgs) (*R
 // browserArgError turns an error of the browser's argument checks into
 // INVALID_ARGS with hint; other errors pass through.
 func browserArgError(err error, hint string) error {
-	if errors.Is(err, browser.ErrInvalidArgument) {
+	if errors.Is(err, driver.ErrInvalidArgument) {
 		msg := err.Error()
-		msg = strings.Replace(msg, browser.ErrInvalidArgument.Error()+": ", "", 1)
+		msg = strings.Replace(msg, driver.ErrInvalidArgument.Error()+": ", "", 1)
 		return errorf(InvalidArgs, false, hint, "%s", msg)
 	}
 	return err
@@ -150,9 +149,13 @@ func browserArgError(err error, hint string) error {
 
 func setCookie(ctx context.Context, env *Env, d *door, in setCookieArgs) (*Result, error) {
 	tab := d.tab
-	spec := browser.CookieSpec{URL: in.URL, Cookie: browser.Cookie{Name: in.Name, Value: in.Value, Domain: in.Domain, Path: in.Path,
+	spec := driver.CookieSpec{URL: in.URL, Cookie: driver.Cookie{Name: in.Name, Value: in.Value, Domain: in.Domain, Path: in.Path,
 		Expires: in.Expires, HTTPOnly: in.HTTPOnly, Secure: in.Secure, SameSite: in.SameSite, PartitionKey: in.PartitionKey}}
-	if err := tab.SetCookie(ctx, spec); err != nil {
+	cs, err := role[driver.CookieStore](env, tab, "cookies")
+	if err != nil {
+		return nil, err
+	}
+	if err := cs.SetCookie(ctx, spec); err != nil {
 		return nil, browserArgError(err, "see set_cookie's input schema; a secure cookie needs an https url")
 	}
 	return &Result{Data: struct {
@@ -170,7 +173,11 @@ func deleteCookies(ctx context.Context, env *Env, d *door, in deleteCookiesArgs)
 		return nil, errorf(InvalidArgs, false, "give name with url or with domain (and path)", "give url or domain with name, one of them")
 	}
 	tab := d.tab
-	n, err := tab.DeleteCookies(ctx, in.Name, in.URL, in.Domain, in.Path)
+	cs, err := role[driver.CookieStore](env, tab, "cookies")
+	if err != nil {
+		return nil, err
+	}
+	n, err := cs.DeleteCookies(ctx, in.Name, in.URL, in.Domain, in.Path)
 	if err != nil {
 		return nil, browserArgError(err, "see delete_cookies' input schema")
 	}
@@ -184,7 +191,11 @@ func saveStorageState(ctx context.Context, env *Env, d *door, in storageStateArg
 		return nil, err
 	}
 	tab := d.tab
-	st, err := tab.SaveStorageState(ctx)
+	cs, err := role[driver.CookieStore](env, tab, "storage state")
+	if err != nil {
+		return nil, err
+	}
+	st, err := cs.SaveStorageState(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +216,7 @@ type stateInfo struct {
 	Origins []string `json:"origins"`
 }
 
-func stateSummary(path string, st *browser.StorageState) stateInfo {
+func stateSummary(path string, st *driver.StorageState) stateInfo {
 	info := stateInfo{Path: path, Cookies: len(st.Cookies), Origins: []string{}}
 	for _, o := range st.Origins {
 		info.Origins = append(info.Origins, fmt.Sprintf("%s (%d keys)", o.Origin, len(o.LocalStorage)))
@@ -221,12 +232,16 @@ func loadStorageState(ctx context.Context, env *Env, d *door, in storageStateArg
 	if err != nil {
 		return nil, err
 	}
-	st, err := browser.ParseStorageState(data)
+	st, err := driver.ParseStorageState(data)
 	if err != nil {
 		return nil, browserArgError(err, "give a file written by save_storage_state or Playwright's storageState")
 	}
 	tab := d.tab
-	if err := tab.LoadStorageState(ctx, st); err != nil {
+	cs, err := role[driver.CookieStore](env, tab, "storage state")
+	if err != nil {
+		return nil, err
+	}
+	if err := cs.LoadStorageState(ctx, st); err != nil {
 		return nil, browserArgError(err, "check the file's cookies")
 	}
 	return &Result{Data: stateSummary(in.Path, st)}, nil

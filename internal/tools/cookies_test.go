@@ -11,6 +11,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // loginSite is a fixture app: /login sets an httpOnly session cookie and
@@ -76,7 +77,7 @@ func TestCookiesAndStorageState(t *testing.T) {
 
 	// A fresh browser context, loaded with the state, is logged in at once.
 	fresh := *env
-	fresh.Scope = browser.NewScope(&browser.ScopeOptions{Isolate: true})
+	fresh.Scope = driver.NewScope(&driver.ScopeOptions{Isolate: true})
 	mustRun(t, &fresh, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/app"))
 	if text := mustCall(t, &fresh, "get_text", `{}`).Text; !strings.Contains(text, "Log in") {
 		t.Fatalf("the fresh context is logged in before loading the state: %q", text)
@@ -92,11 +93,11 @@ func TestCookiesAndStorageState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := browser.ParseStorageState(data)
+	st, err := driver.ParseStorageState(data)
 	if err != nil {
 		t.Fatalf("the saved state does not parse: %v\n%s", err, data)
 	}
-	seeded := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: env.Log, StorageState: st})
+	seeded := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: env.Log, StorageState: st}).Backend(), nil)
 	t.Cleanup(func() { seeded.Close() })
 	other := &Env{Browsers: seeded, Artifacts: env.Artifacts, Log: env.Log, Timeout: env.Timeout}
 	mustRun(t, other, "navigate_page", fmt.Sprintf(`{"url":%q}`, site+"/app"))

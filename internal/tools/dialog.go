@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type handleDialogArgs struct {
@@ -20,14 +20,14 @@ func dialogTools() []Tool {
 			Name:        "handle_dialog",
 			Description: "Answer the dialog blocking the page.",
 			NoQueue:     true,
-			Tab:         true, Dialog: DialogClears, Changes: ReportChanges, Core: true,
+			Dialog:      DialogClears, Changes: ReportChanges, Core: true,
 		}, handleDialog),
 	}
 }
 
 type handleDialogData struct {
-	Dialog  *browser.Dialog `json:"dialog"`
-	Changes *Changes        `json:"changes"`
+	Dialog *driver.Dialog `json:"dialog"`
+	changed
 }
 
 func (in *handleDialogArgs) check(context.Context, *Env) error {
@@ -49,20 +49,20 @@ func handleDialog(ctx context.Context, _ *Env, d *door, in handleDialogArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: handleDialogData{Dialog: dl}}, nil
+	return &Result{Data: &handleDialogData{Dialog: dl}}, nil
 }
 
 // maxDialogMessage caps a dialog's message in an error: the page chose it.
 const maxDialogMessage = 300
 
 // dialogMessage is DIALOG_OPEN's message.
-func dialogMessage(d browser.Dialog) string {
+func dialogMessage(d driver.Dialog) string {
 	msg := d.Message
 	if utf8.RuneCountInString(msg) > maxDialogMessage {
 		msg = string([]rune(msg)[:maxDialogMessage]) + "…"
 	}
 	article := "a"
-	if d.Type == browser.DialogAlert {
+	if d.Type == driver.DialogAlert {
 		article = "an"
 	}
 	return fmt.Sprintf("%s %s dialog blocks the page: %q", article, d.Type, msg)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // jsonPath returns data's value at a dotted path such as "changes.dialog".
@@ -84,7 +85,7 @@ func TestDialogTools(t *testing.T) {
 
 	t.Run("policy dismiss", func(t *testing.T) {
 		t.Parallel()
-		dismiss := newHarness(t, nil).with(func(env *Env) { env.DialogPolicy = browser.DialogsDismiss })
+		dismiss := newHarness(t, nil).with(func(env *Env) { env.DialogPolicy = driver.DialogsDismiss })
 		nav := dismiss.mustCall(t, "navigate_page", `{"url":"`+base+`/dialog-matrix.html?type=confirm&when=timer&delay=200"}`)
 		data := dismiss.mustCall(t, "wait_for", `{"text":["confirm returned"]}`)
 		if jsonPath(data, "matched.text") != "confirm returned" || jsonPath(reportedDialog(data, nav), "handled") != "dismissed" {
@@ -134,13 +135,13 @@ func TestDialogWaitEvalErrors(t *testing.T) {
 		message     string
 		recoverable bool
 	}{
-		{fmt.Errorf("evaluating: %w", &browser.DialogOpenError{Dialog: browser.Dialog{Type: "confirm", Message: "Delete?"}}),
+		{fmt.Errorf("evaluating: %w", &driver.DialogOpenError{Dialog: driver.Dialog{Type: "confirm", Message: "Delete?"}}),
 			DialogOpen, `a confirm dialog blocks the page: "Delete?"`, true},
-		{&browser.DialogOpenError{Dialog: browser.Dialog{Type: "alert", Message: long}},
+		{&driver.DialogOpenError{Dialog: driver.Dialog{Type: "alert", Message: long}},
 			DialogOpen, `an alert dialog blocks the page: "` + strings.Repeat("x", maxDialogMessage) + `…"`, true},
-		{fmt.Errorf("handling: %w", browser.ErrNoDialog), NoDialog, "no JavaScript dialog waits for an answer in this tab", false},
-		{&browser.WaitTimeoutError{After: 5 * time.Second, Missing: []string{"a", "b"}}, Timeout, "waited 5000 ms: a; b", true},
-		{&browser.EvalError{Message: "TypeError: x is not a function"}, EvalError, "TypeError: x is not a function", false},
+		{fmt.Errorf("handling: %w", driver.ErrNoDialog), NoDialog, "no JavaScript dialog waits for an answer in this tab", false},
+		{&driver.WaitTimeoutError{After: 5 * time.Second, Missing: []string{"a", "b"}}, Timeout, "waited 5000 ms: a; b", true},
+		{&driver.EvalError{Message: "TypeError: x is not a function"}, EvalError, "TypeError: x is not a function", false},
 	}
 	for _, tt := range tests {
 		got := AsError(tt.err)

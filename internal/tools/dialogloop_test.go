@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // dialogLoopPages: a page that opens confirm dialogs without end, from
@@ -68,7 +68,7 @@ func TestDialogLoopNeverWedges(t *testing.T) {
 		}
 		data, err := call(t, h, "click", `{"selector":"button"}`)
 		if err == nil {
-			if d, _ := jsonPath(data, "changes.dialog.handled").(string); d != browser.DialogOpen {
+			if d, _ := jsonPath(data, "changes.dialog.handled").(string); d != driver.DialogOpen {
 				t.Errorf("click result = %v, want an open dialog reported", data)
 			}
 		} else {
@@ -85,7 +85,7 @@ func TestDialogLoopNeverWedges(t *testing.T) {
 		}
 	})
 
-	for _, policy := range []browser.DialogPolicy{browser.DialogsAccept, browser.DialogsDismiss} {
+	for _, policy := range []driver.DialogPolicy{driver.DialogsAccept, driver.DialogsDismiss} {
 		t.Run(string(policy), func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, nil).with(func(env *Env) { env.DialogPolicy = policy })

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -26,7 +27,9 @@ func MarkdownTable(tools []Tool) string {
 		if !Supports(BackendFirefox, t.Name) {
 			var lacked []string
 			for _, c := range Needs(t.Name) {
-				lacked = append(lacked, "`"+string(c)+"`")
+				if slices.Contains(Lacks(BackendFirefox), c) {
+					lacked = append(lacked, "`"+string(c)+"`")
+				}
 			}
 			ff = "no: needs " + strings.Join(lacked, ", ")
 		}

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
-// doorOnly are the calls that only the registry's door (tab.go) and the
+// doorOnly are the calls that only the registry's door (door.go) and the
 // changes section it builds (changes.go) may make: reaching a tab, taking
 // its turn, the crash and dialog checks, and noting or reporting changes.
 var doorOnly = map[string]bool{
@@ -37,7 +37,7 @@ func TestNoHandlerSkipsTheDoor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") || name == "tab.go" || name == "changes.go" || name == "registry.go" {
+		if strings.HasSuffix(name, "_test.go") || name == "door.go" || name == "changes.go" || name == "registry.go" {
 			continue
 		}
 		src, err := os.ReadFile(name)
@@ -61,52 +61,85 @@ func TestNoHandlerSkipsTheDoor(t *testing.T) {
 				fn = f.Name
 			}
 			if doorOnly[fn] {
-				t.Errorf("%s calls %s: that is the door's work (tab.go), driven by the tool's declaration", name, fn)
+				t.Errorf("%s calls %s: that is the door's work (door.go), driven by the tool's declaration", name, fn)
 			}
 			return true
 		})
 	}
 }
 
-func TestWithChanges(t *testing.T) {
+// TestPutChanges checks that the door fills the changes section of the
+// data types that hold one (see changesHolder), and refuses any other.
+func TestPutChanges(t *testing.T) {
 	t.Parallel()
 	c := &Changes{URL: "u"}
 	type withField struct {
-		A       int      `json:"a"`
-		Changes *Changes `json:"changes"`
+		A int `json:"a"`
+		changed
 	}
 	type withEmbedded struct {
-		*browser.NavResult
-		Changes *Changes `json:"changes,omitempty"`
+		*driver.NavResult
+		changedIfAny
+	}
+	type plainField struct {
+		Changes *Changes `json:"changes"`
 	}
 	tests := []struct {
 		name string
 		data any
 		want string // the data as JSON, or "error"
 	}{
-		{"map", map[string]any{"key": "k"}, `{"changes":{"url":"u"},"key":"k"}`},
-		{"struct", withField{A: 1}, `{"a":1,"changes":{"url":"u"}}`},
+		{"map", changesMap{"key": "k"}, `{"changes":{"url":"u"},"key":"k"}`},
 		{"pointer", &withField{A: 2}, `{"a":2,"changes":{"url":"u"}}`},
-		{"embedded", withEmbedded{NavResult: &browser.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
-		{"no field", struct{ A int }{1}, "error"},
+		{"embedded", &withEmbedded{NavResult: &driver.NavResult{URL: "x"}}, `{"url":"x","title":"","changes":{"url":"u"}}`},
+		{"not a pointer", withField{A: 1}, "error"},
+		{"plain map", map[string]any{"key": "k"}, "error"},
+		{"a field of its own", &plainField{}, "error"},
 		{"nil", nil, "error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := withChanges(tt.data, c)
+			err := putChanges(tt.data, c)
 			if tt.want == "error" {
 				if err == nil {
-					t.Errorf("withChanges(%T) = %v, want an error", tt.data, got)
+					t.Errorf("putChanges(%T) = nil, want an error", tt.data)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := mustJSON(t, got); s != tt.want {
-				t.Errorf("withChanges(%T) = %s, want %s", tt.data, s, tt.want)
+			if s := mustJSON(t, tt.data); s != tt.want {
+				t.Errorf("putChanges(%T): data %s, want %s", tt.data, s, tt.want)
 			}
 		})
+	}
+}
+
+// TestChangesLeftOut checks how each kind of section shows changes that
+// could not be read: changed as null, changedIfAny and changesMap not at
+// all, as the tools' results always did.
+func TestChangesLeftOut(t *testing.T) {
+	t.Parallel()
+	type always struct {
+		A int `json:"a"`
+		changed
+	}
+	type ifAny struct {
+		A int `json:"a"`
+		changedIfAny
+	}
+	for _, tt := range []struct {
+		data any
+		want string
+	}{
+		{&always{A: 1}, `{"a":1,"changes":null}`},
+		{&ifAny{A: 1}, `{"a":1}`},
+		{changesMap{"a": 1}, `{"a":1}`},
+	} {
+		if s := mustJSON(t, tt.data); s != tt.want {
+			t.Errorf("%T without changes = %s, want %s", tt.data, s, tt.want)
+		}
 	}
 }
 
@@ -121,12 +154,12 @@ func TestAsErrorFollowsTheWrapping(t *testing.T) {
 		message string
 	}{
 		{"a disconnect caused by a crash is a crash",
-			&cdp.DisconnectedError{Method: "m", Cause: &browser.CrashedError{}}, BrowserCrashed, "the browser crashed during the call"},
+			&cdp.DisconnectedError{Method: "m", Cause: &driver.CrashedError{}}, BrowserCrashed, "the browser crashed during the call"},
 		{"a disconnect alone", &cdp.DisconnectedError{Method: "m"}, BrowserCrashed, "the browser went away during the call"},
-		{"a renderer crash failing a pending call", fmt.Errorf("x: %w", browser.ErrTargetCrashed), TargetCrashed, "the tab's renderer crashed"},
+		{"a renderer crash failing a pending call", fmt.Errorf("x: %w", driver.ErrTargetCrashed), TargetCrashed, "the tab's renderer crashed"},
 		{"a step timeout around a deadline", &stepTimeout{Tool: "click", Step: "aiming", Err: context.DeadlineExceeded}, Timeout, "click timed out after 0s while aiming"},
-		{"an element error around its cause", fmt.Errorf("x: %w", &browser.ElementError{Ref: "e3", Err: browser.ErrRefStale}), RefStale, "e3 belongs to a page state that is gone"},
-		{"a sentinel an element error does not wrap falls through", browser.ErrRefStale, Internal, browser.ErrRefStale.Error()},
+		{"an element error around its cause", fmt.Errorf("x: %w", &driver.ElementError{Ref: "e3", Err: driver.ErrRefStale}), RefStale, "e3 belongs to a page state that is gone"},
+		{"a sentinel an element error does not wrap falls through", driver.ErrRefStale, Internal, driver.ErrRefStale.Error()},
 		{"a deadline in a cancelled call", errors.Join(context.Canceled, context.DeadlineExceeded), Timeout, errors.Join(context.Canceled, context.DeadlineExceeded).Error()},
 	}
 	for _, tt := range tests {

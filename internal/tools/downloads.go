@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type listDownloadsArgs struct{}
@@ -21,15 +21,19 @@ func downloadTools() []Tool {
 }
 
 func listDownloads(ctx context.Context, env *Env, _ listDownloadsArgs) (*Result, error) {
-	b, err := env.Browsers.Browser(ctx)
+	d, err := env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list := b.Downloads(env.Scope)
+	dl, err := role[driver.DownloadLog](env, d, "listing downloads")
+	if err != nil {
+		return nil, err
+	}
+	list := dl.Downloads(env.Scope)
 	if list == nil {
-		list = []browser.Download{}
+		list = []driver.Download{}
 	}
 	return &Result{Data: struct {
-		Downloads []browser.Download `json:"downloads"`
+		Downloads []driver.Download `json:"downloads"`
 	}{list}}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -82,7 +83,7 @@ func downloadingEnv(t *testing.T, o browser.Options) *Env {
 	}
 	t.Cleanup(func() { artifacts.Close() })
 	o.ExecPath, o.Logger, o.DownloadDir = browsertest.ExecPath(t), log, filepath.Join(artifacts.Dir(), "downloads")
-	browsers := browser.NewManager(&o)
+	browsers := driver.NewManager(browser.NewManager(&o).Backend(), nil)
 	t.Cleanup(func() {
 		if err := browsers.Close(); err != nil {
 			t.Errorf("closing the browser: %v", err)

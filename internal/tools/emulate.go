@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -21,7 +21,7 @@ type resizeArgs struct {
 	Mobile            *bool   `json:"mobile,omitempty" jsonschema:"mobile layout and touch (default off, or the preset's)"`
 	actionArgs
 
-	viewport *browser.Viewport // by check; nil to reset
+	viewport *driver.Viewport // by check; nil to reset
 }
 
 type geoArgs struct {
@@ -48,8 +48,8 @@ type emulateArgs struct {
 	ExtraHeaders  map[string]string `json:"extraHeaders,omitempty" jsonschema:"headers added to every request of the tab, replacing earlier ones; {} removes them"`
 	Target        string            `json:"target,omitempty"`
 
-	geoGiven bool                    // geolocation was in the arguments, possibly as null
-	change   browser.EmulationChange // by check
+	geoGiven bool                   // geolocation was in the arguments, possibly as null
+	change   driver.EmulationChange // by check
 }
 
 // UnmarshalJSON decodes the arguments strictly and notes whether
@@ -76,23 +76,22 @@ func emulateTools() []Tool {
 			Description: "Set the tab's viewport (width and height, or a preset) or reset it; it lasts across navigations. " +
 				"Returns what was asked, what the page measures and a warning when they differ.",
 			Idempotent: true,
-			Tab:        true, Dialog: DialogPasses, Changes: ReportChanges,
+			Dialog:     DialogPasses, Changes: ReportChanges,
 		}, resizePage),
 		defineOn(Tool{
 			Name: "emulate",
 			Description: "Emulate a user agent, color scheme, reduced motion, CPU or network throttling, a geolocation " +
 				"or extra request headers in a tab; each is optional and lasts until changed. Returns all that is in effect.",
 			Idempotent: true,
-			Tab:        true,
 		}, emulate),
 	}
 }
 
 type resizeResult struct {
-	Asked    *browser.Viewport       `json:"asked,omitempty"` // nil after a reset
-	Measured browser.ViewportMetrics `json:"measured"`
-	Warning  string                  `json:"warning,omitempty"`
-	Changes  *Changes                `json:"changes,omitempty"`
+	Asked    *driver.Viewport       `json:"asked,omitempty"` // nil after a reset
+	Measured driver.ViewportMetrics `json:"measured"`
+	Warning  string                 `json:"warning,omitempty"`
+	changedIfAny
 }
 
 // Bounds of resize_page: a viewport side under minViewportSide leaves no
@@ -129,9 +128,9 @@ func (in *resizeArgs) check(context.Context, *Env) error {
 			return errorf(InvalidArgs, false, fmt.Sprintf("give at least %dx%d; for a small device use preset mobile", minViewportSide, minViewportSide),
 				"%dx%d is under the %dx%d floor of a viewport", in.Width, in.Height, minViewportSide, minViewportSide)
 		}
-		in.viewport = &browser.Viewport{Width: in.Width, Height: in.Height, DeviceScaleFactor: 1}
+		in.viewport = &driver.Viewport{Width: in.Width, Height: in.Height, DeviceScaleFactor: 1}
 	case in.Preset != "":
-		p, ok := browser.ViewportPreset(in.Preset)
+		p, ok := driver.ViewportPreset(in.Preset)
 		if !ok {
 			return errorf(InvalidArgs, false, "preset is mobile, tablet or desktop", "unknown preset %q", in.Preset)
 		}
@@ -148,18 +147,22 @@ func (in *resizeArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func resizePage(ctx context.Context, _ *Env, d *door, in resizeArgs) (*Result, error) {
-	v := in.viewport
-	m, err := d.tab.SetViewport(ctx, v)
+func resizePage(ctx context.Context, env *Env, d *door, in resizeArgs) (*Result, error) {
+	em, err := role[driver.Emulator](env, d.tab, "resize_page")
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: resizeResult{Asked: v, Measured: m, Warning: viewportWarning(v, m)}}, nil
+	v := in.viewport
+	m, err := em.SetViewport(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Data: &resizeResult{Asked: v, Measured: m, Warning: viewportWarning(v, m)}}, nil
 }
 
 // viewportWarning says how what the page measures differs from what was
 // asked, and why when that is known; "" when it does not.
-func viewportWarning(asked *browser.Viewport, m browser.ViewportMetrics) string {
+func viewportWarning(asked *driver.Viewport, m driver.ViewportMetrics) string {
 	var w []string
 	if asked != nil {
 		if m.InnerWidth != asked.Width {
@@ -186,7 +189,7 @@ func viewportWarning(asked *browser.Viewport, m browser.ViewportMetrics) string 
 const defaultAccuracy = 10
 
 func (in *emulateArgs) check(context.Context, *Env) error {
-	c := browser.EmulationChange{UserAgent: in.UserAgent, ExtraHeaders: in.ExtraHeaders}
+	c := driver.EmulationChange{UserAgent: in.UserAgent, ExtraHeaders: in.ExtraHeaders}
 	if in.ColorScheme != "" {
 		c.ColorScheme = &in.ColorScheme
 	}
@@ -206,14 +209,14 @@ func (in *emulateArgs) check(context.Context, *Env) error {
 		c.Network = &in.Network
 	}
 	if n := in.CustomNetwork; n != nil {
-		c.NetworkCustom = &browser.NetworkConditions{LatencyMS: n.LatencyMS, DownloadKbps: n.DownloadKbps, UploadKbps: n.UploadKbps}
+		c.NetworkCustom = &driver.NetworkConditions{LatencyMS: n.LatencyMS, DownloadKbps: n.DownloadKbps, UploadKbps: n.UploadKbps}
 	}
 	if g := in.Geolocation; g != nil {
 		acc := g.Accuracy
 		if acc == 0 {
 			acc = defaultAccuracy
 		}
-		c.Geolocation = &browser.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: acc}
+		c.Geolocation = &driver.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: acc}
 	} else if in.geoGiven {
 		c.ClearGeolocation = true
 	}
@@ -224,8 +227,12 @@ func (in *emulateArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func emulate(ctx context.Context, _ *Env, d *door, in emulateArgs) (*Result, error) {
-	e, err := d.tab.Emulate(ctx, in.change)
+func emulate(ctx context.Context, env *Env, d *door, in emulateArgs) (*Result, error) {
+	em, err := role[driver.Emulator](env, d.tab, "emulate")
+	if err != nil {
+		return nil, err
+	}
+	e, err := em.Emulate(ctx, in.change)
 	if err != nil {
 		return nil, err
 	}

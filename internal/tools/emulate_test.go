@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestEmulateToolsRejectArgs checks the argument errors caught before any
@@ -90,24 +90,24 @@ func TestEmulateArgsGeolocation(t *testing.T) {
 }
 
 func TestViewportWarning(t *testing.T) {
-	mobile, _ := browser.ViewportPreset("mobile")
-	desktop, _ := browser.ViewportPreset("desktop")
+	mobile, _ := driver.ViewportPreset("mobile")
+	desktop, _ := driver.ViewportPreset("desktop")
 	tests := []struct {
 		name    string
-		asked   *browser.Viewport
-		m       browser.ViewportMetrics
+		asked   *driver.Viewport
+		m       driver.ViewportMetrics
 		mention []string // "" when there should be no warning
 	}{
-		{"as asked", &mobile, browser.ViewportMetrics{InnerWidth: 390, InnerHeight: 844, DevicePixelRatio: 3, ScrollWidth: 390}, nil},
-		{"no viewport meta", &mobile, browser.ViewportMetrics{InnerWidth: 980, InnerHeight: 2120, DevicePixelRatio: 3, ScrollWidth: 980},
+		{"as asked", &mobile, driver.ViewportMetrics{InnerWidth: 390, InnerHeight: 844, DevicePixelRatio: 3, ScrollWidth: 390}, nil},
+		{"no viewport meta", &mobile, driver.ViewportMetrics{InnerWidth: 980, InnerHeight: 2120, DevicePixelRatio: 3, ScrollWidth: 980},
 			[]string{"980 px wide, not 390", "meta name=viewport", "innerHeight is 2120"}},
-		{"wide content", &desktop, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 800, DevicePixelRatio: 1, ScrollWidth: 1600},
+		{"wide content", &desktop, driver.ViewportMetrics{InnerWidth: 1280, InnerHeight: 800, DevicePixelRatio: 1, ScrollWidth: 1600},
 			[]string{"1600 px wide", "scrolls sideways"}},
-		{"zoomed", &desktop, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 800, DevicePixelRatio: 1.25, ScrollWidth: 1280},
+		{"zoomed", &desktop, driver.ViewportMetrics{InnerWidth: 1280, InnerHeight: 800, DevicePixelRatio: 1.25, ScrollWidth: 1280},
 			[]string{"devicePixelRatio is 1.25, not 1"}},
-		{"reset, wide content", nil, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 720, DevicePixelRatio: 1, ScrollWidth: 1300},
+		{"reset, wide content", nil, driver.ViewportMetrics{InnerWidth: 1280, InnerHeight: 720, DevicePixelRatio: 1, ScrollWidth: 1300},
 			[]string{"scrolls sideways"}},
-		{"reset", nil, browser.ViewportMetrics{InnerWidth: 1280, InnerHeight: 720, DevicePixelRatio: 1, ScrollWidth: 1280}, nil},
+		{"reset", nil, driver.ViewportMetrics{InnerWidth: 1280, InnerHeight: 720, DevicePixelRatio: 1, ScrollWidth: 1280}, nil},
 	}
 	for _, tt := range tests {
 		got := viewportWarning(tt.asked, tt.m)

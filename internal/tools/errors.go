@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -180,9 +180,9 @@ func sentinel(s error, rule errorRule) {
 
 // onElement applies rule to the element error around err; it declines
 // without one.
-func onElement(rule func(ee *browser.ElementError) *Error) errorRule {
+func onElement(rule func(ee *driver.ElementError) *Error) errorRule {
 	return func(err, _ error) *Error {
-		var ee *browser.ElementError
+		var ee *driver.ElementError
 		if !errors.As(err, &ee) {
 			return nil
 		}
@@ -194,7 +194,7 @@ func onElement(rule func(ee *browser.ElementError) *Error) errorRule {
 // connection, which tell more than the timeout, cancellation or
 // disconnect around them.
 func deeperCause(err error, except error) bool {
-	for _, s := range []error{browser.ErrTargetCrashed, browser.ErrBrowserCrashed, browser.ErrDisconnected, browser.ErrSessionClosed} {
+	for _, s := range []error{driver.ErrTargetCrashed, driver.ErrBrowserCrashed, driver.ErrDisconnected, driver.ErrSessionClosed} {
 		if s != except && errors.Is(err, s) {
 			return true
 		}
@@ -213,39 +213,39 @@ const hungHint = "if every call on this tab times out, its page is hung (a scrip
 const tabRetryHint = retryHint + "; " + hungHint
 
 func init() {
-	typed(func(_ error, e *browser.ScreenshotTooLargeError) *Error {
+	typed(func(_ error, e *driver.ScreenshotTooLargeError) *Error {
 		return &Error{Code: ScreenshotTooLarge, Message: fmt.Sprintf("even downscaled the screenshot is %d bytes, over the %d-byte limit", e.Bytes, e.Limit),
 			Hint: "capture an element (uid or selector) or the viewport instead of the full page, use format jpeg or webp, or raise CDPKIT_MAX_IMAGE_BYTES"}
 	})
-	typed(func(err error, ce *browser.CoveredError) *Error {
-		var ee *browser.ElementError
+	typed(func(err error, ce *driver.CoveredError) *Error {
+		var ee *driver.ElementError
 		if !errors.As(err, &ee) {
 			return nil
 		}
 		return &Error{Code: ElementNotClickable, Message: ee.What() + " " + ce.Reason(), Recoverable: true,
 			Hint: "dismiss what covers it first (its close button, or press Escape), or retry with force:true to click through the DOM"}
 	})
-	sentinel(browser.ErrElementDisabled, onElement(func(ee *browser.ElementError) *Error {
+	sentinel(driver.ErrElementDisabled, onElement(func(ee *driver.ElementError) *Error {
 		return &Error{Code: ElementNotClickable, Message: ee.What() + " is disabled", Recoverable: true,
 			Hint: "do what enables it first (such as filling required fields), or wait_for it to become enabled"}
 	}))
-	sentinel(browser.ErrElementOffscreen, onElement(func(ee *browser.ElementError) *Error {
+	sentinel(driver.ErrElementOffscreen, onElement(func(ee *driver.ElementError) *Error {
 		return &Error{Code: ElementHidden, Message: ee.What() + " is outside the viewport, where scrolling does not bring it", Recoverable: true,
 			Hint: "scroll its container (scroll with a direction), or retry with force:true to click through the DOM"}
 	}))
-	sentinel(browser.ErrElementNotVisible, onElement(func(ee *browser.ElementError) *Error {
+	sentinel(driver.ErrElementNotVisible, onElement(func(ee *driver.ElementError) *Error {
 		return &Error{Code: ElementHidden, Message: fmt.Sprintf("%s is not rendered or has no size", ee.What()), Recoverable: true,
 			Hint: "take a snapshot and pick a visible element"}
 	}))
-	sentinel(browser.ErrRefStale, onElement(func(ee *browser.ElementError) *Error {
+	sentinel(driver.ErrRefStale, onElement(func(ee *driver.ElementError) *Error {
 		return &Error{Code: RefStale, Message: fmt.Sprintf("%s belongs to a page state that is gone", ee.Ref), Recoverable: true,
 			Hint: "take a new snapshot and use its refs"}
 	}))
-	sentinel(browser.ErrRefNotFound, onElement(func(ee *browser.ElementError) *Error {
+	sentinel(driver.ErrRefNotFound, onElement(func(ee *driver.ElementError) *Error {
 		return &Error{Code: RefNotFound, Message: fmt.Sprintf("%s was never issued in this tab", ee.Ref), Recoverable: true,
 			Hint: "use a ref from this tab's latest snapshot"}
 	}))
-	sentinel(browser.ErrElementNotFound, onElement(func(ee *browser.ElementError) *Error {
+	sentinel(driver.ErrElementNotFound, onElement(func(ee *driver.ElementError) *Error {
 		return &Error{Code: ElementNotFound, Message: fmt.Sprintf("no element matches %s", ee.What()), Recoverable: true,
 			Hint: "check the selector, or take a snapshot and use a ref"}
 	}))
@@ -255,21 +255,21 @@ func init() {
 	typed(func(_ error, ioe *policy.IOError) *Error {
 		return &Error{Code: IOError, Message: ioe.Error(), Hint: ioHint(ioe)}
 	})
-	typed(func(_ error, nt *browser.NotTypeableError) *Error {
+	typed(func(_ error, nt *driver.NotTypeableError) *Error {
 		return &Error{Code: ElementNotTypeable, Message: nt.What() + " " + nt.Reason, Recoverable: true, Hint: notTypeableHint(nt)}
 	})
-	typed(func(_ error, oe *browser.OptionError) *Error {
+	typed(func(_ error, oe *driver.OptionError) *Error {
 		return &Error{Code: InvalidArgs, Message: fmt.Sprintf("no option %q in the select; options: %s", oe.Want, oe.List()), Recoverable: true,
 			Hint: "give an option's value or label as listed"}
 	})
 	typed(func(_ error, ke *input.KeyError) *Error {
 		return &Error{Code: KeyNotSupported, Message: fmt.Sprintf("key %q is not supported", ke.Key), Recoverable: true, Hint: keyHint}
 	})
-	typed(func(_ error, doe *browser.DialogOpenError) *Error {
+	typed(func(_ error, doe *driver.DialogOpenError) *Error {
 		return &Error{Code: DialogOpen, Message: dialogMessage(doe.Dialog), Recoverable: true,
 			Hint: "answer it with handle_dialog (action accept or dismiss)"}
 	})
-	sentinel(browser.ErrNoDialog, func(error, error) *Error {
+	sentinel(driver.ErrNoDialog, func(error, error) *Error {
 		return &Error{Code: NoDialog, Message: "no JavaScript dialog waits for an answer in this tab",
 			Hint: "alerts and beforeunload dialogs are answered automatically; a result's changes.dialog says so"}
 	})
@@ -280,18 +280,18 @@ func init() {
 		}
 		return &Error{Code: Timeout, Message: st.message(), Recoverable: true, Hint: hint}
 	})
-	typed(func(_ error, qf *browser.QueueFullError) *Error {
+	typed(func(_ error, qf *driver.QueueFullError) *Error {
 		return &Error{Code: BusyQueueFull, Message: fmt.Sprintf("%d calls already wait for this tab", qf.Limit), Recoverable: true,
 			Hint: "wait for the tab's calls to finish"}
 	})
-	typed(func(_ error, wte *browser.WaitTimeoutError) *Error {
+	typed(func(_ error, wte *driver.WaitTimeoutError) *Error {
 		return &Error{Code: Timeout, Message: waitTimeoutMessage(wte), Recoverable: true,
 			Hint: "raise timeout, or take a snapshot to see the page"}
 	})
-	typed(func(_ error, eve *browser.EvalError) *Error {
+	typed(func(_ error, eve *driver.EvalError) *Error {
 		return &Error{Code: EvalError, Message: eve.Message, Hint: "fix the function; it runs in the page, such as () => document.title"}
 	})
-	sentinel(browser.ErrInvalidArgument, func(err, _ error) *Error {
+	sentinel(driver.ErrInvalidArgument, func(err, _ error) *Error {
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "see the tool's input schema"}
 	})
 	typed(func(err error, ub *policy.URLError) *Error {
@@ -303,11 +303,11 @@ func init() {
 		}
 		return &Error{Code: URLBlocked, Message: ub.Error(), Hint: ub.Hint}
 	})
-	sentinel(browser.ErrNoDisplay, func(error, error) *Error {
+	sentinel(driver.ErrNoDisplay, func(error, error) *Error {
 		return &Error{Code: NoDisplay, Message: "--headed needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
 			Hint: "run headless (drop --headed), or give it a display: set DISPLAY, or run under xvfb-run -a"}
 	})
-	typed(func(_ error, pu *browser.ProfileInUseError) *Error {
+	typed(func(_ error, pu *driver.ProfileInUseError) *Error {
 		msg := "the user-data-dir " + pu.Dir + " is in use by another browser"
 		hint := "close that browser, or give another --user-data-dir"
 		switch {
@@ -319,7 +319,7 @@ func init() {
 		}
 		return &Error{Code: ProfileInUse, Message: msg, Recoverable: true, Hint: hint}
 	})
-	typed(func(_ error, be *browser.BusyError) *Error {
+	typed(func(_ error, be *driver.BusyError) *Error {
 		if be.Status == 0 {
 			msg := fmt.Sprintf("the Grid at %s had no browser free after cdpkit waited %s", be.Endpoint, be.Waited.Round(100*time.Millisecond))
 			if be.Slots > 0 {
@@ -334,50 +334,50 @@ func init() {
 		}
 		return &Error{Code: BrowserBusy, Message: fmt.Sprintf("the browser service answered %d: no browser free", be.Status), Recoverable: true, Hint: hint}
 	})
-	typed(func(_ error, nb *browser.NoBrowserError) *Error {
+	typed(func(_ error, nb *driver.NoBrowserError) *Error {
 		return &Error{Code: NoBrowser, Message: nb.Reason, Hint: cmp.Or(nb.Hint, "run `cdpkit doctor` to see what is wrong")}
 	})
-	typed(func(_ error, tnf *browser.TargetNotFoundError) *Error {
+	typed(func(_ error, tnf *driver.TargetNotFoundError) *Error {
 		return &Error{Code: TargetNotFound, Message: fmt.Sprintf("no tab matches %q (%d open)", tnf.Selector, tnf.Open),
 			Recoverable: true, Hint: "call list_pages to see the open tabs, or new_page to open one"}
 	})
-	sentinel(browser.ErrInvalidSelector, func(err, _ error) *Error {
+	sentinel(driver.ErrInvalidSelector, func(err, _ error) *Error {
 		return &Error{Code: InvalidArgs, Message: err.Error(), Hint: "target is active, a pageId (N or pageId:N), index:N, url:SUBSTR, title:SUBSTR or a tab id"}
 	})
-	typed(func(_ error, he *browser.HistoryEndError) *Error {
+	typed(func(_ error, he *driver.HistoryEndError) *Error {
 		if he.Forward {
 			return &Error{Code: NavigationFailed, Message: "the tab is at the end of its history: there is no page to go forward to", Hint: "navigate with a url"}
 		}
 		return &Error{Code: NavigationFailed, Message: "the tab is at the start of its history: there is no page to go back to", Hint: "navigate with a url"}
 	})
-	typed(func(_ error, ne *browser.NavigationError) *Error {
+	typed(func(_ error, ne *driver.NavigationError) *Error {
 		return &Error{Code: NavigationFailed, Message: fmt.Sprintf("could not load %s: %s", ne.URL, ne.Text), Recoverable: true,
 			Hint: "check the URL and that the server is up"}
 	})
-	sentinel(browser.ErrDialogLoop, func(error, error) *Error {
+	sentinel(driver.ErrDialogLoop, func(error, error) *Error {
 		return &Error{Code: TargetCrashed, Message: "the page opens JavaScript dialogs in a loop, so cdpkit stopped its renderer", Recoverable: true,
 			Hint: "navigate_page to another url recovers the tab; this page loops again when loaded"}
 	})
-	sentinel(browser.ErrTargetCrashed, func(error, error) *Error {
+	sentinel(driver.ErrTargetCrashed, func(error, error) *Error {
 		return &Error{Code: TargetCrashed, Message: "the tab's renderer crashed", Recoverable: true,
 			Hint: "navigate_page (a url, or type reload) recovers the tab"}
 	})
-	sentinel(browser.ErrBrowserCrashed, func(err, _ error) *Error {
-		if errors.Is(err, browser.ErrTargetCrashed) {
+	sentinel(driver.ErrBrowserCrashed, func(err, _ error) *Error {
+		if errors.Is(err, driver.ErrTargetCrashed) {
 			return nil
 		}
 		return &Error{Code: BrowserCrashed, Message: "the browser crashed during the call", Recoverable: true,
 			Hint: "the next call relaunches it"}
 	})
-	sentinel(browser.ErrDisconnected, func(err, _ error) *Error {
-		if deeperCause(err, browser.ErrDisconnected) {
+	sentinel(driver.ErrDisconnected, func(err, _ error) *Error {
+		if deeperCause(err, driver.ErrDisconnected) {
 			return nil
 		}
 		return &Error{Code: BrowserCrashed, Message: "the browser went away during the call", Recoverable: true,
 			Hint: "retry: the next call starts or reconnects the browser"}
 	})
-	sentinel(browser.ErrSessionClosed, func(err, _ error) *Error {
-		if deeperCause(err, browser.ErrSessionClosed) {
+	sentinel(driver.ErrSessionClosed, func(err, _ error) *Error {
+		if deeperCause(err, driver.ErrSessionClosed) {
 			return nil
 		}
 		return &Error{Code: TargetClosed, Message: "the tab closed during the call", Recoverable: true, Hint: "call list_pages"}
@@ -388,41 +388,41 @@ func init() {
 		}
 		return &Error{Code: Timeout, Message: err.Error(), Recoverable: true, Hint: retryHint}
 	}
-	sentinel(browser.ErrTimeout, timeout)
+	sentinel(driver.ErrTimeout, timeout)
 	sentinel(context.DeadlineExceeded, timeout)
 	sentinel(context.Canceled, func(err, _ error) *Error {
-		if deeperCause(err, nil) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, browser.ErrTimeout) {
+		if deeperCause(err, nil) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, driver.ErrTimeout) {
 			return nil
 		}
 		return &Error{Code: Cancelled, Message: "the call was cancelled", Recoverable: true}
 	})
-	sentinel(browser.ErrScopeClosed, func(error, error) *Error {
+	sentinel(driver.ErrScopeClosed, func(error, error) *Error {
 		return &Error{Code: SessionClosed, Message: "this MCP session ended and its tabs were closed", Hint: "start a new session"}
 	})
-	sentinel(browser.ErrClosed, func(error, error) *Error {
+	sentinel(driver.ErrClosed, func(error, error) *Error {
 		return &Error{Code: SessionClosed, Message: "the server is shutting down"}
 	})
-	typed(func(_ error, tl *browser.TabLimitError) *Error {
+	typed(func(_ error, tl *driver.TabLimitError) *Error {
 		return &Error{Code: LimitReached, Message: fmt.Sprintf("this session has %d tabs open, the most --max-tabs-per-session allows", tl.Max),
 			Recoverable: true, Hint: "close a tab with close_page (list_pages shows them), or raise cdpkit serve's --max-tabs-per-session"}
 	})
 }
 
 // refusalHints are ELEMENT_NOT_TYPEABLE's hints: what to do instead.
-var refusalHints = map[browser.Refusal]string{
-	browser.RefusedDisabled:     "wait until the page enables it (wait_for), or do what enables it first",
-	browser.RefusedReadOnly:     "the page does not let it be edited; pick another field",
-	browser.RefusedFileInput:    "use upload_file",
-	browser.RefusedNotField:     "fill takes inputs, textareas, selects, checkboxes, radios and contenteditable elements; take a snapshot and pick one",
-	browser.RefusedRadioUncheck: "check another radio button of its group",
-	browser.RefusedUndone:       "take a snapshot to see what the page expects",
-	browser.RefusedNotFileInput: `upload_file takes an <input type="file">; take a snapshot and pick one`,
-	browser.RefusedUnfocusable:  "pick an input or another focusable element, or omit uid to type into whatever has focus",
-	browser.RefusedNotSelect:    "use fill for text fields, or take a snapshot and pick a combobox or listbox",
+var refusalHints = map[driver.Refusal]string{
+	driver.RefusedDisabled:     "wait until the page enables it (wait_for), or do what enables it first",
+	driver.RefusedReadOnly:     "the page does not let it be edited; pick another field",
+	driver.RefusedFileInput:    "use upload_file",
+	driver.RefusedNotField:     "fill takes inputs, textareas, selects, checkboxes, radios and contenteditable elements; take a snapshot and pick one",
+	driver.RefusedRadioUncheck: "check another radio button of its group",
+	driver.RefusedUndone:       "take a snapshot to see what the page expects",
+	driver.RefusedNotFileInput: `upload_file takes an <input type="file">; take a snapshot and pick one`,
+	driver.RefusedUnfocusable:  "pick an input or another focusable element, or omit uid to type into whatever has focus",
+	driver.RefusedNotSelect:    "use fill for text fields, or take a snapshot and pick a combobox or listbox",
 }
 
 // notTypeableHint is ELEMENT_NOT_TYPEABLE's hint.
-func notTypeableHint(nt *browser.NotTypeableError) string { return refusalHints[nt.Why] }
+func notTypeableHint(nt *driver.NotTypeableError) string { return refusalHints[nt.Why] }
 
 // ioHint says what can fix a write the file system refused.
 func ioHint(e *policy.IOError) string {

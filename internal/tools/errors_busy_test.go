@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestBusyError checks that a remote browser service at capacity is the
@@ -18,8 +18,8 @@ func TestBusyError(t *testing.T) {
 		err      error
 		wantHint string
 	}{
-		{fmt.Errorf("attach: %w", &browser.BusyError{Endpoint: "wss://pool/?token=<redacted>", Status: 429, RetryAfter: 7 * time.Second}), "retry after 7s (Retry-After)"},
-		{&browser.BusyError{Endpoint: "http://grid:4444", Status: 503}, "retry later"},
+		{fmt.Errorf("attach: %w", &driver.BusyError{Endpoint: "wss://pool/?token=<redacted>", Status: 429, RetryAfter: 7 * time.Second}), "retry after 7s (Retry-After)"},
+		{&driver.BusyError{Endpoint: "http://grid:4444", Status: 503}, "retry later"},
 	} {
 		got := AsError(tc.err)
 		if got.Code != BrowserBusy || !got.Recoverable || !strings.Contains(got.Hint, tc.wantHint) {

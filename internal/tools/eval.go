@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type evalArgs struct {
@@ -18,7 +18,7 @@ type evalArgs struct {
 
 	IncludeSnapshot bool `json:"includeSnapshot,omitempty" jsonschema:"full snapshot, not changes"`
 
-	args []browser.EvalArg // by check
+	args []driver.EvalArg // by check
 }
 
 func evalTools() []Tool {
@@ -29,8 +29,8 @@ func evalTools() []Tool {
 				"undefined, NaN… shown readably; ~25k chars max, or savePath). Off unless cdpkit runs with --allow-eval.",
 			// A page in mid-navigation may not answer yet; the value
 			// matters more than the changes.
-			Tab: true, Changes: TryChanges,
-			Verbs: []Verb{{Name: "eval", Args: []string{"function:js"}, Summary: "run JavaScript in the page (daemon needs --allow-eval)", Rank: 8}},
+			Changes: TryChanges,
+			Verbs:   []Verb{{Name: "eval", Args: []string{"function:js"}, Summary: "run JavaScript in the page (daemon needs --allow-eval)", Rank: 8}},
 		}, evaluateScript),
 	}
 }
@@ -43,7 +43,7 @@ type evalData struct {
 	Note      string          `json:"note,omitempty"`
 	Path      string          `json:"path,omitempty"`
 	Bytes     int             `json:"bytes,omitempty"`
-	Changes   *Changes        `json:"changes,omitempty"`
+	changedIfAny
 }
 
 // refArg matches an argument that names an element by ref.
@@ -70,15 +70,15 @@ func (in *evalArgs) check(_ context.Context, env *Env) error {
 }
 
 func evaluateScript(ctx context.Context, env *Env, d *door, in evalArgs) (*Result, error) {
-	lim := browser.EvalInline
+	lim := driver.EvalInline
 	if in.SavePath != "" {
-		lim = browser.EvalFile
+		lim = driver.EvalFile
 	}
 	res, err := d.tab.Evaluate(ctx, in.Function, in.args, lim)
 	if err != nil {
 		return nil, err
 	}
-	data := evalData{Truncated: res.Truncated, Navigated: res.Navigated, URL: res.URL}
+	data := &evalData{Truncated: res.Truncated, Navigated: res.Navigated, URL: res.URL}
 	switch {
 	case res.Navigated:
 		data.Note = "the page navigated before the function returned, so there is no value"
@@ -101,13 +101,13 @@ func evaluateScript(ctx context.Context, env *Env, d *door, in evalArgs) (*Resul
 
 // evalArgList turns the tool's arguments into the browser's: refs to
 // elements, the rest JSON values.
-func evalArgList(in []any) ([]browser.EvalArg, error) {
-	out := make([]browser.EvalArg, 0, len(in))
+func evalArgList(in []any) ([]driver.EvalArg, error) {
+	out := make([]driver.EvalArg, 0, len(in))
 	for i, a := range in {
 		switch v := a.(type) {
 		case string:
 			if refArg.MatchString(v) {
-				out = append(out, browser.EvalArg{Ref: v})
+				out = append(out, driver.EvalArg{Ref: v})
 				continue
 			}
 		case map[string]any:
@@ -116,7 +116,7 @@ func evalArgList(in []any) ([]browser.EvalArg, error) {
 				if !ok || !refArg.MatchString(ref) {
 					return nil, errorf(InvalidArgs, false, "a uid is a snapshot ref such as e12", "args[%d].uid is not a ref", i)
 				}
-				out = append(out, browser.EvalArg{Ref: ref})
+				out = append(out, driver.EvalArg{Ref: ref})
 				continue
 			}
 		}
@@ -124,7 +124,7 @@ func evalArgList(in []any) ([]browser.EvalArg, error) {
 		if err != nil {
 			return nil, errorf(InvalidArgs, false, "pass JSON values", "args[%d]: %v", i, err)
 		}
-		out = append(out, browser.EvalArg{Value: raw})
+		out = append(out, driver.EvalArg{Value: raw})
 	}
 	return out, nil
 }

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestEvaluateScriptDisabled checks that evaluate_script is refused before
 // any browser work: the Manager never starts a browser.
 func TestEvaluateScriptDisabled(t *testing.T) {
-	browsers := browser.NewManager(&browser.Options{ExecPath: "/nonexistent/chromium"})
+	browsers := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: "/nonexistent/chromium"}).Backend(), nil)
 	defer browsers.Close()
 	env := testEnv()
 	env.Browsers = browsers
@@ -26,7 +27,7 @@ func TestEvaluateScriptDisabled(t *testing.T) {
 			t.Errorf("hint %q does not say how to enable it", te.Hint)
 		}
 	}
-	if b := browsers.Current(); b != nil {
+	if b := browser.ManagerOf(browsers.Backend()).Current(); b != nil {
 		t.Errorf("a browser was started (pid %d)", b.PID())
 	}
 }
@@ -40,7 +41,7 @@ func TestEvalArgList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []browser.EvalArg{{Ref: "e12"}, {Ref: "@e3"}, {Value: []byte(`"e"`)}, {Value: []byte(`"hello"`)}, {Value: []byte(`12.5`)},
+	want := []driver.EvalArg{{Ref: "e12"}, {Ref: "@e3"}, {Value: []byte(`"e"`)}, {Value: []byte(`"hello"`)}, {Value: []byte(`12.5`)},
 		{Value: []byte(`null`)}, {Value: []byte(`{"uid":"e1","x":2}`)}, {Value: []byte(`[1]`)}}
 	if len(got) != len(want) {
 		t.Fatalf("got %d args, want %d", len(got), len(want))
@@ -82,7 +83,7 @@ func TestEvaluateScript(t *testing.T) {
 
 	t.Run("element args by ref", func(t *testing.T) {
 		tab := h.tab(t, "")
-		snap, err := tab.Snapshot(t.Context(), browser.SnapshotOptions{})
+		snap, err := tab.Snapshot(t.Context(), driver.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -29,7 +29,6 @@ func findTools() []Tool {
 			Description: "Search the snapshot for text, a role or a name: matching lines with refs and their enclosing element.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true,
 		}, find),
 	}
 }
@@ -50,7 +49,7 @@ func (in *findArgs) check(context.Context, *Env) error {
 }
 
 func find(ctx context.Context, _ *Env, d *door, in findArgs) (*Result, error) {
-	res, err := d.tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshot.Options{Interactive: in.Interactive}})
+	res, err := d.tab.Snapshot(ctx, driver.SnapshotOptions{Options: snapshot.Options{Interactive: in.Interactive}})
 	if err != nil {
 		return nil, err
 	}

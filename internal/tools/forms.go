@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -78,36 +78,36 @@ func formTools() []Tool {
 		defineOn(Tool{
 			Name:        "fill",
 			Description: "Set a field's value as a user edit would: input, textarea, contenteditable, select, checkbox, radio. Element as in click.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "fill", Args: []string{"uid:ref", "value:text"}, Summary: "set a field's value", Rank: 4}},
 		}, fill),
 		defineOn(Tool{
 			Name:        "fill_form",
 			Description: "Fill several fields in order, as fill does; stops at the first that fails.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
+			Dialog:      DialogPasses, Changes: ReportChanges,
 		}, fillForm),
 		defineOn(Tool{
 			Name:        "type_text",
 			Description: "Type text as key events into the focused element or uid.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "type", Args: []string{"text"}, Summary: "type text into the focused element", Rank: 5}},
 		}, typeText),
 		defineOn(Tool{
 			Name:        "press_key",
 			Description: "Press a key or combo in the focused element or uid.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "press", Args: []string{"key"}, Summary: "press a key or combo such as Enter or Control+A", Rank: 6}},
 		}, pressKey),
 		defineOn(Tool{
 			Name:        "select_option",
 			Description: "Select options of a <select> by value or label, or pick one of a custom ARIA combobox/listbox by label (opens it, clicks, verifies). Returns the selected values.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges,
+			Dialog:      DialogPasses, Changes: ReportChanges,
 			Verbs: []Verb{{Name: "select", Args: []string{"uid:ref", "values:value"}, Summary: "select options of a <select> or combobox by value or label", Rank: 13}},
 		}, selectOption),
 		defineOn(Tool{
 			Name:        "upload_file",
 			Description: "Give local files (in the upload roots) to a file input.",
-			Tab:         true, Dialog: DialogPasses, Changes: ReportChanges, Core: true,
+			Dialog:      DialogPasses, Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "upload", Args: []string{"uid:ref", "paths:path"}, Summary: "give files to a file input (paths are the caller's)", Rank: 14}},
 		}, uploadFile),
 	}
@@ -122,8 +122,8 @@ func needElement(uid, selector string) error {
 }
 
 type fillResult struct {
-	*browser.FillResult
-	Changes *Changes `json:"changes"`
+	*driver.FillResult
+	changed
 }
 
 func (in *fillArgs) check(context.Context, *Env) error { return in.checkTarget() }
@@ -137,13 +137,13 @@ func fill(ctx context.Context, _ *Env, d *door, in fillArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: fillResult{FillResult: res}}, nil
+	return &Result{Data: &fillResult{FillResult: res}}, nil
 }
 
 type filledField struct {
 	UID      string `json:"uid,omitempty"`
 	Selector string `json:"selector,omitempty"`
-	*browser.FillResult
+	*driver.FillResult
 }
 
 func (in *fillFormArgs) check(context.Context, *Env) error {
@@ -167,7 +167,7 @@ func fillForm(ctx context.Context, _ *Env, d *door, in fillFormArgs) (*Result, e
 	filled := make([]filledField, 0, len(in.Elements))
 	for i, f := range in.Elements {
 		fctx, err := f.prepare(ctx, d.tab)
-		var res *browser.FillResult
+		var res *driver.FillResult
 		if err == nil {
 			res, err = d.tab.Fill(fctx, f.UID, f.Selector, f.Value)
 		}
@@ -182,7 +182,7 @@ func fillForm(ctx context.Context, _ *Env, d *door, in fillFormArgs) (*Result, e
 		}
 		filled = append(filled, filledField{UID: f.UID, Selector: f.Selector, FillResult: res})
 	}
-	return &Result{Data: map[string]any{"filled": filled}}, nil
+	return &Result{Data: changesMap{"filled": filled}}, nil
 }
 
 // fieldName names a field for a message: its uid, or its quoted selector.
@@ -213,7 +213,7 @@ func typeText(ctx context.Context, _ *Env, d *door, in typeTextArgs) (*Result, e
 	if err := d.tab.TypeText(ctx, in.UID, in.Selector, in.Text); err != nil {
 		return nil, err
 	}
-	data := map[string]any{"typed": utf8.RuneCountInString(in.Text)}
+	data := changesMap{"typed": utf8.RuneCountInString(in.Text)}
 	if in.SubmitKey != "" {
 		if err := d.tab.PressKey(ctx, "", "", in.SubmitKey); err != nil {
 			return nil, err
@@ -243,7 +243,7 @@ func pressKey(ctx context.Context, _ *Env, d *door, in pressKeyArgs) (*Result, e
 			return nil, err
 		}
 	}
-	data := map[string]any{"key": in.Key}
+	data := changesMap{"key": in.Key}
 	if n > 1 {
 		data["repeat"] = n
 	}
@@ -265,7 +265,7 @@ func selectOption(ctx context.Context, _ *Env, d *door, in selectOptionArgs) (*R
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: map[string]any{"selected": sel}}, nil
+	return &Result{Data: changesMap{"selected": sel}}, nil
 }
 
 func (in *uploadFileArgs) check(ctx context.Context, env *Env) error {
@@ -300,11 +300,15 @@ func (in *uploadFileArgs) check(ctx context.Context, env *Env) error {
 	return oneElement(in.UID, in.Selector)
 }
 
-func uploadFile(ctx context.Context, _ *Env, d *door, in uploadFileArgs) (*Result, error) {
-	if err := d.tab.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
+func uploadFile(ctx context.Context, env *Env, d *door, in uploadFileArgs) (*Result, error) {
+	up, err := role[driver.Uploader](env, d.tab, "upload_file")
+	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: map[string]any{"files": in.names}}, nil
+	if err := up.SetFiles(ctx, in.UID, in.Selector, in.files); err != nil {
+		return nil, err
+	}
+	return &Result{Data: changesMap{"files": in.names}}, nil
 }
 
 // uploadRoots returns the directories upload_file may read: the artifact

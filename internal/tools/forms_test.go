@@ -16,6 +16,7 @@ import (
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/policy"
@@ -63,9 +64,9 @@ func TestAsErrorForms(t *testing.T) {
 		code    Code
 		message string
 	}{
-		{fmt.Errorf("x: %w", &browser.NotTypeableError{Ref: "e4", Reason: "is read-only", Why: browser.RefusedReadOnly}), ElementNotTypeable, "e4 is read-only"},
-		{&browser.NotTypeableError{Reason: "is disabled", Why: browser.RefusedDisabled}, ElementNotTypeable, "the element is disabled"},
-		{&browser.OptionError{Want: "Mars", Options: []browser.Option{{Value: "e", Label: "Earth"}}, Total: 1}, InvalidArgs, `no option "Mars" in the select; options: "Earth" (e)`},
+		{fmt.Errorf("x: %w", &driver.NotTypeableError{Ref: "e4", Reason: "is read-only", Why: driver.RefusedReadOnly}), ElementNotTypeable, "e4 is read-only"},
+		{&driver.NotTypeableError{Reason: "is disabled", Why: driver.RefusedDisabled}, ElementNotTypeable, "the element is disabled"},
+		{&driver.OptionError{Want: "Mars", Options: []driver.Option{{Value: "e", Label: "Earth"}}, Total: 1}, InvalidArgs, `no option "Mars" in the select; options: "Earth" (e)`},
 		{fmt.Errorf("x: %w", &input.KeyError{Key: "Hyper"}), KeyNotSupported, `key "Hyper" is not supported`},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -27,7 +28,7 @@ const toolTimeout = 60 * time.Second
 // can look for secrets in everything the browser layer logged.
 var shared struct {
 	once sync.Once
-	m    *browser.Manager
+	m    *driver.Manager
 	logs *logBuffer
 }
 
@@ -41,13 +42,13 @@ func TestMain(m *testing.M) {
 }
 
 // sharedManager returns the package's browser Manager.
-func sharedManager(t *testing.T) *browser.Manager {
+func sharedManager(t *testing.T) *driver.Manager {
 	t.Helper()
 	exe := browsertest.ExecPath(t)
 	shared.once.Do(func() {
 		shared.logs = &logBuffer{}
 		log := slog.New(slog.NewTextHandler(shared.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		shared.m = browser.NewManager(&browser.Options{ExecPath: exe, Logger: log, URLPolicy: backendsPolicy()})
+		shared.m = driver.NewManager(browser.NewManager(&browser.Options{ExecPath: exe, Logger: log, URLPolicy: backendsPolicy()}).Backend(), nil)
 	})
 	return shared.m
 }
@@ -59,8 +60,8 @@ func sharedManager(t *testing.T) *browser.Manager {
 // renderer processes); see harnessOptions for a browser of its own.
 type harness struct {
 	env   *Env
-	scope *browser.Scope // nil with a browser of the test's own
-	logs  *logBuffer     // env.Log's output, at debug level
+	scope *driver.Scope // nil with a browser of the test's own
+	logs  *logBuffer    // env.Log's output, at debug level
 	// checkChanges makes call fail the test when a result has no changes
 	// section (every action reports one).
 	checkChanges bool
@@ -93,7 +94,7 @@ func newHarness(t *testing.T, o *harnessOptions) *harness {
 		if bo.Logger == nil {
 			bo.Logger = log
 		}
-		h.env.Browsers = browser.NewManager(&bo)
+		h.env.Browsers = driver.NewManager(browser.NewManager(&bo).Backend(), nil)
 		t.Cleanup(func() {
 			if err := h.env.Browsers.Close(); err != nil {
 				t.Errorf("closing the browser: %v", err)
@@ -102,10 +103,10 @@ func newHarness(t *testing.T, o *harnessOptions) *harness {
 		return h
 	}
 	h.env.Browsers = sharedManager(t)
-	h.scope = browser.NewScope(&browser.ScopeOptions{Isolate: true})
+	h.scope = driver.NewScope(&driver.ScopeOptions{Isolate: true})
 	h.env.Scope = h.scope
 	t.Cleanup(func() {
-		if b := h.env.Browsers.Current(); b != nil {
+		if b := browser.ManagerOf(h.env.Browsers.Backend()).Current(); b != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			b.CloseScope(ctx, h.scope)
@@ -223,7 +224,7 @@ func (h *harness) callCtx(ctx context.Context, name, args string) (map[string]an
 // browser returns the harness's browser, starting it if needed.
 func (h *harness) browser(t *testing.T) *browser.Browser {
 	t.Helper()
-	b, err := h.env.Browsers.Browser(t.Context())
+	b, err := browser.ManagerOf(h.env.Browsers.Backend()).Browser(t.Context())
 	if err != nil {
 		t.Fatalf("starting the browser: %v", err)
 	}

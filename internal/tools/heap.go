@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/heapsnap"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -26,7 +27,6 @@ func heapTools() []Tool {
 			Description: "Snapshot of the page's JavaScript heap, saved as a .heapsnapshot file (opens in DevTools' Memory panel). " +
 				"Returns path, bytes, node count and the 10 constructors with the most shallow (self) size, the page's own before the engine's (internal).",
 			ReadOnly: true,
-			Tab:      true,
 		}, takeHeapSnapshot),
 	}
 }
@@ -53,6 +53,10 @@ func (in *heapArgs) check(_ context.Context, env *Env) error {
 
 func takeHeapSnapshot(ctx context.Context, env *Env, d *door, in heapArgs) (*Result, error) {
 	tab := d.tab
+	hs, err := role[driver.HeapSnapshotter](env, tab, "heap snapshots")
+	if err != nil {
+		return nil, err
+	}
 	name := in.FilePath
 	if name == "" {
 		id := strings.ToLower(tab.ID())
@@ -75,7 +79,7 @@ func takeHeapSnapshot(ctx context.Context, env *Env, d *door, in heapArgs) (*Res
 	// is whole: a timeout or a failed write leaves no partial file.
 	path, err := env.Artifacts.Write(name, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
-		n, err := tab.HeapSnapshot(ctx, bw, report)
+		n, err := hs.HeapSnapshot(ctx, bw, report)
 		size = n
 		if err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lease"
 )
 
@@ -33,7 +33,7 @@ func (env *Env) owner() lease.Owner {
 }
 
 // leaseTab names the tab id of b's browser for the lease store.
-func leaseTab(ctx context.Context, b browser.Driver, id string) (lease.Tab, error) {
+func leaseTab(ctx context.Context, b driver.Driver, id string) (lease.Tab, error) {
 	lb, ok := b.(leaseBackend)
 	if !ok {
 		return lease.Tab{}, errorf(Internal, false, "this backend does not support leases", "leases are not supported by this browser backend")
@@ -85,7 +85,7 @@ func parseToken(token string) (backend, targetID, nonce string, err error) {
 // from its owner; an auto lease passes its owner without one. Every call
 // it admits on a lease refreshes it. In strict mode (RequireLease), a tab
 // nobody holds is acquired for the call's owner (an auto lease).
-func (env *Env) admitLease(ctx context.Context, b browser.Driver, tab browser.TabDriver, token string) error {
+func (env *Env) admitLease(ctx context.Context, b driver.Driver, tab driver.TabDriver, token string) error {
 	if env.Leases == nil {
 		if token != "" {
 			return errorf(InvalidArgs, false, "drop lease: this cdpkit keeps no leases", "leases are off")
@@ -93,7 +93,7 @@ func (env *Env) admitLease(ctx context.Context, b browser.Driver, tab browser.Ta
 		return nil
 	}
 	if _, ok := b.(leaseBackend); !ok {
-		// Firefox: no leases, so nothing to check unless one is asked for.
+		// A backend that keeps no leases: nothing to check unless one is asked for.
 		if token != "" || env.RequireLease {
 			return errorf(Unsupported, false, "drop lease and --require-lease, or use the Chromium backend",
 				"this browser backend keeps no tab leases")
@@ -144,7 +144,7 @@ func (env *Env) admitLease(ctx context.Context, b browser.Driver, tab browser.Ta
 // conflict renders a lease refusal of key's tab as LEASE_CONFLICT, naming
 // the tab, its url and the holder's label; other errors pass unchanged,
 // nil stays nil.
-func (env *Env) conflict(b browser.Driver, key lease.Tab, err error) error {
+func (env *Env) conflict(b driver.Driver, key lease.Tab, err error) error {
 	var he *lease.HeldError
 	if !errors.As(err, &he) {
 		return err
@@ -183,7 +183,7 @@ func newClientID() string {
 
 // dropOwnerLeases removes every lease the env's owner holds on b's
 // browser: its session ended.
-func (env *Env) dropOwnerLeases(ctx context.Context, b browser.Driver) {
+func (env *Env) dropOwnerLeases(ctx context.Context, b driver.Driver) {
 	if env.Leases == nil {
 		return
 	}
@@ -217,7 +217,7 @@ func (env *Env) defaultLabel() string {
 // leaseNewTab records that cdpkit opened tab (the creation ledger) and,
 // with claim or in strict mode, leases it to the caller, filling res's
 // lease fields.
-func (env *Env) leaseNewTab(ctx context.Context, b browser.Driver, tab browser.TabDriver, in newPageArgs, res *pageResult) error {
+func (env *Env) leaseNewTab(ctx context.Context, b driver.Driver, tab driver.TabDriver, in newPageArgs, res *pageResult) error {
 	if env.Leases == nil {
 		return nil
 	}
@@ -249,7 +249,7 @@ func (env *Env) leaseNewTab(ctx context.Context, b browser.Driver, tab browser.T
 }
 
 // dropLease removes the lease of a tab that closed.
-func (env *Env) dropLease(ctx context.Context, b browser.Driver, id string) {
+func (env *Env) dropLease(ctx context.Context, b driver.Driver, id string) {
 	if env.Leases == nil {
 		return
 	}
@@ -262,7 +262,7 @@ func (env *Env) dropLease(ctx context.Context, b browser.Driver, id string) {
 // word on who opened it.
 type pageRow struct {
 	PageID int `json:"pageId"` // see pageid.go
-	browser.Page
+	driver.Page
 	// Origin says who opened the tab, as far as cdpkit knows: agent
 	// (new_page or claim_page, with its label), cdpkit (itself: a
 	// session's first tab, a launched browser's first tab), page (a page
@@ -276,7 +276,7 @@ type pageRow struct {
 
 // withOrigins adds the creation ledger to pages, and drops the ledger's
 // records of tabs that closed. A missing ledger makes every tab unknown.
-func (env *Env) withOrigins(ctx context.Context, b browser.Driver, pages []browser.Page) []pageRow {
+func (env *Env) withOrigins(ctx context.Context, b driver.Driver, pages []driver.Page) []pageRow {
 	rows := make([]pageRow, 0, len(pages))
 	var origins map[string]lease.OriginRow
 	if env.Leases != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lease"
 )
 
@@ -42,7 +42,7 @@ func leaseTools() []Tool {
 			Description: "Give a lease back (by lease token, or target for an auto lease). Closes the tab if cdpkit opened it, unless close is false.",
 			Idempotent:  true,
 			NoQueue:     true,
-			Tab:         true, Recovers: true, Dialog: DialogPasses,
+			Recovers:    true, Dialog: DialogPasses,
 			Verbs: []Verb{{Name: "release", Args: []string{"lease"}, Summary: "give a lease back (closes the tab if cdpkit opened it)", Rank: 41}},
 		}, releasePage),
 		define(Tool{
@@ -119,11 +119,11 @@ func claimPage(ctx context.Context, env *Env, in claimPageArgs) (*Result, error)
 	if sel == "" {
 		sel = in.TargetID
 	}
-	var tab browser.TabDriver
+	var tab driver.TabDriver
 	opened := sel == ""
 	if opened {
 		// In the background, so other agents' active tab stays theirs.
-		if tab, err = b.NewTab(ctx, &browser.TabOptions{Background: true, Scope: env.Scope}); err != nil {
+		if tab, err = b.NewTab(ctx, &driver.TabOptions{Background: true, Scope: env.Scope}); err != nil {
 			return nil, err
 		}
 	} else if tab, err = pickTab(ctx, env, b, sel); err != nil {
@@ -144,7 +144,7 @@ func claimPage(ctx context.Context, env *Env, in claimPageArgs) (*Result, error)
 	return &Result{Data: claimed(ctx, tab, rec, opened)}, nil
 }
 
-func claimed(ctx context.Context, tab browser.TabDriver, rec *lease.Record, opened bool) claimResult {
+func claimed(ctx context.Context, tab driver.TabDriver, rec *lease.Record, opened bool) claimResult {
 	url := ""
 	if loc, err := tab.Location(ctx); err == nil {
 		url = loc.URL
@@ -177,7 +177,7 @@ type releaseResult struct {
 }
 
 func releasePage(ctx context.Context, env *Env, d *door, in releasePageArgs) (*Result, error) {
-	var b browser.Driver
+	var b driver.Driver
 	var key lease.Tab
 	var released bool
 	var err error
@@ -338,7 +338,7 @@ type reapedTab struct {
 // only when its lease is readable and for this browser, stale because its
 // owner died or it expired, the tab is still open, and the creation ledger
 // says cdpkit opened it. A close that fails is left for the next read.
-func (env *Env) reap(ctx context.Context, b browser.Driver) []reapedTab {
+func (env *Env) reap(ctx context.Context, b driver.Driver) []reapedTab {
 	if !env.RequireLease || env.Leases == nil {
 		return nil
 	}
@@ -389,7 +389,7 @@ func staleAgentTabs(rows []lease.Row, open map[string]bool, origins map[string]l
 }
 
 // isOpen reports whether b has a tab id, in any scope.
-func isOpen(b browser.Driver, id string) bool {
+func isOpen(b driver.Driver, id string) bool {
 	pages, err := b.PagesNow(nil)
-	return err == nil && slices.ContainsFunc(pages, func(p browser.Page) bool { return p.ID == id })
+	return err == nil && slices.ContainsFunc(pages, func(p driver.Page) bool { return p.ID == id })
 }

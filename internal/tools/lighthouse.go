@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/lighthouse"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
@@ -40,7 +41,6 @@ func lighthouseTools() []Tool {
 				"category scores, the 10 heaviest failing audits, HTML and JSON report paths. Needs Node.js and npm " +
 				"(LIGHTHOUSE_UNAVAILABLE without); installs lighthouse on first use. Takes 20-60 s.",
 			ReadOnly: true,
-			Tab:      true,
 			Timeout:  lighthouseTimeout,
 		}, lighthouseAudit),
 	}
@@ -97,11 +97,19 @@ func lighthouseAudit(ctx context.Context, env *Env, d *door, in lighthouseArgs) 
 		}
 	}
 	progress(ctx, "starting the audit browser")
-	cookies, err := d.tab.Cookies(ctx, nil)
+	cs, err := role[driver.CookieStore](env, d.tab, "cookies")
 	if err != nil {
 		return nil, err
 	}
-	ab, err := env.Browsers.StartAuditBrowser(ctx, cookies)
+	cookies, err := cs.Cookies(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	auditor, err := role[driver.Auditor](env, env.Browsers.Backend(), "starting an audit browser")
+	if err != nil {
+		return nil, err
+	}
+	ab, err := auditor.StartAuditBrowser(ctx, cookies)
 	if err != nil {
 		return nil, err
 	}

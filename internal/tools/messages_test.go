@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -25,7 +25,7 @@ func TestActionMessages(t *testing.T) {
 		if _, err := tb.Navigate(t.Context(), base+"/shop.html"); err != nil {
 			t.Fatalf("Navigate: %v", err)
 		}
-		if _, _, err := tb.SnapshotDiff(t.Context(), browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}}); err != nil {
+		if _, _, err := tb.SnapshotDiff(t.Context(), driver.SnapshotOptions{Options: snapshot.Options{Interactive: true}}); err != nil {
 			t.Fatal(err)
 		}
 	}

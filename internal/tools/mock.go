@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -46,7 +46,6 @@ func mockTools() []Tool {
 			Description: "Fake backend: answer a tab's matching requests with a canned response (fulfill), a network error (fail), " +
 				"or pass them on with latency/faults (continue). First matching rule wins; rules survive reloads until clear_mocks. " +
 				"The URL policy still applies. Without --allow-eval a fulfilled body is data only (JSON, text, images): a document or script is evaluation.",
-			Tab: true,
 		}, mockRequest),
 		define(Tool{
 			Name:        "list_mocks",
@@ -57,7 +56,6 @@ func mockTools() []Tool {
 			Name:        "clear_mocks",
 			Description: "Remove mock rules: those that apply to the tab (default), some ids, or all; requests go to the network again.",
 			Idempotent:  true,
-			Tab:         true,
 		}, clearMocks),
 	}
 }
@@ -68,9 +66,9 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 	}
 	action := strings.ToLower(strings.TrimSpace(in.Action))
 	if action == "" {
-		action = browser.MockFulfill
+		action = driver.MockFulfill
 	}
-	r := browser.MockRule{
+	r := driver.MockRule{
 		URL: in.URL, Method: strings.ToUpper(strings.TrimSpace(in.Method)), ResourceType: strings.ToLower(strings.TrimSpace(in.ResourceType)),
 		Action: action, Status: in.Status, Headers: in.Headers, Reason: in.Reason, FailRate: in.FailRate, Seed: in.Seed, Times: in.Times,
 		Delay: time.Duration(in.DelayMs) * time.Millisecond,
@@ -114,9 +112,9 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 			r.Headers = h
 		}
 	case in.BodyPath != "":
-		data, err := env.Artifacts.ReadFile(ctx, in.BodyPath, browser.MaxMockBody)
+		data, err := env.Artifacts.ReadFile(ctx, in.BodyPath, driver.MaxMockBody)
 		if errors.Is(err, policy.ErrTooLarge) {
-			return bad(fmt.Sprintf("a body is at most %d bytes", browser.MaxMockBody), "bodyPath %q is too large", in.BodyPath)
+			return bad(fmt.Sprintf("a body is at most %d bytes", driver.MaxMockBody), "bodyPath %q is too large", in.BodyPath)
 		}
 		if err != nil {
 			return nil, err
@@ -129,16 +127,20 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 	// Everything the browser checks (pattern, regex, failRate, reason…) is
 	// checked before anything is armed.
 	tab := d.tab
-	m, err := tab.AddMock(ctx, r)
+	mk, err := role[driver.Mocker](env, tab, "network mocks")
 	if err != nil {
-		if errors.Is(err, browser.ErrInvalidArgument) {
-			return nil, errorf(InvalidArgs, false, mockHint(err), "%s", strings.TrimPrefix(err.Error(), browser.ErrInvalidArgument.Error()+": "))
+		return nil, err
+	}
+	m, err := mk.AddMock(ctx, r)
+	if err != nil {
+		if errors.Is(err, driver.ErrInvalidArgument) {
+			return nil, errorf(InvalidArgs, false, mockHint(err), "%s", strings.TrimPrefix(err.Error(), driver.ErrInvalidArgument.Error()+": "))
 		}
 		return nil, err
 	}
 	return &Result{Data: struct {
-		Mock browser.Mock `json:"mock"`
-		Note string       `json:"note"`
+		Mock driver.Mock `json:"mock"`
+		Note string      `json:"note"`
 	}{m, "applies to requests from now on; reload the page (navigate_page type reload) to mock what it already loaded"}}, nil
 }
 
@@ -146,14 +148,14 @@ func mockRequest(ctx context.Context, env *Env, d *door, in mockArgs) (*Result, 
 func mockHint(err error) string {
 	s := err.Error()
 	switch {
-	case errors.Is(err, browser.ErrSharedScope):
+	case errors.Is(err, driver.ErrSharedScope):
 		return "use scope tab (the default) on each of your tabs, or run the server with --isolate-sessions so that each session has a browser context of its own"
 	case strings.Contains(s, "regex"):
 		return "write a Go (RE2) regular expression after re:, such as re:/api/users(/\\d+)?$"
 	case strings.Contains(s, "pattern"):
 		return "url is a glob over the whole url, such as */api/users*, or re:REGEX"
 	case strings.Contains(s, "reason"):
-		return "reason is one of " + strings.Join(browser.MockErrorReasons, ", ")
+		return "reason is one of " + strings.Join(driver.MockErrorReasons, ", ")
 	case strings.Contains(s, "header"):
 		return "header names are HTTP tokens (X-My-Header); values hold no control characters (NUL, CR, LF, ESC…)"
 	case strings.Contains(s, "clear some"):
@@ -162,12 +164,21 @@ func mockHint(err error) string {
 	return "see mock_request's input schema"
 }
 
-func listMocks(ctx context.Context, env *Env, _ listMocksArgs) (*Result, error) {
-	b, err := mocksOf(ctx, env)
+// mockLister returns the running browser's mock table.
+func mockLister(ctx context.Context, env *Env) (driver.MockLister, error) {
+	d, err := env.Browsers.Driver(ctx)
 	if err != nil {
 		return nil, err
 	}
-	q := browser.MockQuery{Scope: env.Scope}
+	return role[driver.MockLister](env, d, "listing and clearing mocks")
+}
+
+func listMocks(ctx context.Context, env *Env, _ listMocksArgs) (*Result, error) {
+	b, err := mockLister(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	q := driver.MockQuery{Scope: env.Scope}
 	rules, pruned, err := b.Mocks(ctx, q)
 	if err != nil {
 		return nil, err
@@ -184,12 +195,12 @@ func listMocks(ctx context.Context, env *Env, _ listMocksArgs) (*Result, error) 
 	return &Result{Data: struct {
 		Rules  int `json:"rules"`
 		Pruned int `json:"pruned,omitempty"`
-	}{len(rules), len(pruned)}, Text: s.String()}, nil
+	}{len(rules), len(pruned)}, Text: s.String(), Rows: rules}, nil
 }
 
 // mockLine renders a rule as one line:
 // `#3 GET fetch */api/users* → fulfill 200 (45 B) tab 1A2B… hits 2/2 expired`.
-func mockLine(m browser.Mock) string {
+func mockLine(m driver.Mock) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%d", m.ID)
 	if m.Method != "" {
@@ -200,13 +211,13 @@ func mockLine(m browser.Mock) string {
 	}
 	b.WriteString(" " + m.URL + " → " + m.Action)
 	switch m.Action {
-	case browser.MockFulfill:
+	case driver.MockFulfill:
 		status := m.Status
 		if status == 0 {
 			status = 200
 		}
 		fmt.Fprintf(&b, " %d (%d B)", status, m.BodyBytes)
-	case browser.MockFail:
+	case driver.MockFail:
 		b.WriteString(" " + orDefault(m.Reason, "Failed"))
 	}
 	if m.FailRate > 0 {
@@ -247,18 +258,18 @@ func (in *clearMocksArgs) check(context.Context, *Env) error {
 func (in *clearMocksArgs) noTab() bool { return in.All || len(in.IDs) > 0 }
 
 func clearMocks(ctx context.Context, env *Env, d *door, in clearMocksArgs) (*Result, error) {
-	b, err := mocksOf(ctx, env)
+	b, err := mockLister(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	q := browser.MockQuery{Scope: env.Scope, IDs: in.IDs}
+	q := driver.MockQuery{Scope: env.Scope, IDs: in.IDs}
 	if d != nil {
 		q.Tab = d.tab.ID()
 	}
 	gone, err := b.ClearMocks(ctx, q)
 	if err != nil {
-		if errors.Is(err, browser.ErrInvalidArgument) {
-			return nil, errorf(InvalidArgs, false, "call list_mocks for the ids", "%s", strings.TrimPrefix(err.Error(), browser.ErrInvalidArgument.Error()+": "))
+		if errors.Is(err, driver.ErrInvalidArgument) {
+			return nil, errorf(InvalidArgs, false, "call list_mocks for the ids", "%s", strings.TrimPrefix(err.Error(), driver.ErrInvalidArgument.Error()+": "))
 		}
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"mime"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Fulfilling a request with the agent's own bytes is evaluation when the
@@ -61,8 +61,8 @@ func isDataType(t string) bool {
 
 // refuseRunnable refuses a fulfill rule whose body the browser may run,
 // unless evaluation is allowed; a data body gets nosniff.
-func refuseRunnable(env *Env, r *browser.MockRule) error {
-	if env.AllowEval || r.Action != browser.MockFulfill {
+func refuseRunnable(env *Env, r *driver.MockRule) error {
+	if env.AllowEval || r.Action != driver.MockFulfill {
 		return nil
 	}
 	if why := runnableBody(r.Headers, r.Body); why != "" {

@@ -3,20 +3,20 @@ package tools
 import (
 	"context"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // whereResult is a tool result that says where the tab is: the location
 // it read as the tool's work ended.
 type whereResult interface {
-	where() (browser.Location, bool)
+	where() (driver.Location, bool)
 }
 
-func (r navigateResult) where() (browser.Location, bool) {
+func (r navigateResult) where() (driver.Location, bool) {
 	if r.NavResult == nil {
-		return browser.Location{}, false
+		return driver.Location{}, false
 	}
-	return browser.Location{URL: r.URL, Title: r.Title}, true
+	return driver.Location{URL: r.URL, Title: r.Title}, true
 }
 
 // toolLocation notes, for the changes of a tool that says where the tab
@@ -34,7 +34,7 @@ func (o *before) toolLocation(data any) {
 
 // location returns where the tab is now: the tool's own reading if it
 // gave one, else the tab's history.
-func (o *before) location(ctx context.Context) (browser.Location, error) {
+func (o *before) location(ctx context.Context) (driver.Location, error) {
 	if o.now != nil {
 		return *o.now, nil
 	}
@@ -44,10 +44,11 @@ func (o *before) location(ctx context.Context) (browser.Location, error) {
 // beforeLocation returns where the tab is before a tool acts. With
 // urlOnly it is the URL the tab last read, when no navigation has
 // committed since (no round trip), and no title.
-func beforeLocation(ctx context.Context, tab browser.TabDriver, urlOnly bool) (browser.Location, error) {
+func beforeLocation(ctx context.Context, tab driver.TabDriver, urlOnly bool) (driver.Location, error) {
 	if urlOnly {
-		if url, ok := tab.LastURL(); ok {
-			return browser.Location{URL: url}, nil
+		if lc, ok := tab.(driver.LocationCache); !ok {
+		} else if url, ok := lc.LastURL(); ok {
+			return driver.Location{URL: url}, nil
 		}
 	}
 	return tab.Location(ctx)

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -59,7 +59,6 @@ func networkTools() []Tool {
 			Description: "A tab's network requests, oldest first, one per line: `#12 GET 404 fetch 1.2kB 35ms host/path`. " +
 				"Kept since cdpkit attached, for the last 3 navigations (current one unless includePreserved).",
 			ReadOnly: true,
-			Tab:      true,
 		}, listNetworkRequests),
 		defineOn(Tool{
 			Name: "get_network_request",
@@ -67,7 +66,6 @@ func networkTools() []Tool {
 				"response body (text inlined up to maxBodyChars; savePath writes it whole).",
 			ReadOnly:   true,
 			Idempotent: true,
-			Tab:        true,
 		}, getNetworkRequest),
 	}
 }
@@ -106,9 +104,13 @@ func listNetworkRequests(ctx context.Context, env *Env, d *door, in listNetworkA
 	if size == 0 {
 		size = defaultNetPageSize
 	}
-	q := browser.RequestQuery{URL: in.URL, Preserved: in.IncludePreserved, Offset: in.PageIdx * size, Limit: size, Types: in.types, Status: in.status}
+	q := driver.RequestQuery{URL: in.URL, Preserved: in.IncludePreserved, Offset: in.PageIdx * size, Limit: size, Types: in.types, Status: in.status}
 	tab := d.tab
-	reqs, total, err := tab.NetworkRequests(ctx, q)
+	nl, err := role[driver.NetworkLog](env, tab, "the network log")
+	if err != nil {
+		return nil, err
+	}
+	reqs, total, err := nl.NetworkRequests(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +129,7 @@ func listNetworkRequests(ctx context.Context, env *Env, d *door, in listNetworkA
 	if h.Truncated {
 		h.Hint = fmt.Sprintf("pageIdx 0-%d pages through all; filter by resourceTypes, url or status", h.Pages-1)
 	}
-	return &Result{Data: h, Text: b.String()}, nil
+	return &Result{Data: h, Text: b.String(), Rows: reqs}, nil
 }
 
 func contains(list []string, s string) bool {
@@ -142,7 +144,7 @@ func contains(list []string, s string) bool {
 // requestLine renders a request as one line:
 // `#12 GET 404 fetch 1.2kB 35ms host/path`, the status "failed(reason)"
 // for a failure and "…" while pending.
-func requestLine(r browser.Request) string {
+func requestLine(r driver.Request) string {
 	status := "…"
 	switch {
 	case r.Failure != "":
@@ -197,7 +199,7 @@ type bodyInfo struct {
 }
 
 type networkDetail struct {
-	browser.RequestDetail
+	driver.RequestDetail
 	Duration     string    `json:"duration,omitempty"`
 	RequestBody  *bodyInfo `json:"requestBody,omitempty"`
 	ResponseBody *bodyInfo `json:"responseBody,omitempty"`
@@ -222,8 +224,12 @@ func getNetworkRequest(ctx context.Context, env *Env, d *door, in getNetworkArgs
 		limit = defaultBodyChars
 	}
 	tab := d.tab
-	rd, err := tab.NetworkRequest(ctx, in.ReqID)
-	var re *browser.RequestError
+	nl, err := role[driver.NetworkLog](env, tab, "the network log")
+	if err != nil {
+		return nil, err
+	}
+	rd, err := nl.NetworkRequest(ctx, in.ReqID)
+	var re *driver.RequestError
 	switch {
 	case errors.As(err, &re) && re.Gone:
 		return nil, errorf(InvalidArgs, false, "the log keeps the last 3 navigations' requests, 1000 at most; call list_network_requests",
@@ -242,9 +248,9 @@ func getNetworkRequest(ctx context.Context, env *Env, d *door, in getNetworkArgs
 		out.Duration = rd.Duration.Round(time.Millisecond).String()
 	}
 	if rd.HasBody {
-		body, err := tab.RequestPostData(ctx, in.ReqID)
+		body, err := nl.RequestPostData(ctx, in.ReqID)
 		switch {
-		case errors.Is(err, browser.ErrBodyGone):
+		case errors.Is(err, driver.ErrBodyGone):
 			out.RequestBody = &bodyInfo{Note: "the browser no longer has the body this request sent"}
 		case err != nil:
 			return nil, err
@@ -253,9 +259,9 @@ func getNetworkRequest(ctx context.Context, env *Env, d *door, in getNetworkArgs
 		}
 	}
 	if rd.Done && rd.Failure == "" {
-		body, binary, err := tab.ResponseBody(ctx, in.ReqID)
+		body, binary, err := nl.ResponseBody(ctx, in.ReqID)
 		switch {
-		case errors.Is(err, browser.ErrBodyGone):
+		case errors.Is(err, driver.ErrBodyGone):
 			out.ResponseBody = &bodyInfo{Note: "the browser no longer has this response's body (evicted, or a redirect)"}
 		case err != nil:
 			return nil, err

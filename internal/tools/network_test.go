@@ -15,6 +15,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -308,8 +309,8 @@ func mockEnv(t *testing.T) *Env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { artifacts.Close() })
-	browsers := browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log, URLPolicy: pol,
-		Args: []string{"--host-resolver-rules=MAP blocked.test 127.0.0.1, MAP other.test 127.0.0.1"}})
+	browsers := driver.NewManager(browser.NewManager(&browser.Options{ExecPath: browsertest.ExecPath(t), Logger: log, URLPolicy: pol,
+		Args: []string{"--host-resolver-rules=MAP blocked.test 127.0.0.1, MAP other.test 127.0.0.1"}}).Backend(), nil)
 	t.Cleanup(func() {
 		if err := browsers.Close(); err != nil {
 			t.Errorf("closing the browser: %v", err)
@@ -470,14 +471,14 @@ func TestMockRequestRejectArgs(t *testing.T) {
 func TestRequestLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		r    browser.Request
+		r    driver.Request
 		want string
 	}{
-		{browser.Request{ID: 3, Method: "GET", Status: 404, Type: "fetch", Size: 1234, Duration: 35 * time.Millisecond, URL: "http://h:1/api/users"},
+		{driver.Request{ID: 3, Method: "GET", Status: 404, Type: "fetch", Size: 1234, Duration: 35 * time.Millisecond, URL: "http://h:1/api/users"},
 			"#3 GET 404 fetch 1.2kB 35ms h:1/api/users"},
-		{browser.Request{ID: 4, Method: "POST", Failure: "net::ERR_CONNECTION_REFUSED", Type: "xhr", URL: "https://h/x"},
+		{driver.Request{ID: 4, Method: "POST", Failure: "net::ERR_CONNECTION_REFUSED", Type: "xhr", URL: "https://h/x"},
 			"#4 POST failed(ERR_CONNECTION_REFUSED) xhr h/x"},
-		{browser.Request{ID: 5, Method: "GET", Type: "image", URL: "data:image/png;base64," + strings.Repeat("A", 200)},
+		{driver.Request{ID: 5, Method: "GET", Type: "image", URL: "data:image/png;base64," + strings.Repeat("A", 200)},
 			"#5 GET … image data:image/png;base64," + strings.Repeat("A", netLineURL-len("data:image/png;base64,")) + "…"},
 	}
 	for _, tt := range tests {

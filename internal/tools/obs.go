@@ -8,7 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/telemetry"
 )
@@ -36,14 +36,14 @@ func (env *Env) telemetry() *telemetry.Telemetry {
 
 // obsStart starts recording a call of t: its span (a child of a client's
 // traceparent in ctx), and a child span per step the browser names.
-func (env *Env) obsStart(ctx context.Context, t *Tool, steps *browser.Steps) (context.Context, *telemetry.Call) {
+func (env *Env) obsStart(ctx context.Context, t *Tool, steps *driver.Steps) (context.Context, *telemetry.Call) {
 	ctx, c := env.telemetry().StartCall(ctx, t.Name, env.obsSessionID(), obsPhase(t))
 	steps.Watch(c.Step)
 	return ctx, c
 }
 
 // obsTarget notes the tab the door resolved for the call ctx bounds.
-func obsTarget(ctx context.Context, tab browser.TabDriver) {
+func obsTarget(ctx context.Context, tab driver.TabDriver) {
 	telemetry.CallFrom(ctx).SetTarget(tab.ID())
 }
 
@@ -106,25 +106,31 @@ func obsURL(data any) string {
 		if u, ok := m["url"].(string); ok {
 			return u
 		}
-		if c, ok := m["changes"].(*Changes); ok && c != nil {
-			return c.URL
-		}
 		return ""
 	}
+	if u, ok := urlField(data); ok {
+		return u
+	}
+	if h, ok := data.(changesHolder); ok && h.changes() != nil {
+		return h.changes().URL
+	}
+	return ""
+}
+
+// urlField is the URL field of a result's data, if it is a struct (or a
+// pointer to one) with one.
+func urlField(data any) (string, bool) {
 	v := reflect.ValueOf(data)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
 	if v.Kind() != reflect.Struct {
-		return ""
+		return "", false
 	}
 	if f := v.FieldByName("URL"); f.IsValid() && f.Kind() == reflect.String {
-		return f.String()
+		return f.String(), true
 	}
-	if f := v.FieldByName("Changes"); f.IsValid() && f.Type() == changesType && !f.IsNil() {
-		return f.Interface().(*Changes).URL
-	}
-	return ""
+	return "", false
 }
 
 // ObsSession reports the session whose calls env runs (env.SessionID,

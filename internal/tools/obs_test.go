@@ -188,3 +188,27 @@ func TestObsCallRecords(t *testing.T) {
 		}
 	})
 }
+
+// TestObsURL checks where a call's record finds the page URL: a URL field
+// or "url" key first (even when empty), else the changes section.
+func TestObsURL(t *testing.T) {
+	t.Parallel()
+	changes := &Changes{URL: "http://changed/"}
+	for _, tt := range []struct {
+		name string
+		data any
+		want string
+	}{
+		{"url key", map[string]any{"url": "http://key/"}, "http://key/"},
+		{"url field", &evalData{URL: "http://field/"}, "http://field/"},
+		{"empty url field", &evalData{changedIfAny: changedIfAny{Changes: changes}}, ""},
+		{"changes", &pointerData{changed: changed{Changes: changes}}, "http://changed/"},
+		{"changes map", changesMap{"changes": changes}, "http://changed/"},
+		{"no changes", &pointerData{}, ""},
+		{"nothing", 42, ""},
+	} {
+		if got := obsURL(tt.data); got != tt.want {
+			t.Errorf("%s: obsURL = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

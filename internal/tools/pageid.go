@@ -3,7 +3,7 @@ package tools
 import (
 	"sync"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // chrome-devtools-mcp names a tab by pageId: a number it gives each page
@@ -29,8 +29,8 @@ type tabNumbers struct {
 
 // numbersKey names the tabs one table numbers.
 type numbersKey struct {
-	m *browser.Manager
-	s *browser.Scope // nil: every tab (stdio, the CLI daemon)
+	m *driver.Manager
+	s *driver.Scope // nil: every tab (stdio, the CLI daemon)
 }
 
 var (
@@ -44,7 +44,7 @@ var (
 // have no pageId yet, in the order the browser first saw them, forgets
 // those of tabs that are gone, and returns the pageIds by tab id. The map
 // is never changed afterwards; the caller may keep it.
-func (env *Env) pageIDs(b browser.Driver) (map[string]int, error) {
+func (env *Env) pageIDs(b driver.Driver) (map[string]int, error) {
 	key := numbersKey{env.Browsers, env.Scope}
 	numbersMu.Lock()
 	n := numbers[key]
@@ -77,11 +77,11 @@ func (env *Env) pageIDs(b browser.Driver) (map[string]int, error) {
 // numberedPage is a tab with its pageId.
 type numberedPage struct {
 	PageID int `json:"pageId"`
-	browser.Page
+	driver.Page
 }
 
 // numbered gives pages their pageIds.
-func (env *Env) numbered(b browser.Driver, pages []browser.Page) ([]numberedPage, error) {
+func (env *Env) numbered(b driver.Driver, pages []driver.Page) ([]numberedPage, error) {
 	ids, err := env.pageIDs(b)
 	if err != nil {
 		return nil, err

@@ -5,13 +5,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // pageIDDriver is a browser whose open tabs the test sets; only PagesNow
 // is used by the numbering.
 type pageIDDriver struct {
-	browser.Driver
+	driver.Driver
 	mu   sync.Mutex
 	tabs []string // guarded by mu; ids in first-seen order
 }
@@ -22,12 +22,12 @@ func (d *pageIDDriver) set(ids ...string) {
 	d.mu.Unlock()
 }
 
-func (d *pageIDDriver) PagesNow(*browser.Scope) ([]browser.Page, error) {
+func (d *pageIDDriver) PagesNow(*driver.Scope) ([]driver.Page, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []browser.Page
+	var out []driver.Page
 	for i, id := range d.tabs {
-		out = append(out, browser.Page{ID: id, Index: i})
+		out = append(out, driver.Page{ID: id, Index: i})
 	}
 	return out, nil
 }
@@ -38,8 +38,8 @@ func (d *pageIDDriver) PagesNow(*browser.Scope) ([]browser.Page, error) {
 func TestPageIDNumbering(t *testing.T) {
 	t.Parallel()
 	d := &pageIDDriver{}
-	env := &Env{Browsers: new(browser.Manager)}
-	scoped := &Env{Browsers: env.Browsers, Scope: browser.NewScope(nil)}
+	env := &Env{Browsers: new(driver.Manager)}
+	scoped := &Env{Browsers: env.Browsers, Scope: driver.NewScope(nil)}
 	t.Cleanup(func() { env.forgetPageIDs(); scoped.forgetPageIDs() })
 	steps := []struct {
 		open []string

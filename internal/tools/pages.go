@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -29,7 +29,7 @@ type navigateArgs struct {
 	Timeout     int    `json:"timeout,omitempty" jsonschema:"ms"`
 	actionArgs
 
-	waitUntil browser.WaitUntil // parsed by check
+	waitUntil driver.WaitUntil // parsed by check
 }
 
 type closePageArgs struct {
@@ -61,7 +61,7 @@ func pageTools() []Tool {
 			Description: "Load url, or go back, forward or reload, and wait. Returns url, title, HTTP status, changes.",
 			// A dialog the old page shows does not stop a navigation
 			// away from it; navigating recovers a crashed tab.
-			Tab: true, Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
+			Recovers: true, Dialog: DialogPasses, Changes: TryChanges, SaysWhere: true,
 			Core: true,
 			Verbs: []Verb{
 				{Name: "open", Args: []string{"url"}, Summary: "go to a URL in the active tab", Rank: 1},
@@ -75,14 +75,14 @@ func pageTools() []Tool {
 			Description: "Make a tab the active one (the default target).",
 			Idempotent:  true,
 			NoQueue:     true,
-			Tab:         true, Recovers: true, Dialog: DialogPasses, Core: true,
+			Recovers:    true, Dialog: DialogPasses, Core: true,
 		}, selectPage),
 		defineOn(Tool{
 			Name:        "close_page",
 			Description: "Close a tab. Returns the open tabs left and which is active.",
 			Destructive: true,
 			NoQueue:     true,
-			Tab:         true, Recovers: true, Dialog: DialogPasses,
+			Recovers:    true, Dialog: DialogPasses,
 		}, closePage),
 	}
 }
@@ -107,7 +107,7 @@ func listPages(ctx context.Context, env *Env, in listPagesArgs) (*Result, error)
 	}
 	data := map[string]any{"pages": rows}
 	if in.All {
-		wl, ok := b.(browser.WorkerLister)
+		wl, ok := b.(driver.WorkerLister)
 		if !ok {
 			return nil, errorf(Unsupported, false, "drop all: this browser lists tabs only", "this browser cannot list workers")
 		}
@@ -115,7 +115,7 @@ func listPages(ctx context.Context, env *Env, in listPagesArgs) (*Result, error)
 		if err != nil {
 			return nil, err
 		}
-		data["workers"] = append([]browser.Worker{}, workers...) // [] rather than null when none
+		data["workers"] = append([]driver.Worker{}, workers...) // [] rather than null when none
 	}
 	if len(reaped) > 0 {
 		data["reaped"] = reaped
@@ -126,9 +126,9 @@ func listPages(ctx context.Context, env *Env, in listPagesArgs) (*Result, error)
 type pageResult struct {
 	PageID int    `json:"pageId,omitempty"` // see pageid.go
 	ID     string `json:"id,omitempty"`
-	*browser.NavResult
-	Active bool            `json:"active"`
-	Dialog *browser.Dialog `json:"dialog,omitempty"` // one the page opened while it loaded
+	*driver.NavResult
+	Active bool           `json:"active"`
+	Dialog *driver.Dialog `json:"dialog,omitempty"` // one the page opened while it loaded
 	// The lease new_page took (claim, or strict mode): the token, and
 	// whether it is an auto lease (its owner passes without the token).
 	Lease     string `json:"lease,omitempty"`
@@ -139,12 +139,12 @@ type pageResult struct {
 // dialogStop turns a navigation that a dialog of the new page stopped
 // (err) into a result saying where the tab is; the dialog waits for
 // handle_dialog.
-func dialogStop(ctx context.Context, tab browser.TabDriver, err error) (*browser.NavResult, error) {
+func dialogStop(ctx context.Context, tab driver.TabDriver, err error) (*driver.NavResult, error) {
 	loc, lerr := tab.Location(ctx)
 	if lerr != nil {
 		return nil, err
 	}
-	return &browser.NavResult{URL: loc.URL, Title: loc.Title}, nil
+	return &driver.NavResult{URL: loc.URL, Title: loc.Title}, nil
 }
 
 func (in *newPageArgs) check(_ context.Context, env *Env) error {
@@ -174,7 +174,7 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, err := b.NewTab(ctx, &browser.TabOptions{Background: in.Background, Scope: env.Scope})
+	tab, err := b.NewTab(ctx, &driver.TabOptions{Background: in.Background, Scope: env.Scope})
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +186,10 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 	if err := env.leaseNewTab(ctx, b, tab, in, &res); err != nil {
 		return nil, err
 	}
-	nav := &browser.NavResult{URL: "about:blank"}
+	nav := &driver.NavResult{URL: "about:blank"}
 	if in.URL != "" && in.URL != "about:blank" {
 		progress(ctx, "loading")
-		if nav, err = tab.Navigate(ctx, in.URL); errors.As(err, new(*browser.DialogOpenError)) {
+		if nav, err = tab.Navigate(ctx, in.URL); errors.As(err, new(*driver.DialogOpenError)) {
 			nav, err = dialogStop(ctx, tab, err)
 		}
 		if err != nil {
@@ -201,8 +201,8 @@ func newPage(ctx context.Context, env *Env, in newPageArgs) (*Result, error) {
 }
 
 type navigateResult struct {
-	*browser.NavResult
-	Changes *Changes `json:"changes,omitempty"`
+	*driver.NavResult
+	changedIfAny
 }
 
 // check refuses bad arguments before any browser work.
@@ -233,7 +233,7 @@ func (in *navigateArgs) check(ctx context.Context, env *Env) error {
 		return errorf(InvalidArgs, false, "give a timeout in ms, or none for the call's limit", "timeout %d is negative", in.Timeout)
 	}
 	var err error
-	in.waitUntil, err = browser.ParseWaitUntil(in.WaitUntil)
+	in.waitUntil, err = driver.ParseWaitUntil(in.WaitUntil)
 	return err
 }
 
@@ -245,9 +245,9 @@ func navigatePage(ctx context.Context, env *Env, d *door, in navigateArgs) (*Res
 		navCtx, cancel = context.WithTimeout(ctx, time.Duration(in.Timeout)*time.Millisecond)
 		defer cancel()
 	}
-	opts := &browser.NavOptions{WaitUntil: in.waitUntil}
+	opts := &driver.NavOptions{WaitUntil: in.waitUntil}
 	progress(ctx, "loading")
-	var nav *browser.NavResult
+	var nav *driver.NavResult
 	var err error
 	switch in.Type {
 	case "url":
@@ -259,7 +259,7 @@ func navigatePage(ctx context.Context, env *Env, d *door, in navigateArgs) (*Res
 	case "reload":
 		nav, err = tab.Reload(navCtx, in.IgnoreCache, opts)
 	}
-	if nav == nil && errors.As(err, new(*browser.DialogOpenError)) {
+	if nav == nil && errors.As(err, new(*driver.DialogOpenError)) {
 		// The new page opened a dialog while it loaded: the result says
 		// where the tab is, and changes.dialog what waits for an answer.
 		nav, err = dialogStop(ctx, tab, err)
@@ -274,7 +274,7 @@ func navigatePage(ctx context.Context, env *Env, d *door, in navigateArgs) (*Res
 	// The registry reads the changes next; the navigation happened even
 	// if the page cannot be read now, and the result says so.
 	progress(ctx, "loaded; reading the changes")
-	return &Result{Data: navigateResult{NavResult: nav}}, nil
+	return &Result{Data: &navigateResult{NavResult: nav}}, nil
 }
 
 func (in *selectPageArgs) check(context.Context, *Env) error {
@@ -302,7 +302,7 @@ func selectPage(ctx context.Context, env *Env, d *door, in selectPageArgs) (*Res
 			return &Result{Data: p}, nil
 		}
 	}
-	return nil, &browser.TargetNotFoundError{Selector: in.Target, Open: len(pages)}
+	return nil, &driver.TargetNotFoundError{Selector: in.Target, Open: len(pages)}
 }
 
 type closeResult struct {

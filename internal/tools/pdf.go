@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 type savePDFArgs struct {
@@ -24,7 +24,6 @@ func pdfTools() []Tool {
 			Name:        "save_pdf",
 			Description: "Print the page to a PDF file in the artifact dir (path, bytes), as the browser's print dialog would.",
 			ReadOnly:    true,
-			Tab:         true,
 		}, savePDF),
 	}
 }
@@ -45,6 +44,10 @@ type pdfData struct {
 }
 
 func savePDF(ctx context.Context, env *Env, d *door, in savePDFArgs) (*Result, error) {
+	pp, err := role[driver.PDFPrinter](env, d.tab, "PDF")
+	if err != nil {
+		return nil, err
+	}
 	name := in.FilePath
 	if name == "" {
 		id := strings.ToLower(d.tab.ID())
@@ -54,7 +57,7 @@ func savePDF(ctx context.Context, env *Env, d *door, in savePDFArgs) (*Result, e
 	var n int64
 	path, err := env.Artifacts.Write(name, func(w io.Writer) error {
 		var err error
-		n, err = d.tab.PrintPDF(ctx, browser.PDFOptions{
+		n, err = pp.PrintPDF(ctx, driver.PDFOptions{
 			Landscape: in.Landscape, PrintBackground: in.PrintBackground, PageRanges: in.PageRanges}, w)
 		return err
 	})

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/trace"
 )
@@ -64,19 +64,17 @@ func perfTools() []Tool {
 			Description: "Start a performance trace of the tab, as DevTools' Performance panel records (brings the tab to the front: " +
 				"a background tab does not paint). reload measures the page load; autoStop returns the analysis in this call. " +
 				"One trace at a time per browser.",
-			Tab: true,
 		}, startTrace),
 		defineOn(Tool{
 			Name: "performance_stop_trace",
 			Description: "Stop the tab's trace, save it (opens in DevTools and Perfetto) and return a summary: LCP with element " +
 				"and phases, FCP, CLS with shifted nodes, TBT, long tasks with scripts, INP, main-thread time, render-blocking requests.",
-			Tab: true, Dialog: DialogPasses,
+			Dialog: DialogPasses,
 		}, stopTrace),
 		defineOn(Tool{
 			Name: "performance_trace",
 			Description: "Trace the page in one call: start, reload (or record durationMs), stop, save and summarize as " +
 				"performance_stop_trace. Reports the CPU and network throttling it ran under (see emulate).",
-			Tab: true,
 		}, perfTrace),
 		define(Tool{
 			Name:        "performance_analyze_insight",
@@ -87,7 +85,7 @@ func perfTools() []Tool {
 }
 
 func init() {
-	typed(func(_ error, ta *browser.TraceActiveError) *Error {
+	typed(func(_ error, ta *driver.TraceActiveError) *Error {
 		msg := "another client of the browser is recording a trace"
 		if ta.TabID != "" {
 			msg = fmt.Sprintf("tab %s is already recording a trace; Chromium records one at a time per browser", ta.TabID)
@@ -95,7 +93,7 @@ func init() {
 		return &Error{Code: TraceActive, Message: msg, Recoverable: true,
 			Hint: "stop it with performance_stop_trace (target: that tab), then start again"}
 	})
-	sentinel(browser.ErrNoTrace, func(error, error) *Error {
+	sentinel(driver.ErrNoTrace, func(error, error) *Error {
 		return &Error{Code: NoTrace, Message: "no trace is recording in this tab",
 			Hint: "start one with performance_start_trace, or give the target of the tab that records it"}
 	})
@@ -159,7 +157,7 @@ type traceData struct {
 
 // startTracing brings the tab to the front and starts its trace, saved
 // to name (a default one when empty) when it stops, within limit.
-func startTracing(ctx context.Context, env *Env, tab browser.TabDriver, name string, limit time.Duration) error {
+func startTracing(ctx context.Context, env *Env, tab driver.TabDriver, name string, limit time.Duration) error {
 	if name == "" {
 		name = filepath.Join("traces", time.Now().Format("20060102-150405.000")+"-"+tab.ID()[:min(6, len(tab.ID()))]+".json")
 	}
@@ -167,7 +165,11 @@ func startTracing(ctx context.Context, env *Env, tab browser.TabDriver, name str
 	if err := tab.MakeActive(ctx, true); err != nil {
 		return err
 	}
-	return tab.StartTrace(ctx, browser.TraceOptions{Limit: limit, Save: func(r io.Reader) (string, error) {
+	tr, err := role[driver.Tracer](env, tab, "performance traces")
+	if err != nil {
+		return err
+	}
+	return tr.StartTrace(ctx, driver.TraceOptions{Limit: limit, Save: func(r io.Reader) (string, error) {
 		return env.Artifacts.Write(name, func(w io.Writer) error {
 			if !strings.HasSuffix(name, ".gz") {
 				_, err := io.Copy(w, r)
@@ -200,7 +202,11 @@ func startTrace(ctx context.Context, env *Env, d *door, in startTraceArgs) (*Res
 				return nil, err
 			}
 		}
-		e, err := d.tab.Emulate(ctx, browser.EmulationChange{}) // changes nothing; reports what is in effect
+		em, err := role[driver.Emulator](env, d.tab, "emulate")
+		if err != nil {
+			return nil, err
+		}
+		e, err := em.Emulate(ctx, driver.EmulationChange{}) // changes nothing; reports what is in effect
 		if err != nil {
 			return nil, err
 		}
@@ -247,13 +253,17 @@ func fits(ctx context.Context, wait time.Duration, arg string) error {
 // recordAndStop reloads the page if asked, records for wait more, then
 // stops, saves and summarizes the trace. The trace is stopped whatever
 // fails on the way.
-func recordAndStop(ctx context.Context, env *Env, tab browser.TabDriver, reload bool, wait time.Duration) (res *Result, err error) {
+func recordAndStop(ctx context.Context, env *Env, tab driver.TabDriver, reload bool, wait time.Duration) (res *Result, err error) {
+	tr, err := role[driver.Tracer](env, tab, "performance traces")
+	if err != nil {
+		return nil, err
+	}
 	stopped := false
 	defer func() {
 		if !stopped {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceReserve)
 			defer cancel()
-			tab.StopTrace(sctx)
+			tr.StopTrace(sctx)
 		}
 	}()
 	if reload {
@@ -267,7 +277,7 @@ func recordAndStop(ctx context.Context, env *Env, tab browser.TabDriver, reload 
 	stopped = true
 	progress(ctx, "stopping and saving the trace")
 	end := heartbeat(ctx, "stopping and saving the trace")
-	f, err := tab.StopTrace(ctx)
+	f, err := tr.StopTrace(ctx)
 	end()
 	if err != nil {
 		return nil, err
@@ -275,7 +285,7 @@ func recordAndStop(ctx context.Context, env *Env, tab browser.TabDriver, reload 
 	return traceResult(ctx, env, f)
 }
 
-func reloadForTrace(ctx context.Context, tab browser.TabDriver) error {
+func reloadForTrace(ctx context.Context, tab driver.TabDriver) error {
 	progress(ctx, "reloading the page")
 	_, err := tab.Reload(ctx, false, nil)
 	return err
@@ -298,7 +308,11 @@ func recordTrace(ctx context.Context, wait time.Duration) error {
 func stopTrace(ctx context.Context, env *Env, d *door, _ stopTraceArgs) (*Result, error) {
 	progress(ctx, "stopping and saving the trace")
 	end := heartbeat(ctx, "stopping and saving the trace")
-	f, err := d.tab.StopTrace(ctx)
+	tr, err := role[driver.Tracer](env, d.tab, "performance traces")
+	if err != nil {
+		return nil, err
+	}
+	f, err := tr.StopTrace(ctx)
 	end()
 	if err != nil {
 		return nil, err
@@ -308,7 +322,7 @@ func stopTrace(ctx context.Context, env *Env, d *door, _ stopTraceArgs) (*Result
 
 // traceResult analyzes a saved trace and builds the result, within
 // summaryLimit characters.
-func traceResult(ctx context.Context, env *Env, f *browser.TraceFile) (*Result, error) {
+func traceResult(ctx context.Context, env *Env, f *driver.TraceFile) (*Result, error) {
 	if f.Err != nil {
 		return nil, f.Err
 	}
@@ -319,7 +333,7 @@ func traceResult(ctx context.Context, env *Env, f *browser.TraceFile) (*Result, 
 		return nil, err
 	}
 	data := traceData{Path: f.Path, Bytes: f.Bytes, DataLost: f.DataLost,
-		Throttling: throttlingText(browser.Emulation{CPUThrottling: f.CPUThrottling, Network: f.Network, NetworkCustom: f.NetworkCustom}),
+		Throttling: throttlingText(driver.Emulation{CPUThrottling: f.CPUThrottling, Network: f.Network, NetworkCustom: f.NetworkCustom}),
 		CLS:        rep.CLS.Value, TBT: rep.TBT, LongTasks: len(rep.Tasks)}
 	if f.StoppedBy != "call" {
 		data.StoppedBy = f.StoppedBy
@@ -336,7 +350,7 @@ func traceResult(ctx context.Context, env *Env, f *browser.TraceFile) (*Result, 
 
 // throttlingText says what throttling a tab emulates: "none", or such as
 // "CPU 4x slower, network slow3g".
-func throttlingText(e browser.Emulation) string {
+func throttlingText(e driver.Emulation) string {
 	var parts []string
 	if e.CPUThrottling > 1 {
 		parts = append(parts, fmt.Sprintf("CPU %gx slower", e.CPUThrottling))
@@ -375,8 +389,8 @@ func analyzeFile(ctx context.Context, env *Env, path string) (*trace.Report, err
 var lastTraces sync.Map // traceOwner → string
 
 type traceOwner struct {
-	m *browser.Manager
-	s *browser.Scope
+	m *driver.Manager
+	s *driver.Scope
 }
 
 // tracedTabs holds the tab (its target id, its main frame's id) each trace

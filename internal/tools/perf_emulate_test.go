@@ -3,7 +3,7 @@ package tools
 import (
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestEmulateNetworkPresets sets network throttling by DevTools' preset
@@ -30,7 +30,7 @@ func TestEmulateNetworkPresets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := res.Data.(browser.Emulation)
+	e := res.Data.(driver.Emulation)
 	if nc := e.NetworkCustom; nc == nil || nc.LatencyMS != 300 || nc.DownloadKbps != 800 {
 		t.Errorf("networkCustom = %+v", e.NetworkCustom)
 	}

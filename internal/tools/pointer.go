@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 )
 
@@ -51,25 +51,25 @@ func pointerTools() []Tool {
 			Name: "click",
 			Description: "Click with real mouse events. Element: uid, selector, role+name or byText (or text). " +
 				"Waits waitMs (5000) until visible, stable, enabled, uncovered.",
-			Tab: true, Changes: ReportChanges, Core: true,
+			Changes: ReportChanges, Core: true,
 			Verbs: []Verb{{Name: "click", Args: []string{"uid:ref"}, Summary: "click an element by ref (e12 or @e12)", Rank: 3}},
 		}, click),
 		defineOn(Tool{
 			Name:        "hover",
 			Description: "Move the mouse over an element, named and waited for as by click. Returns hovered (whether it matches :hover).",
-			Tab:         true, Changes: ReportChanges,
-			Verbs: []Verb{{Name: "hover", Args: []string{"uid:ref"}, Summary: "move the mouse over an element", Rank: 15}},
+			Changes:     ReportChanges,
+			Verbs:       []Verb{{Name: "hover", Args: []string{"uid:ref"}, Summary: "move the mouse over an element", Rank: 15}},
 		}, hover),
 		defineOn(Tool{
 			Name:        "drag",
 			Description: "Drag an element onto another with the mouse (HTML5 drag and drop too).",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, dragTool),
 		defineOn(Tool{
 			Name: "scroll",
 			Description: "Scroll by direction (80% of the viewport, or pixels), to an element (reports inViewport, fullyInViewport) " +
 				"or to x/y. Returns scrollX, scrollY and the page and viewport sizes.",
-			Tab: true, Changes: ReportChanges,
+			Changes: ReportChanges,
 		}, scroll),
 	}
 }
@@ -104,8 +104,8 @@ type pointerData struct {
 	// NotSubmitted names the control that kept the browser from
 	// submitting the form the click submitted, and the message the
 	// browser showed for it: "Email": Please fill out this field.
-	NotSubmitted string   `json:"notSubmitted,omitempty"`
-	Changes      *Changes `json:"changes"`
+	NotSubmitted string `json:"notSubmitted,omitempty"`
+	changed
 }
 
 // oneElement refuses uid and selector together.
@@ -135,7 +135,7 @@ func click(ctx context.Context, _ *Env, d *door, in clickArgs) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := d.tab.Click(ctx, browser.ClickOptions{
+	res, err := d.tab.Click(ctx, driver.ClickOptions{
 		Ref: in.UID, Selector: in.Selector, Button: in.Button, Double: in.DblClick, Modifiers: in.mods, Force: in.Force,
 	})
 	if err != nil {
@@ -174,8 +174,12 @@ func (in *dragArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func dragTool(ctx context.Context, _ *Env, d *door, in dragArgs) (*Result, error) {
-	res, err := d.tab.Drag(ctx, browser.DragOptions{FromRef: in.FromUID, FromSelector: in.FromSelector, ToRef: in.ToUID, ToSelector: in.ToSelector})
+func dragTool(ctx context.Context, env *Env, d *door, in dragArgs) (*Result, error) {
+	ds, err := role[driver.DragScroller](env, d.tab, "drag")
+	if err != nil {
+		return nil, err
+	}
+	res, err := ds.Drag(ctx, driver.DragOptions{FromRef: in.FromUID, FromSelector: in.FromSelector, ToRef: in.ToUID, ToSelector: in.ToSelector})
 	if err != nil {
 		return nil, err
 	}
@@ -183,8 +187,8 @@ func dragTool(ctx context.Context, _ *Env, d *door, in dragArgs) (*Result, error
 }
 
 type scrollData struct {
-	*browser.ScrollResult
-	Changes *Changes `json:"changes"`
+	*driver.ScrollResult
+	changed
 }
 
 func (in *scrollArgs) check(context.Context, *Env) error {
@@ -219,7 +223,11 @@ func (in *scrollArgs) check(context.Context, *Env) error {
 // there stops at the bottom.
 const pageEnd = 1 << 30
 
-func scroll(ctx context.Context, _ *Env, d *door, in scrollArgs) (*Result, error) {
+func scroll(ctx context.Context, env *Env, d *door, in scrollArgs) (*Result, error) {
+	ds, err := role[driver.DragScroller](env, d.tab, "scroll")
+	if err != nil {
+		return nil, err
+	}
 	switch in.Direction {
 	case "top", "bottom":
 		y := 0.0
@@ -228,11 +236,11 @@ func scroll(ctx context.Context, _ *Env, d *door, in scrollArgs) (*Result, error
 		}
 		in.Direction, in.Y = "", &y
 	}
-	res, err := d.tab.Scroll(ctx, browser.ScrollOptions{
+	res, err := ds.Scroll(ctx, driver.ScrollOptions{
 		Direction: in.Direction, Pixels: in.Pixels, Ref: in.UID, Selector: in.Selector, X: in.X, Y: in.Y,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Data: scrollData{ScrollResult: res}}, nil
+	return &Result{Data: &scrollData{ScrollResult: res}}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 	"github.com/cdpkit/cdpkit/internal/input"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
@@ -59,13 +60,13 @@ func TestPointerErrors(t *testing.T) {
 		code    Code
 		message string
 	}{
-		{&browser.ElementError{Ref: "e3", Err: &browser.CoveredError{By: `div#overlay.modal "Accept cookies"`}},
+		{&driver.ElementError{Ref: "e3", Err: &driver.CoveredError{By: `div#overlay.modal "Accept cookies"`}},
 			ElementNotClickable, `e3 is covered by div#overlay.modal "Accept cookies"`},
-		{&browser.ElementError{Selector: "#go", Err: &browser.CoveredError{By: "div.card", Ancestor: true}},
+		{&driver.ElementError{Selector: "#go", Err: &driver.CoveredError{By: "div.card", Ancestor: true}},
 			ElementNotClickable, `"#go" takes no pointer events: they land on its ancestor div.card`},
-		{&browser.ElementError{Ref: "e4", Err: browser.ErrElementDisabled}, ElementNotClickable, "e4 is disabled"},
-		{&browser.ElementError{Ref: "e5", Err: browser.ErrElementNotVisible}, ElementHidden, "e5 is not rendered"},
-		{&browser.ElementError{Ref: "e6", Err: browser.ErrElementOffscreen}, ElementHidden, "e6 is outside the viewport"},
+		{&driver.ElementError{Ref: "e4", Err: driver.ErrElementDisabled}, ElementNotClickable, "e4 is disabled"},
+		{&driver.ElementError{Ref: "e5", Err: driver.ErrElementNotVisible}, ElementHidden, "e5 is not rendered"},
+		{&driver.ElementError{Ref: "e6", Err: driver.ErrElementOffscreen}, ElementHidden, "e6 is outside the viewport"},
 	}
 	for _, tt := range tests {
 		got := AsError(tt.err)
@@ -112,7 +113,7 @@ func TestPointerTools(t *testing.T) {
 		if _, err := tb.Navigate(t.Context(), base+"/"+page); err != nil {
 			t.Fatalf("Navigate: %v", err)
 		}
-		res, _, err := tb.SnapshotDiff(t.Context(), browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}})
+		res, _, err := tb.SnapshotDiff(t.Context(), driver.SnapshotOptions{Options: snapshot.Options{Interactive: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestPointerTools(t *testing.T) {
 		if data["html5Drag"] != true {
 			t.Errorf("result = %v, want an HTML5 drag", data)
 		}
-		res, err := tab(t).Snapshot(t.Context(), browser.SnapshotOptions{})
+		res, err := tab(t).Snapshot(t.Context(), driver.SnapshotOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestMaxTabsCountsPopups checks that tabs a session's pages open
@@ -26,7 +26,7 @@ func TestMaxTabsCountsPopups(t *testing.T) {
 	})
 	site := browsertest.ServerHandler(t, mux).URL
 	h := newHarness(t, nil)
-	h.scope = browser.NewScope(&browser.ScopeOptions{Isolate: true, MaxTabs: 2})
+	h.scope = driver.NewScope(&driver.ScopeOptions{Isolate: true, MaxTabs: 2})
 	h.env.Scope = h.scope
 	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":%q}`, site))
 

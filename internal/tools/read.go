@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Console listing pages.
@@ -52,21 +52,19 @@ func readTools() []Tool {
 			Name:        "list_console_messages",
 			Description: "Console messages, exceptions and browser errors, oldest first. Cleared on navigation unless preserve.",
 			ReadOnly:    true,
-			Tab:         true, Core: true,
+			Core:        true,
 		}, listConsoleMessages),
 		defineOn(Tool{
 			Name:        "get_console_message",
 			Description: "One console message by id, whole (up to 20000 chars), with its location and stack.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true,
 		}, getConsoleMessage),
 		defineOn(Tool{
 			Name:        "get_url",
 			Description: "A tab's current url, title and document.readyState.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true,
 			Verbs:       []Verb{{Name: "get url", Summary: "print the tab's url, title and readyState", Rank: 17}},
 		}, getURL),
 		defineOn(Tool{
@@ -74,8 +72,8 @@ func readTools() []Tool {
 			Description: "Visible text of the page or an element; a field's value, never a password's.",
 			ReadOnly:    true,
 			Idempotent:  true,
-			Tab:         true, Core: true,
-			Verbs: []Verb{{Name: "get text", Args: []string{"uid:ref?"}, Summary: "print the visible text of the page, or of an element", Rank: 16}},
+			Core:        true,
+			Verbs:       []Verb{{Name: "get text", Args: []string{"uid:ref?"}, Summary: "print the visible text of the page, or of an element", Rank: 16}},
 		}, getText),
 	}
 }
@@ -90,7 +88,7 @@ type consoleHeader struct {
 }
 
 // levelAliases maps the names accepted in types to levels.
-var levelAliases = map[string]string{"warning": browser.LevelWarn, "verbose": browser.LevelDebug}
+var levelAliases = map[string]string{"warning": driver.LevelWarn, "verbose": driver.LevelDebug}
 
 func (in *listConsoleArgs) check(context.Context, *Env) error {
 	if in.PageSize < 0 || in.PageSize > maxPageSize || in.PageIdx < 0 {
@@ -102,24 +100,28 @@ func (in *listConsoleArgs) check(context.Context, *Env) error {
 		if a, ok := levelAliases[l]; ok {
 			l = a
 		}
-		if !slices.Contains(browser.ConsoleLevels, l) {
-			return errorf(InvalidArgs, false, "types are "+strings.Join(browser.ConsoleLevels, ", "), "unknown message type %q", t)
+		if !slices.Contains(driver.ConsoleLevels, l) {
+			return errorf(InvalidArgs, false, "types are "+strings.Join(driver.ConsoleLevels, ", "), "unknown message type %q", t)
 		}
 		in.levels = append(in.levels, l)
 	}
 	return nil
 }
 
-func listConsoleMessages(ctx context.Context, _ *Env, d *door, in listConsoleArgs) (*Result, error) {
-	tab, levels := d.tab, in.levels
+func listConsoleMessages(ctx context.Context, env *Env, d *door, in listConsoleArgs) (*Result, error) {
+	levels := in.levels
+	con, err := role[driver.Console](env, d.tab, "the console log")
+	if err != nil {
+		return nil, err
+	}
 	size := in.PageSize
 	if size == 0 {
 		size = defaultPageSize
 	}
 	if in.Preserve != nil {
-		tab.SetConsolePreserve(*in.Preserve)
+		con.SetConsolePreserve(*in.Preserve)
 	}
-	msgs, total, err := tab.ConsoleMessages(ctx, browser.ConsoleQuery{Levels: levels, Offset: in.PageIdx * size, Limit: size, Clear: in.Clear})
+	msgs, total, err := con.ConsoleMessages(ctx, driver.ConsoleQuery{Levels: levels, Offset: in.PageIdx * size, Limit: size, Clear: in.Clear})
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +149,7 @@ func listConsoleMessages(ctx context.Context, _ *Env, d *door, in listConsoleArg
 
 // consoleLine renders a message as one line: `#12 error page.js:3 text`,
 // with [source] for what the browser logged itself and newlines escaped.
-func consoleLine(m browser.ConsoleMessage) string {
+func consoleLine(m driver.ConsoleMessage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%d %s", m.ID, m.Level)
 	if m.Source != "console" && m.Source != "exception" {
@@ -204,9 +206,13 @@ func (in *getConsoleArgs) check(context.Context, *Env) error {
 	return nil
 }
 
-func getConsoleMessage(ctx context.Context, _ *Env, d *door, in getConsoleArgs) (*Result, error) {
-	m, err := d.tab.ConsoleMessage(ctx, in.MsgID)
-	var ce *browser.ConsoleMessageError
+func getConsoleMessage(ctx context.Context, env *Env, d *door, in getConsoleArgs) (*Result, error) {
+	con, err := role[driver.Console](env, d.tab, "the console log")
+	if err != nil {
+		return nil, err
+	}
+	m, err := con.ConsoleMessage(ctx, in.MsgID)
+	var ce *driver.ConsoleMessageError
 	switch {
 	case errors.As(err, &ce) && ce.Gone:
 		return nil, errorf(InvalidArgs, false, "the tab keeps its last 500 messages and clears them on navigation; call list_console_messages",
@@ -255,7 +261,7 @@ func (in *getTextArgs) check(context.Context, *Env) error {
 }
 
 func getText(ctx context.Context, _ *Env, d *door, in getTextArgs) (*Result, error) {
-	res, err := d.tab.Text(ctx, browser.TextOptions{Ref: in.UID, Selector: in.Selector, MaxChars: ceilChars(in.MaxChars)})
+	res, err := d.tab.Text(ctx, driver.TextOptions{Ref: in.UID, Selector: in.Selector, MaxChars: ceilChars(in.MaxChars)})
 	if err != nil {
 		return nil, err
 	}

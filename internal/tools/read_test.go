@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestReadToolsRejectArgs checks the argument errors caught before any
@@ -55,18 +55,18 @@ func TestReadToolsRejectArgs(t *testing.T) {
 func TestConsoleLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		m    browser.ConsoleMessage
+		m    driver.ConsoleMessage
 		want string
 	}{
-		{browser.ConsoleMessage{ID: 12, Level: "error", Source: "exception", Text: "Uncaught TypeError: x is undefined", URL: "http://h/js/page.js?v=2", Line: 3},
+		{driver.ConsoleMessage{ID: 12, Level: "error", Source: "exception", Text: "Uncaught TypeError: x is undefined", URL: "http://h/js/page.js?v=2", Line: 3},
 			"#12 error page.js:3 Uncaught TypeError: x is undefined"},
-		{browser.ConsoleMessage{ID: 1, Level: "log", Source: "console", Text: "two\nlines"},
+		{driver.ConsoleMessage{ID: 1, Level: "log", Source: "console", Text: "two\nlines"},
 			`#1 log two\nlines`},
-		{browser.ConsoleMessage{ID: 2, Level: "warn", Source: "console", Text: "cut", Truncated: true, URL: "http://h:8080/"},
+		{driver.ConsoleMessage{ID: 2, Level: "warn", Source: "console", Text: "cut", Truncated: true, URL: "http://h:8080/"},
 			"#2 warn h:8080 cut…"},
-		{browser.ConsoleMessage{ID: 3, Level: "error", Source: "network", Text: "Failed to load resource", URL: "http://h/img/a.png"},
+		{driver.ConsoleMessage{ID: 3, Level: "error", Source: "network", Text: "Failed to load resource", URL: "http://h/img/a.png"},
 			"#3 error [network] a.png Failed to load resource"},
-		{browser.ConsoleMessage{ID: 4, Level: "log", Source: "console", Text: "x", URL: "data:text/javascript," + strings.Repeat("a", 100), Line: 1},
+		{driver.ConsoleMessage{ID: 4, Level: "log", Source: "console", Text: "x", URL: "data:text/javascript," + strings.Repeat("a", 100), Line: 1},
 			"#4 log data:text/javascript," + strings.Repeat("a", 19) + "…:1 x"},
 	}
 	for _, tt := range tests {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 	"github.com/cdpkit/cdpkit/internal/record"
 )
@@ -49,14 +49,14 @@ func recordTools() []Tool {
 			Name: "start_screen_recording",
 			Description: "Record a tab to video until stop_screen_recording: a frame per repaint, spooled to disk; it survives navigation. " +
 				"Brings the tab to the front (a background tab does not paint). Needs ffmpeg. One recording per tab.",
-			NoQueue: true, Dialog: DialogPasses, Tab: true,
+			NoQueue: true, Dialog: DialogPasses,
 			Verbs: []Verb{{Name: "record start", Summary: "start recording the active tab to video", Rank: 20}},
 		}, startRecording),
 		defineOn(Tool{
 			Name: "stop_screen_recording",
 			Description: "Stop a tab's recording and encode it to MP4 (H.264 unless started with codec hevc): path, codec, durationMs, frameCount, encodedFrames. Timing follows the real repaints. " +
 				"Also reports a recording that ended by itself (tab closed, cap reached).",
-			NoQueue: true, Dialog: DialogPasses, Tab: true, Recovers: true,
+			NoQueue: true, Dialog: DialogPasses, Recovers: true,
 			Verbs: []Verb{{Name: "record stop", Args: []string{"savePath:path?"}, Summary: "stop recording and save the MP4 (to path, else the artifact dir)", Rank: 21}},
 		}, stopRecording),
 	}
@@ -137,10 +137,16 @@ func startRecording(ctx context.Context, env *Env, d *door, in startRecordingArg
 		return nil, err
 	}
 	progress(ctx, "starting the screencast")
-	opts := browser.ScreencastOptions{
+	opts := driver.ScreencastOptions{
 		Format: format, Quality: in.Quality, MaxWidth: in.MaxWidth, MaxHeight: in.MaxHeight, EveryNthFrame: in.EveryNthFrame,
 	}
-	stream, err := d.tab.StartScreencast(ctx, opts, spoolSink{spool})
+	sc, err := role[driver.Screencaster](env, d.tab, "screen recording")
+	if err != nil {
+		spool.Remove()
+		recordings.drop(r)
+		return nil, err
+	}
+	stream, err := sc.StartScreencast(ctx, opts, spoolSink{spool})
 	if err != nil {
 		spool.Remove()
 		recordings.drop(r)

@@ -6,8 +6,8 @@ import (
 	"image/png"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestRecordBackgroundTab records a tab opened in the background: the
@@ -34,13 +34,13 @@ func TestFitFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		o          browser.ScreencastOptions
+		o          driver.ScreencastOptions
 		w, h       int
 		wantFormat string
 	}{
-		{browser.ScreencastOptions{Format: "png"}, 1000, 500, "png"},
-		{browser.ScreencastOptions{Format: "png", MaxWidth: 400}, 400, 200, "png"},
-		{browser.ScreencastOptions{Format: "jpeg", MaxWidth: 400, MaxHeight: 100}, 200, 100, "jpeg"},
+		{driver.ScreencastOptions{Format: "png"}, 1000, 500, "png"},
+		{driver.ScreencastOptions{Format: "png", MaxWidth: 400}, 400, 200, "png"},
+		{driver.ScreencastOptions{Format: "jpeg", MaxWidth: 400, MaxHeight: 100}, 200, 100, "jpeg"},
 	} {
 		out, err := fitFrame(buf.Bytes(), tc.o)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/image/draw"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // seedWait bounds the screenshot that stands in for a recording that
@@ -26,7 +26,7 @@ func (r *recording) seed(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, seedWait)
 	defer cancel()
-	shot, err := r.tab.Screenshot(ctx, browser.ScreenshotOptions{Format: r.opts.Format, Quality: r.opts.Quality})
+	shot, err := r.tab.Screenshot(ctx, driver.ScreenshotOptions{Format: r.opts.Format, Quality: r.opts.Quality})
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (r *recording) seed(ctx context.Context) error {
 
 // fitFrame scales an encoded frame down to MaxWidth × MaxHeight, as the
 // screencast would have, keeping its format.
-func fitFrame(data []byte, o browser.ScreencastOptions) ([]byte, error) {
+func fitFrame(data []byte, o driver.ScreencastOptions) ([]byte, error) {
 	if o.MaxWidth <= 0 && o.MaxHeight <= 0 {
 		return data, nil
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/record"
 )
 
@@ -25,7 +25,7 @@ const streamStopWait = 10 * time.Second
 var recordings = &recordingSet{active: map[recKey]*recording{}, ended: map[recKey]*recording{}}
 
 type recKey struct {
-	m   *browser.Manager
+	m   *driver.Manager
 	tab string
 }
 
@@ -39,12 +39,12 @@ type recordingSet struct {
 // afterwards; done closes when it is finished (encoded or failed).
 type recording struct {
 	key   recKey
-	scope *browser.Scope
-	tab   browser.TabDriver
-	opts  browser.ScreencastOptions
+	scope *driver.Scope
+	tab   driver.TabDriver
+	opts  driver.ScreencastOptions
 
 	begun   bool // guarded by recordingSet.mu
-	stream  browser.ScreencastStream
+	stream  driver.ScreencastStream
 	spool   *record.Spool
 	ff      *record.FFmpeg
 	enc     record.Encoder
@@ -81,7 +81,7 @@ func (s *recordingSet) drop(r *recording) {
 }
 
 // begin marks r capturing and watches for its end.
-func (r *recording) begin(env *Env, stream browser.ScreencastStream, spool *record.Spool, ff *record.FFmpeg, enc record.Encoder, limits record.Limits) {
+func (r *recording) begin(env *Env, stream driver.ScreencastStream, spool *record.Spool, ff *record.FFmpeg, enc record.Encoder, limits record.Limits) {
 	recordings.mu.Lock()
 	r.stream, r.spool, r.ff, r.enc, r.limits = stream, spool, ff, enc, limits
 	r.release = env.Browsers.Use() // an idle browser is not stopped under a recording
@@ -126,7 +126,7 @@ func endedBy(err error) string {
 		return ""
 	case errors.Is(err, record.ErrCap):
 		return "cap"
-	case errors.Is(err, browser.ErrTargetCrashed):
+	case errors.Is(err, driver.ErrTargetCrashed):
 		return "tab crashed"
 	default:
 		return "tab closed"

@@ -1,7 +1,15 @@
-// Package tools is the tool registry: every tool is declared once here —
+// Package tools is the tool registry: every tool is declared once —
 // name, description, typed arguments, annotations and handler — and the MCP
 // server, the CLI and the docs are derived from these declarations. Handlers
 // speak to internal/browser, never to CDP or MCP.
+//
+// The framework, apart from the tool files (one per tool group):
+// registry.go declares tools (Tool, define, defineOn, All); call.go runs
+// one call (Call: its deadline, panics, timeouts); door.go opens the door
+// to a tab (selector, scope, lease, crash check, queue, dialogs) and fills
+// the changes section that changes*.go compute; render.go is the result
+// and its text and structured forms; env.go is what handlers work with;
+// capabilities.go is what tools need from a backend.
 package tools
 
 import (
@@ -9,125 +17,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/cdpkit/cdpkit/internal/browser"
-	"github.com/cdpkit/cdpkit/internal/lease"
-	"github.com/cdpkit/cdpkit/internal/lighthouse"
-	"github.com/cdpkit/cdpkit/internal/policy"
-	"github.com/cdpkit/cdpkit/internal/telemetry"
 )
-
-// Bounds of a tool call's deadline.
-const (
-	// DefaultTimeout bounds a tool call when Env.Timeout is zero.
-	DefaultTimeout = 30 * time.Second
-	// MaxTimeout is the most a call may ask for with timeout_ms, and caps
-	// Env.Timeout.
-	MaxTimeout = 120 * time.Second
-)
-
-// timeoutArg is the argument every tool accepts, outside its schema (the
-// schemas would pay for it on every turn): the call's deadline in ms.
-const timeoutArg = "timeout_ms"
-
-// Env is what handlers work with. It is shared by all calls and must not be
-// changed after the first call.
-type Env struct {
-	Browsers  *browser.Manager
-	Artifacts *policy.Artifacts // where tools write files
-	Log       *slog.Logger
-	// Timeout bounds each tool call that gives no timeout_ms; zero means
-	// DefaultTimeout, and more than MaxTimeout means MaxTimeout.
-	Timeout time.Duration
-	// QueueLimit is how many state-changing calls may wait for one tab;
-	// zero means browser.DefaultQueueLimit.
-	QueueLimit int
-	// MaxScreenshotPixels and MaxImageBytes bound a screenshot's width ×
-	// height and encoded size; zero means browser.DefaultMaxScreenshotPixels
-	// and browser.DefaultMaxImageBytes.
-	MaxScreenshotPixels int
-	MaxImageBytes       int
-	// UploadRoots are directories upload_file may read files from, besides
-	// the artifact dir (always a root).
-	UploadRoots policy.UploadRoots
-	// CallerDirs lets a call's directory (WithCallerDir, sent by the CLI)
-	// be an upload root for that call when it is a safe root. Only the
-	// CLI's daemon, on its private socket, sets it.
-	CallerDirs bool
-	// AllowEval enables evaluate_script, which runs the agent's JavaScript
-	// in the page; it is off by default.
-	AllowEval bool
-	// DialogPolicy says which JavaScript dialogs cdpkit answers by itself;
-	// "" means browser.DialogsReport.
-	DialogPolicy browser.DialogPolicy
-	// URLPolicy checks the URLs tools are asked to open, before the
-	// browser's own guard does; nil means the defaults of policy.Policy.
-	URLPolicy *policy.Policy
-	// ShowSecrets shows credential headers (policy.SecretHeader) in
-	// network tool results instead of redacting them (--show-secrets).
-	ShowSecrets bool
-	// Scope is the client's own tabs (one per HTTP session); nil means
-	// every tab (stdio, the CLI daemon).
-	Scope *browser.Scope
-	// Leases is the tab lease store shared by every cdpkit process on the
-	// machine; nil turns leases off (claim_page fails, lease is refused).
-	Leases *lease.Store
-	// Client names the client inside this process that calls come from,
-	// which with the pid is who owns a lease: "stdio", "cli:SESSION", or
-	// a fresh id per HTTP session (set by Scoped).
-	Client string
-	// SessionID names the session in logs and spans: an HTTP session's
-	// Mcp-Session-Id, which its client sees; "" means Client. It is kept
-	// apart from Client because lease labels, which other sessions see,
-	// carry Client, and a session id with the token would let them speak
-	// for the session.
-	SessionID string
-	// RequireLease is strict mode: a call on a tab nobody holds acquires
-	// an auto lease for its owner, new_page claims the tab it opens, and
-	// list_pages and list_leases reap tabs abandoned by dead owners.
-	RequireLease bool
-	// LeaseTTL is a new lease's ttl when the call gives none; zero means
-	// the store's.
-	LeaseTTL time.Duration
-	// Lighthouse installs and runs Lighthouse for lighthouse_audit; nil
-	// means one that installs into lighthouse.DefaultCacheDir and finds
-	// node and npm on PATH.
-	Lighthouse *lighthouse.Runner
-	// FFmpeg encodes screen recordings; "" means $CDPKIT_FFMPEG, else
-	// ffmpeg on PATH. RecordingMax caps a recording ("500MB,10m"); ""
-	// means $CDPKIT_RECORDING_MAX, else the record package's defaults.
-	FFmpeg       string
-	RecordingMax string
-	// Telemetry records each call (a log record, a span, metrics) and
-	// each scoped session; nil means records on Log only (telemetry.Off).
-	Telemetry *telemetry.Telemetry
-}
-
-// Result is a tool's successful output. Data is sent as compact JSON; Text,
-// if set, follows it verbatim on the next line (a snapshot would lose its
-// compactness to JSON escaping); Image, if set, is sent as image content.
-type Result struct {
-	Data  any
-	Text  string
-	Image *Image
-	// SessionReset says the browser was restarted before this call: tabs,
-	// refs and page state from before are gone.
-	SessionReset bool
-}
-
-// Image is encoded image data.
-type Image struct {
-	Data     []byte
-	MIMEType string
-}
 
 // Tool is one declared tool: what it is and does, and what it needs from
 // the registry before its handler runs. The registry, not the handler,
@@ -149,7 +44,9 @@ type Tool struct {
 	// Tab says the tool works on the tab its target argument names: the
 	// registry starts the browser, resolves the target within the call's
 	// scope, applies the dialog policy, checks that the renderer lives and
-	// queues the call before the handler gets the tab.
+	// queues the call before the handler gets the tab. The helper that
+	// declares the tool sets it: defineOn does, define does not; the
+	// fields below, up to SaysWhere, are the door's and need it.
 	Tab bool
 	// Recovers says the tool works on a crashed tab (navigating it
 	// recovers it; selecting or closing it needs no renderer).
@@ -246,20 +143,20 @@ type tabless interface {
 
 // define declares a tool that needs no tab, whose arguments decode into In.
 // Field docs come from `jsonschema:"…"` tags; fields without `omitempty`
-// are required.
+// are required. Such a tool has no door, so it cannot claim what the
+// door does (Tab, NoQueue, Recovers, Dialog, Changes, SaysWhere).
 func define[In any](t Tool, h func(ctx context.Context, env *Env, in In) (*Result, error)) Tool {
-	if t.Tab || t.Changes != NoChanges {
+	if t.Tab || t.NoQueue || t.Recovers || t.Dialog != DialogBlocks || t.Changes != NoChanges || t.SaysWhere {
 		panic(fmt.Sprintf("tools: %s: a tool on a tab is declared with defineOn", t.Name))
 	}
 	return declare(t, func(ctx context.Context, env *Env, _ *door, in In) (*Result, error) { return h(ctx, env, in) })
 }
 
-// defineOn declares a tool that works on a tab: the handler gets the door
-// the registry opened for the call, with the browser and the ready tab.
+// defineOn declares a tool that works on a tab (it sets Tab): the handler
+// gets the door the registry opened for the call, with the browser and the
+// ready tab.
 func defineOn[In any](t Tool, h func(ctx context.Context, env *Env, d *door, in In) (*Result, error)) Tool {
-	if !t.Tab {
-		panic(fmt.Sprintf("tools: %s: defineOn needs Tab", t.Name))
-	}
+	t.Tab = true
 	return declare(t, h)
 }
 
@@ -387,99 +284,6 @@ func argHint(args map[string]any, schema *jsonschema.Resolved) string {
 	return "see the tool's input schema"
 }
 
-// Call runs the tool with JSON arguments under the env's timeout, or the
-// timeout_ms argument, which any tool accepts (0 < timeout_ms ≤
-// MaxTimeout). State-changing calls on one tab wait for each other (see
-// Tool.through); Call releases the tab when the handler returns. It never
-// panics: a panic in a handler becomes an Internal error. The error, if
-// any, is always an *Error; a TIMEOUT names the step that was slow.
-func (t *Tool) Call(ctx context.Context, env *Env, args json.RawMessage) (res *Result, err error) {
-	timeout := min(env.Timeout, MaxTimeout)
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	timeout = max(timeout, min(t.Timeout, MaxTimeout))
-	args, err = t.compat(args)
-	if err != nil {
-		return nil, argsError(err)
-	}
-	args, asked, err := takeTimeout(args)
-	if err != nil {
-		return nil, argsError(err)
-	}
-	if asked > 0 {
-		timeout = asked
-	}
-	var full bool
-	if args, full, err = t.takeSnapshotArg(args); err != nil {
-		return nil, argsError(err)
-	}
-	var token string
-	if t.Tab && !t.ownLease {
-		if args, token, err = takeLease(args); err != nil {
-			return nil, argsError(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ctx, steps := browser.WithSteps(ctx)
-	ctx, rec := env.obsStart(ctx, t, steps)
-	defer func() { obsEnd(rec, args, res, err) }() // after the recover below
-	c := &call{tool: t, lease: token, includeSnapshot: full}
-	ctx = context.WithValue(ctx, callKey{}, c)
-	defer c.end()
-	defer func() {
-		if p := recover(); p != nil {
-			env.Log.Error("tool handler panicked", "tool", t.Name, "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, errorf(Internal, false, "this is a cdpkit bug; please report it", "%s failed unexpectedly", t.Name)
-		}
-	}()
-	defer env.Browsers.Use()() // an idle shutdown waits for the call
-	start := time.Now()
-	res, err = t.call(ctx, env, args)
-	if err != nil {
-		if isTimeout(err) || cutShort(ctx, err) {
-			err = &stepTimeout{Tool: t.Name, After: time.Since(start), Step: steps.Current(), Tab: t.Tab, Err: err}
-		}
-		te := withPhase(AsError(err), err)
-		env.Log.Debug("tool failed", "tool", t.Name, "code", te.Code, "phase", te.Phase, "ms", time.Since(start).Milliseconds(), "err", err)
-		return nil, te
-	}
-	env.Log.Debug("tool done", "tool", t.Name, "ms", time.Since(start).Milliseconds())
-	if res != nil {
-		res.SessionReset = env.takeReset()
-	}
-	return res, nil
-}
-
-// takeTimeout removes timeout_ms from raw arguments and returns it; zero
-// when absent.
-func takeTimeout(raw json.RawMessage) (json.RawMessage, time.Duration, error) {
-	if !bytes.Contains(raw, []byte(timeoutArg)) {
-		return raw, 0, nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return raw, 0, nil // not an object: decoding says so
-	}
-	v, ok := m[timeoutArg]
-	if !ok {
-		return raw, 0, nil
-	}
-	bad := errorf(InvalidArgs, false, fmt.Sprintf("give timeout_ms in ms, above 0 and at most %d", MaxTimeout.Milliseconds()),
-		"timeout_ms %s is out of range", v)
-	var ms float64
-	if err := json.Unmarshal(v, &ms); err != nil || ms <= 0 || ms > float64(MaxTimeout.Milliseconds()) {
-		return nil, 0, bad
-	}
-	delete(m, timeoutArg)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return nil, 0, bad
-	}
-	return out, time.Duration(ms * float64(time.Millisecond)), nil
-}
-
 // All returns every tool, sorted by name.
 func All() []Tool {
 	all := slices.Concat(pageTools(), screenshotTools(), snapshotTools(), findTools(), readTools(), formTools(), emulateTools(), pointerTools(),
@@ -495,45 +299,4 @@ func All() []Tool {
 		return 0
 	})
 	return all
-}
-
-// Scoped returns a copy of env whose calls see, resolve and open only
-// their own tabs, such as one MCP session's (a tab of another scope
-// matches nothing), and the function that closes those tabs (and, with
-// isolate, their own browser context: cookies, storage and cache apart
-// from other scopes') when the scope ends. The scope may have maxTabs tabs
-// open at once (0: no bound); one more is LIMIT_REACHED. Close's ctx
-// bounds the closing; it does nothing when no browser runs.
-//
-// With isolate the scope's files live apart too: its artifact dir is
-// sessions/<client id>/ of env's (downloads included), it can read and
-// upload only what is in there (and in the operator's upload roots), and
-// the folder is removed at the end if the session saved nothing.
-func (env *Env) Scoped(isolate bool, maxTabs int) (scoped *Env, close func(ctx context.Context)) {
-	e := *env
-	e.Client = newClientID()
-	so := &browser.ScopeOptions{Isolate: isolate, MaxTabs: maxTabs}
-	var own *policy.Artifacts
-	if isolate && env.Artifacts != nil {
-		var err error
-		if own, err = env.Artifacts.Sub(filepath.Join("sessions", e.Client)); err != nil {
-			// The session still runs; writing a file reports the cause.
-			env.Log.Warn("making the session's artifact dir", "err", err)
-			own = nil
-		} else {
-			e.Artifacts = own
-			so.DownloadDir = filepath.Join(own.Dir(), "downloads")
-		}
-	}
-	e.Scope = browser.NewScope(so)
-	return &e, func(ctx context.Context) {
-		e.forgetPageIDs()
-		if d := env.Browsers.CurrentDriver(); d != nil {
-			d.CloseScope(ctx, e.Scope)
-			e.dropOwnerLeases(ctx, d)
-		}
-		if own != nil {
-			own.CloseAndPrune()
-		}
-	}
 }

@@ -12,8 +12,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/cdp"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/policy"
 )
 
@@ -110,10 +110,10 @@ func TestAsError(t *testing.T) {
 		err  error
 		code Code
 	}{
-		{&browser.NoBrowserError{Reason: "r", Hint: "h"}, NoBrowser},
-		{fmt.Errorf("x: %w", &browser.TargetNotFoundError{Selector: "index:3"}), TargetNotFound},
-		{fmt.Errorf("%w: bad", browser.ErrInvalidSelector), InvalidArgs},
-		{&browser.NavigationError{URL: "u", Text: "net::ERR_FAILED"}, NavigationFailed},
+		{&driver.NoBrowserError{Reason: "r", Hint: "h"}, NoBrowser},
+		{fmt.Errorf("x: %w", &driver.TargetNotFoundError{Selector: "index:3"}), TargetNotFound},
+		{fmt.Errorf("%w: bad", driver.ErrInvalidSelector), InvalidArgs},
+		{&driver.NavigationError{URL: "u", Text: "net::ERR_FAILED"}, NavigationFailed},
 		{fmt.Errorf("x: %w", &cdp.DisconnectedError{Method: "m"}), BrowserCrashed},
 		{&cdp.SessionClosedError{Method: "m"}, TargetClosed},
 		{&cdp.TimeoutError{Method: "m"}, Timeout},
@@ -121,7 +121,7 @@ func TestAsError(t *testing.T) {
 		{context.Canceled, Cancelled},
 		{policy.CheckURL("file:///etc/passwd"), URLBlocked},
 		{policy.CheckURL("nope"), InvalidURL},
-		{browser.ErrClosed, SessionClosed},
+		{driver.ErrClosed, SessionClosed},
 		{&cdp.ProtocolError{Method: "m", Message: "odd"}, Internal},
 		{&Error{Code: DialogOpen, Message: "m"}, DialogOpen},
 	}
@@ -148,5 +148,38 @@ func TestToolsAreDeclaredOnce(t *testing.T) {
 		if tool.InputSchema.Type != "object" {
 			t.Errorf("tool %s input schema type = %q, want object", tool.Name, tool.InputSchema.Type)
 		}
+	}
+}
+
+// TestDefineHelperSaysWhetherATabIsNeeded checks that the helper a tool is
+// declared with is what says it works on a tab: defineOn sets Tab, and
+// define refuses a declaration that claims any of the door's work.
+func TestDefineHelperSaysWhetherATabIsNeeded(t *testing.T) {
+	t.Parallel()
+	onTab := func(context.Context, *Env, *door, echoArgs) (*Result, error) { return nil, nil }
+	if tool := defineOn(Tool{Name: "on_tab"}, onTab); !tool.Tab {
+		t.Error("defineOn: Tab = false, want true")
+	}
+	if tool := echoTool(nil); tool.Tab {
+		t.Error("define: Tab = true, want false")
+	}
+	claims := map[string]Tool{
+		"Tab":       {Tab: true},
+		"NoQueue":   {NoQueue: true},
+		"Recovers":  {Recovers: true},
+		"Dialog":    {Dialog: DialogPasses},
+		"Changes":   {Changes: TryChanges},
+		"SaysWhere": {SaysWhere: true},
+	}
+	for field, decl := range claims {
+		t.Run(field, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("define with %s set did not panic", field)
+				}
+			}()
+			decl.Name = "browser_level"
+			define(decl, func(context.Context, *Env, echoArgs) (*Result, error) { return nil, nil })
+		})
 	}
 }

@@ -9,6 +9,27 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// Result is a tool's successful output. Data is sent as compact JSON; Text,
+// if set, follows it verbatim on the next line (a snapshot would lose its
+// compactness to JSON escaping); Image, if set, is sent as image content.
+type Result struct {
+	Data  any
+	Text  string
+	Image *Image
+	// Rows are the items Text lists, as values, for the Go API (which
+	// decodes them into its own types); MCP and the CLI send Text instead.
+	Rows any
+	// SessionReset says the browser was restarted before this call: tabs,
+	// refs and page state from before are gone.
+	SessionReset bool
+}
+
+// Image is encoded image data.
+type Image struct {
+	Data     []byte
+	MIMEType string
+}
+
 // A result reaches a client in two forms. The text, which a model reads,
 // is the same compact form as a snapshot: a few `key: value` lines, then
 // a blank line and the lines themselves (an action's element changes, a

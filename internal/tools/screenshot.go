@@ -15,7 +15,7 @@ import (
 	"golang.org/x/image/draw"
 	_ "golang.org/x/image/webp" // decoding webp captures for the inline copy
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The inline copy of a screenshot, the one the model sees, stays within
@@ -46,8 +46,8 @@ func screenshotTools() []Tool {
 			Name:        "take_screenshot",
 			Description: "Screenshot of the viewport, page or an element, saved and returned inline (downscaled if big).",
 			ReadOnly:    true,
-			Tab:         true, Core: true,
-			Verbs: []Verb{{Name: "screenshot", Args: []string{"path?"}, Summary: "save a screenshot (to path, else the artifact dir)", Rank: 7}},
+			Core:        true,
+			Verbs:       []Verb{{Name: "screenshot", Args: []string{"path?"}, Summary: "save a screenshot (to path, else the artifact dir)", Rank: 7}},
 		}, takeScreenshot),
 	}
 }
@@ -129,7 +129,7 @@ func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (
 		}
 	}
 	progress(ctx, "capturing")
-	shot, err := tab.Screenshot(ctx, browser.ScreenshotOptions{
+	shot, err := tab.Screenshot(ctx, driver.ScreenshotOptions{
 		Format: format, Quality: in.Quality, FullPage: in.FullPage, Ref: in.UID, Selector: in.Selector,
 		MaxPixels: env.MaxScreenshotPixels, MaxBytes: env.MaxImageBytes,
 	})
@@ -160,7 +160,9 @@ func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (
 	}
 	if !in.FullPage && in.UID == "" && in.Selector == "" && shot.Width > 0 {
 		// What the agent sees of the viewport, for the vision tools.
-		tab.SetImageScale(shot.Scale * float64(img.Width) / float64(shot.Width))
+		if p, ok := tab.(driver.Pointer); ok {
+			p.SetImageScale(shot.Scale * float64(img.Width) / float64(shot.Width))
+		}
 	}
 	if img.Width != shot.Width || img.Height != shot.Height || img.Format != shot.Format {
 		data.Inline = &inlineInfo{Format: img.Format, Width: img.Width, Height: img.Height}
@@ -170,7 +172,7 @@ func takeScreenshot(ctx context.Context, env *Env, d *door, in screenshotArgs) (
 
 // inlineImage returns shot itself if it is within the inline bounds, else
 // a smaller copy: png stays png if that fits the bytes, otherwise jpeg.
-func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
+func inlineImage(shot *driver.Screenshot) (*driver.Screenshot, error) {
 	if max(shot.Width, shot.Height) <= maxInlineSide && len(shot.Data) <= maxInlineBytes {
 		return shot, nil
 	}
@@ -205,7 +207,7 @@ func inlineImage(shot *browser.Screenshot) (*browser.Screenshot, error) {
 			return nil, fmt.Errorf("tools: encoding the inline screenshot: %w", err)
 		}
 		if buf.Len() <= maxInlineBytes || side <= 64 {
-			return &browser.Screenshot{Data: buf.Bytes(), Format: format, Width: w, Height: h}, nil
+			return &driver.Screenshot{Data: buf.Bytes(), Format: format, Width: w, Height: h}, nil
 		}
 		side = side * 3 / 4
 	}

@@ -9,7 +9,7 @@ import (
 	"runtime/metrics"
 	"testing"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // heapHeld returns the heap memory the process holds from the OS: in use,
@@ -44,7 +44,7 @@ func TestInlineImageReturnsMemory(t *testing.T) {
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
-	shot := &browser.Screenshot{Data: buf.Bytes(), Format: "png", Width: side, Height: side}
+	shot := &driver.Screenshot{Data: buf.Bytes(), Format: "png", Width: side, Height: side}
 	img = nil
 	debug.FreeOSMemory()
 	before := heapHeld()

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // TestTakeScreenshot runs take_screenshot against one real browser (this
@@ -80,7 +80,7 @@ func TestTakeScreenshot(t *testing.T) {
 	t.Run("full page, shrunk inline", func(t *testing.T) {
 		open(t, "tall.html")
 		d, res := call(t, env, `{"fullPage":true}`)
-		if !d.Downscaled || d.Width*d.Height > browser.DefaultMaxScreenshotPixels || d.Height < 16000 {
+		if !d.Downscaled || d.Width*d.Height > driver.DefaultMaxScreenshotPixels || d.Height < 16000 {
 			t.Errorf("result = %+v, want the 20000 px page downscaled to the default pixel limit", d)
 		}
 		if d.Inline == nil || max(d.Inline.Width, d.Inline.Height) > maxInlineSide {

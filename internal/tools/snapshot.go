@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -25,8 +25,8 @@ func snapshotTools() []Tool {
 			Name:        "take_snapshot",
 			Description: "The page as lines with refs (`e12 button \"Save\"`), valid while the document lives.",
 			ReadOnly:    true,
-			Tab:         true, Core: true,
-			Verbs: []Verb{{Name: "snapshot", Summary: "print the page with refs (-i: interactive elements only)", Rank: 2}},
+			Core:        true,
+			Verbs:       []Verb{{Name: "snapshot", Summary: "print the page with refs (-i: interactive elements only)", Rank: 2}},
 		}, takeSnapshot),
 	}
 }
@@ -61,12 +61,12 @@ func (in *snapshotArgs) check(_ context.Context, env *Env) error {
 
 func takeSnapshot(ctx context.Context, env *Env, d *door, in snapshotArgs) (*Result, error) {
 	tab := d.tab
-	o := browser.SnapshotOptions{
+	o := driver.SnapshotOptions{
 		Options: snapshot.Options{Interactive: in.Interactive, URLs: in.URLs, Depth: in.Depth, MaxChars: ceilChars(in.MaxChars)},
 		Scope:   in.Scope,
 	}
 	// Where the tab is does not depend on the snapshot: ask at once.
-	var loc browser.Location
+	var loc driver.Location
 	var locErr error
 	located := make(chan struct{})
 	go func() {

@@ -1,6 +1,6 @@
 package tools
 
-import "github.com/cdpkit/cdpkit/internal/browser"
+import "github.com/cdpkit/cdpkit/internal/driver"
 
 // refusedTabsHint is what an agent can do about tabs closed past its
 // session's tab limit.
@@ -10,9 +10,7 @@ const refusedTabsHint = "the session has as many tabs open as --max-tabs-per-ses
 // tab limit since the last report, on a backend that enforces the limit
 // on the tabs pages open.
 func noteRefusedTabs(o *before, c *Changes) {
-	r, ok := o.b.(interface {
-		TakeRefusedTabs(*browser.Scope) []browser.RefusedTab
-	})
+	r, ok := o.b.(driver.TabLimiter)
 	if !ok {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/snapshot"
 )
 
@@ -39,7 +39,7 @@ func (a *targetArgs) semantic() bool { return a.Role != "" || a.ByText != "" }
 // wait is the action wait the call asked for.
 func (a *targetArgs) wait() time.Duration {
 	if a.WaitMs == 0 {
-		return browser.DefaultActionWait
+		return driver.DefaultActionWait
 	}
 	return time.Duration(a.WaitMs) * time.Millisecond
 }
@@ -78,8 +78,8 @@ func (e *elementArgs) checkTarget() error {
 
 // prepare returns ctx carrying the call's action wait, with e.UID set to
 // the ref of the element e names by role or text (see resolveTarget).
-func (e *elementArgs) prepare(ctx context.Context, tab browser.TabDriver) (context.Context, error) {
-	ctx = browser.WithActionWait(ctx, e.wait())
+func (e *elementArgs) prepare(ctx context.Context, tab driver.TabDriver) (context.Context, error) {
+	ctx = driver.WithActionWait(ctx, e.wait())
 	if !e.semantic() {
 		return ctx, nil
 	}
@@ -109,10 +109,10 @@ const targetSettle = 200 * time.Millisecond
 // substrings. It looks again after each rendered frame until the action
 // wait is over while nothing matches. Several matches are AMBIGUOUS_TARGET
 // listing their refs.
-func resolveTarget(ctx context.Context, tab browser.TabDriver, a targetArgs) (string, error) {
+func resolveTarget(ctx context.Context, tab driver.TabDriver, a targetArgs) (string, error) {
 	deadline := time.Now().Add(a.wait())
 	for {
-		res, err := tab.Snapshot(ctx, browser.SnapshotOptions{Options: snapshot.Options{Interactive: true}})
+		res, err := tab.Snapshot(ctx, driver.SnapshotOptions{Options: snapshot.Options{Interactive: true}})
 		if err != nil {
 			return "", err
 		}
@@ -216,15 +216,15 @@ func ambiguous(a targetArgs, found []targetCandidate) *Error {
 
 // waitErrorRule maps an element that did not become actionable in time to
 // the code of the condition that failed, saying how long it waited.
-func waitErrorRule(_ error, we *browser.WaitError) *Error {
+func waitErrorRule(_ error, we *driver.WaitError) *Error {
 	inner := AsError(we.Err)
 	e := *inner
 	switch {
-	case errors.Is(we.Err, browser.ErrElementDisabled):
+	case errors.Is(we.Err, driver.ErrElementDisabled):
 		e.Code = ElementDisabled
-	case errors.Is(we.Err, browser.ErrNotTypeable): // only a disabled field is waited for
+	case errors.Is(we.Err, driver.ErrNotTypeable): // only a disabled field is waited for
 		e.Code = ElementDisabled
-	case errors.Is(we.Err, browser.ErrElementNotVisible):
+	case errors.Is(we.Err, driver.ErrElementNotVisible):
 		e.Code = ElementNotVisible
 	}
 	e.Message = fmt.Sprintf("%s (waited %v)", inner.Message, we.Waited.Round(time.Millisecond))
@@ -234,4 +234,19 @@ func waitErrorRule(_ error, we *browser.WaitError) *Error {
 
 func init() {
 	typed(waitErrorRule)
+}
+
+// actionArgs are the arguments every state-changing tool takes besides
+// its own: the tab. (includeSnapshot, which asks for the whole snapshot
+// instead of the changes, is taken outside the schemas: see
+// snapshotArg.)
+type actionArgs struct {
+	Target string `json:"target,omitempty"`
+}
+
+// elementArgs name the element a tool acts on: a ref, or a selector.
+type elementArgs struct {
+	UID      string `json:"uid,omitempty" jsonschema:"ref (e12)"`
+	Selector string `json:"selector,omitempty" jsonschema:"CSS selector"`
+	targetArgs
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // The vision tools act at coordinates read off a screenshot, for models
@@ -53,36 +53,40 @@ func visionTools() []Tool {
 			Name: "click_at",
 			Description: "Click at x, y of the last viewport screenshot (its pixels, downscaled or not) with real mouse events. " +
 				"Returns what was hit and changes.",
-			Tab: true, Changes: ReportChanges,
+			Changes: ReportChanges,
 		}, clickAt),
 		defineOn(Tool{
 			Name:        "move_mouse",
 			Description: "Move the mouse to x, y of the last viewport screenshot, hovering what is there.",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, moveMouse),
 		defineOn(Tool{
 			Name:        "drag_at",
 			Description: "Drag with the left button from fromX, fromY to toX, toY of the last viewport screenshot.",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, dragAt),
 		defineOn(Tool{
 			Name:        "scroll_at",
 			Description: "Turn the mouse wheel at x, y of the last viewport screenshot by deltaX, deltaY CSS px.",
-			Tab:         true, Changes: ReportChanges,
+			Changes:     ReportChanges,
 		}, scrollAt),
 	}
 }
 
 type pointData struct {
-	X       float64  `json:"x"` // CSS px of the viewport
-	Y       float64  `json:"y"`
-	Hit     string   `json:"hit"`
-	Changes *Changes `json:"changes"`
+	X   float64 `json:"x"` // CSS px of the viewport
+	Y   float64 `json:"y"`
+	Hit string  `json:"hit"`
+	changed
 }
 
 // cssPoint maps screenshot pixels to CSS pixels of the viewport.
-func cssPoint(tab browser.TabDriver, x, y float64) (float64, float64) {
-	s := tab.ImageScale()
+func cssPoint(tab driver.TabDriver, x, y float64) (float64, float64) {
+	p, ok := tab.(driver.Pointer)
+	if !ok {
+		return x, y
+	}
+	s := p.ImageScale()
 	if s <= 0 {
 		return x, y
 	}
@@ -98,7 +102,7 @@ func checkPoint(names ...float64) error {
 	return nil
 }
 
-func pointResult(res *browser.PointResult) *Result {
+func pointResult(res *driver.PointResult) *Result {
 	return &Result{Data: &pointData{X: math.Round(res.X*10) / 10, Y: math.Round(res.Y*10) / 10, Hit: res.Hit}}
 }
 
@@ -118,9 +122,13 @@ func (in *clickAtArgs) check(context.Context, *Env) error {
 	return checkPoint(in.X, in.Y)
 }
 
-func clickAt(ctx context.Context, _ *Env, d *door, in clickAtArgs) (*Result, error) {
+func clickAt(ctx context.Context, env *Env, d *door, in clickAtArgs) (*Result, error) {
 	x, y := cssPoint(d.tab, in.X, in.Y)
-	res, err := d.tab.ClickAt(ctx, browser.PointOptions{X: x, Y: y, Button: in.Button, Clicks: in.ClickCount, Modifiers: in.mods})
+	pt, err := role[driver.Pointer](env, d.tab, "click_at")
+	if err != nil {
+		return nil, err
+	}
+	res, err := pt.ClickAt(ctx, driver.PointOptions{X: x, Y: y, Button: in.Button, Clicks: in.ClickCount, Modifiers: in.mods})
 	if err != nil {
 		return nil, err
 	}
@@ -129,9 +137,13 @@ func clickAt(ctx context.Context, _ *Env, d *door, in clickAtArgs) (*Result, err
 
 func (in *moveMouseArgs) check(context.Context, *Env) error { return checkPoint(in.X, in.Y) }
 
-func moveMouse(ctx context.Context, _ *Env, d *door, in moveMouseArgs) (*Result, error) {
+func moveMouse(ctx context.Context, env *Env, d *door, in moveMouseArgs) (*Result, error) {
 	x, y := cssPoint(d.tab, in.X, in.Y)
-	res, err := d.tab.MoveMouseTo(ctx, x, y)
+	pt, err := role[driver.Pointer](env, d.tab, "move_mouse")
+	if err != nil {
+		return nil, err
+	}
+	res, err := pt.MoveMouseTo(ctx, x, y)
 	if err != nil {
 		return nil, err
 	}
@@ -142,10 +154,14 @@ func (in *dragAtArgs) check(context.Context, *Env) error {
 	return checkPoint(in.FromX, in.FromY, in.ToX, in.ToY)
 }
 
-func dragAt(ctx context.Context, _ *Env, d *door, in dragAtArgs) (*Result, error) {
+func dragAt(ctx context.Context, env *Env, d *door, in dragAtArgs) (*Result, error) {
 	fx, fy := cssPoint(d.tab, in.FromX, in.FromY)
 	tx, ty := cssPoint(d.tab, in.ToX, in.ToY)
-	res, err := d.tab.DragAt(ctx, browser.PointOptions{X: fx, Y: fy}, browser.PointOptions{X: tx, Y: ty})
+	pt, err := role[driver.Pointer](env, d.tab, "drag_at")
+	if err != nil {
+		return nil, err
+	}
+	res, err := pt.DragAt(ctx, driver.PointOptions{X: fx, Y: fy}, driver.PointOptions{X: tx, Y: ty})
 	if err != nil {
 		return nil, err
 	}
@@ -159,9 +175,13 @@ func (in *scrollAtArgs) check(context.Context, *Env) error {
 	return checkPoint(in.X, in.Y)
 }
 
-func scrollAt(ctx context.Context, _ *Env, d *door, in scrollAtArgs) (*Result, error) {
+func scrollAt(ctx context.Context, env *Env, d *door, in scrollAtArgs) (*Result, error) {
 	x, y := cssPoint(d.tab, in.X, in.Y)
-	res, err := d.tab.ScrollAt(ctx, x, y, in.DeltaX, in.DeltaY)
+	pt, err := role[driver.Pointer](env, d.tab, "scroll_at")
+	if err != nil {
+		return nil, err
+	}
+	res, err := pt.ScrollAt(ctx, x, y, in.DeltaX, in.DeltaY)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
+	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // Bounds of wait_for's timeout.
@@ -37,15 +37,15 @@ func waitTools() []Tool {
 			ReadOnly:    true,
 			// A dialog blocks the page it waits on; a time alone needs
 			// no tab (noTab).
-			Tab: true, Core: true,
+			Core:  true,
 			Verbs: []Verb{{Name: "wait", Args: []string{"text?"}, Summary: "wait until any of these texts appears (or --selector, --url, --textGone, --time)", Rank: 18}},
 		}, waitFor),
 	}
 }
 
 type waitForData struct {
-	*browser.WaitResult
-	Dialog *browser.Dialog `json:"dialog,omitempty"`
+	*driver.WaitResult
+	Dialog *driver.Dialog `json:"dialog,omitempty"`
 }
 
 func (in *waitForArgs) check(context.Context, *Env) error {
@@ -91,8 +91,8 @@ func waitFor(ctx context.Context, _ *Env, d *door, in waitForArgs) (*Result, err
 	progress(ctx, "waiting")
 	// Should the call's deadline end the wait before it can report, the
 	// TIMEOUT still says what it waited for.
-	browser.Step(ctx, in.awaited())
-	res, err := tab.WaitFor(ctx, browser.WaitCondition{
+	driver.Step(ctx, in.awaited())
+	res, err := tab.WaitFor(ctx, driver.WaitCondition{
 		Texts: in.Text, TextGone: in.TextGone, Selector: in.Selector, State: in.State, URL: in.URL,
 	}, timeout)
 	if err != nil {
@@ -131,6 +131,6 @@ func waitBudget(ctx context.Context) time.Duration {
 }
 
 // waitTimeoutMessage is a timed-out wait's TIMEOUT message.
-func waitTimeoutMessage(e *browser.WaitTimeoutError) string {
+func waitTimeoutMessage(e *driver.WaitTimeoutError) string {
 	return fmt.Sprintf("waited %d ms: %s", e.After.Milliseconds(), strings.Join(e.Missing, "; "))
 }

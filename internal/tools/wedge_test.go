@@ -18,9 +18,9 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/cdpkit/cdpkit/internal/browser"
 	"github.com/cdpkit/cdpkit/internal/browser/rawcdp"
 	"github.com/cdpkit/cdpkit/internal/browsertest"
+	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/fixtures"
 )
 
@@ -98,7 +98,7 @@ func TestTimeoutNamesTheStep(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				tool := echoTool(func(ctx context.Context, _ *Env, in echoArgs) (*Result, error) {
 					if tt.step != "" {
-						browser.Step(ctx, tt.step)
+						driver.Step(ctx, tt.step)
 					}
 					<-ctx.Done()
 					return nil, tt.err(ctx)
@@ -129,7 +129,7 @@ func TestTimeoutNamesTheStep(t *testing.T) {
 func TestDeadlineIsNeverInternal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tool := echoTool(func(ctx context.Context, _ *Env, in echoArgs) (*Result, error) {
-			browser.Step(ctx, "finding the element")
+			driver.Step(ctx, "finding the element")
 			<-ctx.Done()
 			return nil, errors.New("browser: resolving the node: Internal error (-32603)")
 		})
@@ -332,7 +332,7 @@ func testQueueOnHungTab(t *testing.T, h *harness, base, other string) {
 	hung := hangTab(t, h, other)
 	tab := h.tab(t, hung)
 	const budget = 20 * time.Second
-	n := browser.DefaultQueueLimit + 1 // one runs, the rest wait
+	n := driver.DefaultQueueLimit + 1 // one runs, the rest wait
 	results := make(chan error, n)
 	launch := func(i int) {
 		args := fmt.Sprintf(`{"key":"a","target":%q,"timeout_ms":%d}`, hung, budget.Milliseconds())
@@ -603,7 +603,7 @@ func testDialogMatrix(t *testing.T, h *harness, base string) {
 	answer := func(t *testing.T, typ string) {
 		t.Helper()
 		data, err := run(t, "handle_dialog", `{"action":"accept","promptText":"typed"}`)
-		if typ == browser.DialogConfirm || typ == browser.DialogPrompt {
+		if typ == driver.DialogConfirm || typ == driver.DialogPrompt {
 			if err != nil {
 				t.Fatalf("handle_dialog: %v", err)
 			}
@@ -626,9 +626,9 @@ func testDialogMatrix(t *testing.T, h *harness, base string) {
 		t.Errorf("no result reported the %s as %s; dialogs reported: %v", typ, state, seen)
 	}
 
-	for _, typ := range []string{browser.DialogAlert, browser.DialogConfirm, browser.DialogPrompt} {
+	for _, typ := range []string{driver.DialogAlert, driver.DialogConfirm, driver.DialogPrompt} {
 		state := "open"
-		if typ == browser.DialogAlert {
+		if typ == driver.DialogAlert {
 			state = "accepted"
 		}
 		page := func(when string) string {
@@ -711,8 +711,8 @@ func testDialogMatrix(t *testing.T, h *harness, base string) {
 			if _, err := run(t, "take_snapshot", `{}`); err != nil {
 				t.Fatalf("take_snapshot after leaving: %v", err)
 			}
-			reported(t, browser.DialogBeforeUnload, "accepted")
-			answer(t, browser.DialogBeforeUnload)
+			reported(t, driver.DialogBeforeUnload, "accepted")
+			answer(t, driver.DialogBeforeUnload)
 			data, err := run(t, "get_url", `{}`)
 			if err != nil || !strings.HasSuffix(fmt.Sprint(data["url"]), "/eval-other.html") {
 				t.Errorf("get_url = %v, %v; want eval-other.html: the page was left", data, err)
@@ -774,7 +774,7 @@ func TestWedgeErrors(t *testing.T) {
 		code    Code
 		message string
 	}{
-		{fmt.Errorf("x: %w", &browser.QueueFullError{Limit: 8}), BusyQueueFull, "8 calls already wait for this tab"},
+		{fmt.Errorf("x: %w", &driver.QueueFullError{Limit: 8}), BusyQueueFull, "8 calls already wait for this tab"},
 		{&stepTimeout{Tool: "take_snapshot", After: 2049 * time.Millisecond, Step: "reading the accessibility tree", Err: context.DeadlineExceeded},
 			Timeout, "take_snapshot timed out after 2s while reading the accessibility tree"},
 		{&stepTimeout{Tool: "click", After: 1500 * time.Millisecond, Err: context.DeadlineExceeded}, Timeout, "click timed out after 1.5s"},

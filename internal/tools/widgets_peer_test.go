@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/sysproc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // peersDirEnv names the npm prefix where scripts/install-peers.sh put the

@@ -37,49 +37,61 @@ var widgetLibs = []string{
 	"bootstrap@5.3.9",
 }
 
-// widgetNPM holds the result of the package's one install of widgetLibs.
-var widgetNPM struct {
+// npmSet is a pinned list of npm packages that a test suite serves to its
+// pages, installed once per package run.
+type npmSet struct {
+	name string   // names the cache dir: npm-<name>-<hash of libs>
+	libs []string // name@version, pinned here and nowhere else
 	once sync.Once
 	dir  string // node_modules
 	err  error
 	skip string // why the suite cannot run here
 }
 
-// widgetModules returns the node_modules dir holding widgetLibs,
-// installing them with npm on first use into the user cache dir (outside
-// the repo; later runs reuse it). It skips the test when npm is absent,
-// unless CDPKIT_REQUIRE_BROWSER=1 (CI), where that is a failure.
+// widgetNPM holds the result of the package's one install of widgetLibs.
+var widgetNPM = &npmSet{name: "widgets", libs: widgetLibs}
+
+// widgetModules returns the node_modules dir holding widgetLibs.
 func widgetModules(t *testing.T) string {
 	t.Helper()
-	widgetNPM.once.Do(func() {
-		if _, err := exec.LookPath("npm"); err != nil {
-			widgetNPM.skip = fmt.Sprintf("npm not found: %v", err)
-			return
-		}
-		widgetNPM.dir, widgetNPM.err = installWidgetLibs()
-	})
-	if widgetNPM.skip != "" {
-		if os.Getenv(browsertest.RequireEnv) == "1" {
-			t.Fatalf("npm is required (%s=1): %s", browsertest.RequireEnv, widgetNPM.skip)
-		}
-		t.Skip(widgetNPM.skip)
-	}
-	if widgetNPM.err != nil {
-		t.Fatal(widgetNPM.err)
-	}
-	return widgetNPM.dir
+	return widgetNPM.modules(t)
 }
 
-// installWidgetLibs installs widgetLibs into
-// <cache>/cdpkit-test/npm-widgets-<hash of the list>, unless it is there.
-func installWidgetLibs() (string, error) {
+// modules returns the node_modules dir holding s's packages, installing
+// them with npm on first use into the user cache dir (outside the repo;
+// later runs reuse it). It skips the test when npm is absent, unless
+// CDPKIT_REQUIRE_BROWSER=1 (CI), where that is a failure.
+func (s *npmSet) modules(t *testing.T) string {
+	t.Helper()
+	s.once.Do(func() {
+		if _, err := exec.LookPath("npm"); err != nil {
+			s.skip = fmt.Sprintf("npm not found: %v", err)
+			return
+		}
+		s.dir, s.err = s.install()
+	})
+	if s.skip != "" {
+		if os.Getenv(browsertest.RequireEnv) == "1" {
+			t.Fatalf("npm is required (%s=1): %s", browsertest.RequireEnv, s.skip)
+		}
+		t.Skip(s.skip)
+	}
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s.dir
+}
+
+// install installs s.libs into
+// <cache>/cdpkit-test/npm-<name>-<hash of the list>, unless it is there.
+func (s *npmSet) install() (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(strings.Join(widgetLibs, "\n")))
+	sum := sha256.Sum256([]byte(strings.Join(s.libs, "\n")))
 	parent := filepath.Join(cache, "cdpkit-test")
-	dir := filepath.Join(parent, "npm-widgets-"+hex.EncodeToString(sum[:6]))
+	dir := filepath.Join(parent, "npm-"+s.name+"-"+hex.EncodeToString(sum[:6]))
 	modules := filepath.Join(dir, "node_modules")
 	if _, err := os.Stat(modules); err == nil {
 		return modules, nil
@@ -96,13 +108,13 @@ func installWidgetLibs() (string, error) {
 	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"install", "--no-audit", "--no-fund", "--prefix", tmp}, widgetLibs...)
+	args := append([]string{"install", "--no-audit", "--no-fund", "--prefix", tmp}, s.libs...)
 	if out, err := exec.CommandContext(ctx, "npm", args...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install %s: %v\n%s", strings.Join(widgetLibs, " "), err, out)
+		return "", fmt.Errorf("npm install %s: %v\n%s", strings.Join(s.libs, " "), err, out)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if _, statErr := os.Stat(modules); statErr != nil {
-			return "", fmt.Errorf("installing the widget libraries into %s: %w", dir, err)
+			return "", fmt.Errorf("installing %s into %s: %w", strings.Join(s.libs, " "), dir, err)
 		}
 	}
 	return modules, nil

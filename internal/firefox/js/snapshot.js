@@ -11,7 +11,32 @@ function(scope, maxNodes) {
 	let count = 0;
 	const norm = s => String(s || '').replace(/\s+/g, ' ').trim();
 	const text = el => norm(el.innerText !== undefined ? el.innerText : el.textContent);
-	const byIds = ids => ids.split(/\s+/).map(id => document.getElementById(id)).filter(Boolean).map(e => text(e)).join(' ');
+	// flat is an element's text along the flat tree, slotted nodes and
+	// shadow roots included, for what innerText leaves out (a label in a
+	// shadow root whose text is slotted in).
+	const flat = el => {
+		const out = [];
+		const visit = node => {
+			if (node.nodeType === 3) { out.push(node.data); return; }
+			if (node.nodeType !== 1 || ['script', 'style', 'template'].includes(node.localName)) return;
+			let kids = node.shadowRoot ? node.shadowRoot.childNodes : node.childNodes;
+			if (node.localName === 'slot') {
+				const assigned = node.assignedNodes({flatten: true});
+				if (assigned.length) kids = assigned;
+			}
+			for (const k of kids) visit(k);
+		};
+		visit(el);
+		return norm(out.join(' '));
+	};
+	const label = el => text(el) || flat(el);
+	// Ids resolve in the element's own tree: a shadow root's labels name
+	// the controls of the same shadow root.
+	const byIds = (el, ids) => {
+		const root = el.getRootNode();
+		const find = id => (root.getElementById ? root.getElementById(id) : document.getElementById(id));
+		return ids.split(/\s+/).map(find).filter(Boolean).map(label).join(' ');
+	};
 	const hidden = el => {
 		if (el.getAttribute('aria-hidden') === 'true' || el.hidden) return true;
 		if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) {
@@ -78,11 +103,11 @@ function(scope, maxNodes) {
 		'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'DisclosureTriangle', 'checkbox', 'radio', 'switch']);
 	const nameOf = (el, role) => {
 		const lb = el.getAttribute('aria-labelledby');
-		if (lb) { const s = byIds(lb); if (s) return s; }
+		if (lb) { const s = byIds(el, lb); if (s) return s; }
 		const al = norm(el.getAttribute('aria-label'));
 		if (al) return al;
 		if (el.labels && el.labels.length) {
-			const s = Array.from(el.labels, l => text(l)).join(' ');
+			const s = Array.from(el.labels, label).join(' ');
 			if (s) return s;
 		}
 		if (el.localName === 'input') {
@@ -100,6 +125,42 @@ function(scope, maxNodes) {
 		if (el.placeholder) return norm(el.placeholder);
 		return '';
 	};
+	const rangeRoles = new Set(['slider', 'spinbutton', 'scrollbar', 'progressbar', 'meter']);
+	const interactive = new Set(['button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox',
+		'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'switch', 'slider', 'spinbutton', 'treeitem',
+		'DisclosureTriangle', 'ColorWell']);
+	// Tags that act by themselves or pass clicks on (a label to its
+	// control), and the document's own boxes.
+	const native = new Set(['a', 'button', 'input', 'select', 'textarea', 'option', 'optgroup', 'label', 'summary',
+		'iframe', 'frame', 'video', 'audio', 'html', 'body']);
+	const pointers = new Set(['pointer', 'grab', 'move']);
+	// clickReason tells, as far as a page can see (listeners added with
+	// addEventListener cannot be), whether a person would click el: an
+	// onclick, tabindex >= 0, the root of a contenteditable region,
+	// draggable, or a pointer cursor of its own.
+	const clickReason = el => {
+		if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return true;
+		const ti = el.getAttribute('tabindex');
+		if (ti !== null && parseInt(ti, 10) >= 0) return true;
+		if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+		if (el.getAttribute('draggable') === 'true') return true;
+		const cursor = getComputedStyle(el).cursor;
+		if (!pointers.has(cursor)) return false;
+		const p = el.parentElement || (el.parentNode && el.parentNode.host);
+		return !p || getComputedStyle(p).cursor !== cursor;
+	};
+	// settle keeps a clickable mark only on an element holding at most one
+	// actionable descendant: one holding more is a container delegating
+	// events (a list with one listener for its rows). It returns the
+	// actionable nodes in n's subtree and drops the walk's scratch marks.
+	const settle = n => {
+		let inside = 0;
+		for (const c of n.c || []) inside += settle(c);
+		const self = n.a ? 1 : 0;
+		delete n.a;
+		if (n.cl && inside > 1) delete n.cl;
+		return inside + self;
+	};
 	const walkChildren = (parent, into) => {
 		let kids = parent.shadowRoot ? parent.shadowRoot.childNodes : parent.childNodes;
 		if (parent.localName === 'slot') {
@@ -114,8 +175,10 @@ function(scope, maxNodes) {
 	const walk = node => {
 		if (++count > maxNodes) return null;
 		if (node.nodeType === 3) {
-			const s = norm(node.data);
-			return s ? {r: 'StaticText', n: s} : null;
+			// Spaces at the ends stay (collapsed): the text may run on
+			// into an inline element's ("and <b>go</b>").
+			const s = String(node.data).replace(/\s+/g, ' ');
+			return s.trim() ? {r: 'StaticText', n: s} : null;
 		}
 		if (node.nodeType !== 1) return null;
 		const el = node;
@@ -125,6 +188,9 @@ function(scope, maxNodes) {
 		const role = roleOf(el);
 		if (role === '') return null;
 		const n = {r: role};
+		// An inline wrapper (a <span>, <b>) continues the line of text it
+		// is in, as Chromium's tree leaves it out; a generic box starts one.
+		if (role === 'generic' && getComputedStyle(el).display === 'inline') n.r = 'none';
 		const name = nameOf(el, role);
 		if (name) n.n = name;
 		n.k = els.length; els.push(el);
@@ -146,6 +212,13 @@ function(scope, maxNodes) {
 		} else if (tag === 'option') {
 			if (el.selected) n.s = 1;
 		}
+		if (!n.v && rangeRoles.has(role)) {
+			const v = norm(el.getAttribute('aria-valuetext') || el.getAttribute('aria-valuenow'));
+			if (v) n.v = v;
+		}
+		if (el.tabIndex >= 0) n.fo = 1;
+		if (!interactive.has(role) && !native.has(tag) && clickReason(el)) n.cl = 1;
+		if (interactive.has(role) || native.has(tag) || tag === 'li' || tag === 'tr' || n.cl) n.a = 1;
 		const ac = el.getAttribute('aria-checked');
 		if (ac) n.ck = ac;
 		if (el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true') n.d = 1;
@@ -172,5 +245,6 @@ function(scope, maxNodes) {
 		if (body) walkChildren(body, c);
 		root = {r: 'RootWebArea', n: norm(document.title), c};
 	}
+	if (root) settle(root);
 	return [JSON.stringify({root, more: count > maxNodes, els: els.length}), ...els, ...wins];
 }
