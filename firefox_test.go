@@ -77,8 +77,8 @@ func TestFirefoxGoAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(list, func(tl *mcp.Tool) bool { return tl.Name == "list_network_requests" }) {
-		t.Error("Tools under firefox lists list_network_requests")
+	if slices.ContainsFunc(list, func(tl *mcp.Tool) bool { return tl.Name == "take_heapsnapshot" }) {
+		t.Error("Tools under firefox lists take_heapsnapshot")
 	}
 	if err := b.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
