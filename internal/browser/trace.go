@@ -165,6 +165,14 @@ func (t *Tab) StopTrace(ctx context.Context) (*driver.TraceFile, error) {
 		return run.result()
 	}
 	tr.mu.Unlock()
+	// The last interaction's EventTiming entry (INP) is emitted at the
+	// next paint after its handlers ran: let the page paint before the
+	// trace ends, so a click just before stopping is in it. Bounded by
+	// awaitFrameWithin; a page that does not paint does not hold this up.
+	if s, err := t.session(ctx); err == nil {
+		awaitFrameWithin(ctx, s, 2*frameWait)
+		awaitFrameWithin(ctx, s, 2*frameWait)
+	}
 	t.b.finishTrace(ctx, run, "call")
 	select {
 	case <-run.done:
