@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -44,7 +45,9 @@ func pointerSite(t *testing.T) string {
 		</style>
 		<button id="save" onclick="window.saved = true">S</button>
 		<button id="ok" onclick="window.ok = true">OK</button>
-		<div id="veil"></div>`))
+		<div id="veil"></div>
+		<button id="stuck" style="position:absolute; left:320px; top:260px; width:60px; height:30px">Stuck</button>
+		<div id="lid" style="position:absolute; left:300px; top:250px; width:120px; height:60px; background:#444"></div>`))
 	mux.HandleFunc("/tall.html", page(`<div style="height:5000px">top</div><button id="far">Far</button><div style="height:3000px"></div>`))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -188,7 +191,8 @@ func TestBackendsClickModifiers(t *testing.T) {
 
 // TestBackendsClickWaitsForActionable: click waits for a button that is
 // still sliding across the page to come to rest, and for one under an
-// overlay to come clear, then lands on it, on every backend.
+// overlay to come clear, then lands on it; one that stays covered fails
+// with ELEMENT_NOT_CLICKABLE once the wait is over, on every backend.
 func TestBackendsClickWaitsForActionable(t *testing.T) {
 	t.Parallel()
 	site := pointerSite(t)
@@ -204,6 +208,10 @@ func TestBackendsClickWaitsForActionable(t *testing.T) {
 		h.mustCall(t, "click", `{"selector":"#ok"}`)
 		if got := h.mustCall(t, "evaluate_script", `{"function":"() => window.ok === true"}`)["value"]; got != true {
 			t.Errorf("clicking the button under the overlay: its click handler ran = %v, want true", got)
+		}
+		_, err := h.result(t, "click", `{"selector":"#stuck","waitMs":200}`)
+		if e := AsError(err); err == nil || e.Code != ElementNotClickable || !strings.Contains(e.Message, "waited 200ms") {
+			t.Errorf("clicking a button that stays covered: %v; want ELEMENT_NOT_CLICKABLE after waiting 200ms", err)
 		}
 	})
 }
