@@ -68,5 +68,5 @@ var awaitChangeJS = sharedScript("await_change")
 func (t *Tab) awaitChange(ctx context.Context, bound time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	t.callJSON(ctx, awaitChangeJS, nil, nil, bound.Milliseconds())
+	t.callJSONSandboxed(ctx, awaitChangeJS, nil, nil, bound.Milliseconds())
 }

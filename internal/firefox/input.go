@@ -185,7 +185,7 @@ func (t *Tab) aimOnce(ctx context.Context, ref, selector string) (x, y int, fram
 	}
 	driver.Step(ctx, "finding where to click")
 	var a aim
-	if err := t.callJSON(ctx, aimJS, el, &a, stableWait.Milliseconds()); err != nil {
+	if err := t.callJSONSandboxed(ctx, aimJS, el, &a, stableWait.Milliseconds()); err != nil {
 		return 0, 0, "", nil, elementErr(ref, selector, t.wrap(err))
 	}
 	fail := func(err error) error { return &driver.ElementError{Ref: ref, Selector: selector, Err: err} }
