@@ -24,6 +24,19 @@ async function(stableMs) {
 	const same = (a, b) => a.length === b.length && a.every((r, i) =>
 		Math.abs(r.left - b[i].left) < 0.01 && Math.abs(r.top - b[i].top) < 0.01 &&
 		Math.abs(r.width - b[i].width) < 0.01 && Math.abs(r.height - b[i].height) < 0.01);
+	// An animation of el or of what holds it that is running, or still
+	// pending (Firefox holds a new one at its start until it is painted,
+	// so two reads may agree before it moves anything), is not at rest.
+	const animated = () => {
+		if (!document.getAnimations) return false;
+		for (const a of document.getAnimations()) {
+			if (a.playState !== 'running' && !a.pending) continue;
+			for (let p = el; p; p = p.parentNode || (p.nodeType === 11 ? p.host : null)) {
+				if (a.effect && a.effect.target === p) return true;
+			}
+		}
+		return false;
+	};
 	const until = performance.now() + (stableMs || 0);
 	let rects = read();
 	// The count bounds the wait on a page whose clock stands still.
@@ -31,7 +44,7 @@ async function(stableMs) {
 		await frame();
 		if (!el.isConnected) return {gone: true};
 		const cur = read();
-		if (same(rects, cur)) break;
+		if (same(rects, cur) && !animated()) break;
 		rects = cur;
 	}
 	if (!rects.length) return {hidden: true};
