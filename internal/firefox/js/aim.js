@@ -24,13 +24,16 @@ async function(stableMs) {
 	const same = (a, b) => a.length === b.length && a.every((r, i) =>
 		Math.abs(r.left - b[i].left) < 0.01 && Math.abs(r.top - b[i].top) < 0.01 &&
 		Math.abs(r.width - b[i].width) < 0.01 && Math.abs(r.height - b[i].height) < 0.01);
-	// An animation of el or of what holds it that is running, or still
+	// A finite animation of el or of what holds it that is running, or still
 	// pending (Firefox holds a new one at its start until it is painted,
 	// so two reads may agree before it moves anything), is not at rest.
 	const animated = () => {
 		if (!document.getAnimations) return false;
 		for (const a of document.getAnimations()) {
 			if (a.playState !== 'running' && !a.pending) continue;
+			// A spinner that never ends would hold every click the whole
+			// stableMs: such an animation is left to the box comparison.
+			if (!a.effect || a.effect.getComputedTiming().endTime === Infinity) continue;
 			for (let p = el; p; p = p.parentNode || (p.nodeType === 11 ? p.host : null)) {
 				if (a.effect && a.effect.target === p) return true;
 			}
