@@ -76,7 +76,15 @@ func TestTodoMVC(t *testing.T) {
 				t.Fatal("the list item showing \"Call Sam\" has no ref: nothing to double-click")
 			}
 			editing := a.do("click", uid(item, "dblClick", "true"))
-			box := a.editBox(editing)
+			box := a.focusedBox(editing)
+			if box == "" {
+				// As an agent would: the editor did not open, so double-click
+				// again. Firefox counts two presses as a double click only
+				// within 640 ms, and on a starved machine the two clicks of
+				// one input.performActions can land further apart than that.
+				editing = a.do("click", uid(item, "dblClick", "true"))
+				box = a.editBox(editing)
+			}
 			a.do("fill", uid(box, "value", `"Call Sam at 5"`))
 			a.do("press_key", uid(box, "key", `"Enter"`))
 			a.wantState(items, "Buy milk,x Write report,Call Sam at 5")
@@ -126,14 +134,25 @@ func (a *widgetAgent) itemControl(snap, text, role string) string {
 // focused one in the click's result, else in a new snapshot.
 func (a *widgetAgent) editBox(result string) string {
 	a.t.Helper()
-	focused := regexp.MustCompile(`(?m)^[-+~ ]*(e\d+) textbox\b[^\n]*\bfocused\b`)
-	if m := focused.FindStringSubmatch(result); m != nil {
+	box := a.focusedBox(result)
+	if box == "" {
+		a.t.Fatalf("no focused text box after the double click:\n%s", result)
+	}
+	return box
+}
+
+// focusedText matches a focused text box's line in a snapshot or result.
+var focusedText = regexp.MustCompile(`(?m)^[-+~ ]*(e\d+) textbox\b[^\n]*\bfocused\b`)
+
+// focusedBox returns the ref of the focused text box that an action's
+// result shows, or failing that a new snapshot; "" when there is none.
+func (a *widgetAgent) focusedBox(result string) string {
+	a.t.Helper()
+	if m := focusedText.FindStringSubmatch(result); m != nil {
 		return m[1]
 	}
-	snap := a.snapshot()
-	if m := focused.FindStringSubmatch(snap); m != nil {
+	if m := focusedText.FindStringSubmatch(a.snapshot()); m != nil {
 		return m[1]
 	}
-	a.t.Fatalf("no focused text box after the double click:\n%s\n%s", result, snap)
 	return ""
 }
