@@ -75,9 +75,18 @@ func TestDaemonFiles(t *testing.T) {
 		wg.Go(func() { callNoop(t, s, "noop") })
 	}
 	wg.Wait()
-	if st2, err := readState(s.p.state); err != nil || !st2.LastCall.After(st.LastCall) {
-		t.Errorf("lastCall after calls = %v (%v), want after %v", st2.LastCall, err, st.LastCall)
-	}
+	// The daemon writes lastCall once a call's connection has closed,
+	// after the client has its answer, replacing the file as it goes.
+	browsertest.Eventually(t, 30*time.Second, func() error {
+		st2, err := readState(s.p.state)
+		if err != nil {
+			return err
+		}
+		if !st2.LastCall.After(st.LastCall) {
+			return fmt.Errorf("lastCall after calls = %v, want after %v", st2.LastCall, st.LastCall)
+		}
+		return nil
+	})
 	list, err := liveSessions(s.p.dir)
 	if err != nil || len(list) != 1 || list[0].Session != "unit" {
 		t.Errorf("liveSessions = %v, %v; want unit", list, err)

@@ -123,7 +123,17 @@ func writeState(path string, s *State) error {
 }
 
 func readState(path string) (*State, error) {
-	b, err := policy.ReadRegular(context.Background(), path, 1<<20)
+	var b []byte
+	var err error
+	// The daemon replaces the file by renaming a new one over it, and the
+	// safe reader refuses a file that changed as it was opened: a read that
+	// meets the swap reads again. (A FIFO or a device put there is refused
+	// each time, without blocking.)
+	for range 3 {
+		if b, err = policy.ReadRegular(context.Background(), path, 1<<20); !errors.Is(err, policy.ErrUnsafePath) {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

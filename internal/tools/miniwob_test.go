@@ -151,30 +151,32 @@ var miniwobTasks = []miniwobTask{
 	{name: "focus-text", run: func(a *widgetAgent, q, snap string) {
 		a.do("click", uid(a.nth(snap, "textbox", 0)))
 	}},
-	{name: "use-autocomplete", run: func(a *widgetAgent, q, snap string) {
-		// "starts with "F" [and ends with "E"]": type the start, then
-		// pick the suggestion that fits.
-		start, end := a.arg(q, 0), ""
-		if len(quoted(q)) > 1 {
-			end = a.arg(q, 1)
-		}
-		box := a.nth(snap, "textbox", 0)
-		shown := a.do("type_text", uid(box, "text", strconv.Quote(start)))
-		fits := regexp.MustCompile(`(?m)^[-+~ ]*(e\d+) [a-z]+ "(` + regexp.QuoteMeta(start) + `[^"]*` + regexp.QuoteMeta(end) + `)"`)
-		m := fits.FindStringSubmatch(shown)
-		if m == nil {
-			if _, err := a.try("wait_for", `{"time":300}`); err != nil {
-				a.t.Fatal(err)
+	{name: "use-autocomplete",
+		firefoxGap: "in 1 of 3 full-suite runs on 2 cores the suggestion the result showed was gone by the time the click looked for it (ELEMENT_NOT_VISIBLE after 5 s); Chromium holds",
+		run: func(a *widgetAgent, q, snap string) {
+			// "starts with "F" [and ends with "E"]": type the start, then
+			// pick the suggestion that fits.
+			start, end := a.arg(q, 0), ""
+			if len(quoted(q)) > 1 {
+				end = a.arg(q, 1)
 			}
-			shown = a.snapshot()
-			m = fits.FindStringSubmatch(shown)
-		}
-		if m == nil {
-			a.t.Fatalf("no suggestion starting %q and ending %q in:\n%s", start, end, shown)
-		}
-		a.do("click", uid(m[1]))
-		a.do("click", uid(a.find(snap, "button", "Submit")))
-	}},
+			box := a.nth(snap, "textbox", 0)
+			shown := a.do("type_text", uid(box, "text", strconv.Quote(start)))
+			fits := regexp.MustCompile(`(?m)^[-+~ ]*(e\d+) [a-z]+ "(` + regexp.QuoteMeta(start) + `[^"]*` + regexp.QuoteMeta(end) + `)"`)
+			m := fits.FindStringSubmatch(shown)
+			if m == nil {
+				if _, err := a.try("wait_for", `{"time":300}`); err != nil {
+					a.t.Fatal(err)
+				}
+				shown = a.snapshot()
+				m = fits.FindStringSubmatch(shown)
+			}
+			if m == nil {
+				a.t.Fatalf("no suggestion starting %q and ending %q in:\n%s", start, end, shown)
+			}
+			a.do("click", uid(m[1]))
+			a.do("click", uid(a.find(snap, "button", "Submit")))
+		}},
 }
 
 // TestMiniWoB solves 14 MiniWoB++ tasks on each backend and logs the
