@@ -115,55 +115,14 @@ func sentTo(c *bidiCookie, u *url.URL) bool {
 	return !c.Secure || u.Scheme == "https" || host == "localhost" || host == "127.0.0.1"
 }
 
-// checkCookie validates a cookie to set as Chromium does, naming the bad
-// field in an error that wraps driver.ErrInvalidArgument.
-func checkCookie(c *driver.CookieSpec) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{driver.ErrInvalidArgument}, args...)...)
-	}
-	switch {
-	case c.Name == "" || strings.ContainsAny(c.Name, "=;, \t\r\n"):
-		return bad("name %q is empty or has =, ;, a comma or whitespace", c.Name)
-	case strings.ContainsAny(c.Value, ";\r\n\x00"):
-		return bad("value has ; or a line break")
-	case (c.URL == "") == (c.Domain == ""):
-		return bad("give url, or domain (and path), but one of them")
-	case c.Path != "" && !strings.HasPrefix(c.Path, "/"):
-		return bad("path %q does not start with /", c.Path)
-	case c.Expires < 0:
-		return bad("expires %v is negative", c.Expires)
-	}
-	switch c.SameSite {
-	case "", "Strict", "Lax", "None":
-	default:
-		return bad("sameSite %q is not Strict, Lax or None", c.SameSite)
-	}
-	if c.SameSite == "None" && !c.Secure {
-		return bad("sameSite None needs secure")
-	}
-	if c.URL != "" {
-		u, err := url.Parse(c.URL)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return bad("url %q is not an http or https URL", c.URL)
-		}
-		if c.Secure && u.Scheme != "https" && u.Hostname() != "localhost" && u.Hostname() != "127.0.0.1" {
-			return bad("a secure cookie needs an https url, not %s", u.Scheme)
-		}
-	}
-	if c.Domain != "" && (strings.ContainsAny(c.Domain, "/:@ ") || strings.Trim(c.Domain, ".") == "") {
-		return bad("domain %q is not a host name", c.Domain)
-	}
-	return nil
-}
-
 // SetCookie implements driver.TabDriver: storage.setCookie in the tab's
 // partition. Partitioned (CHIPS) cookies are refused as unsupported.
 func (t *Tab) SetCookie(ctx context.Context, c driver.CookieSpec) error {
-	if err := checkCookie(&c); err != nil {
-		return err
-	}
 	if c.PartitionKey != "" {
 		return unsupported("partitioned cookies (partitionKey)")
+	}
+	if err := driver.CheckCookie(&c); err != nil {
+		return err
 	}
 	return t.setCookie(ctx, c)
 }

@@ -93,7 +93,7 @@ func (t *Tab) LoadStorageState(ctx context.Context, st *driver.StorageState) err
 		if c.Expires > 0 {
 			spec.Expires = c.Expires
 		}
-		if err := checkCookie(&spec); err != nil {
+		if err := driver.CheckCookie(&spec); err != nil {
 			return fmt.Errorf("cookie %s: %w", c.Name, err)
 		}
 		if err := t.setCookie(ctx, spec); err != nil {
