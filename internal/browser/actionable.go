@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/cdpkit/cdpkit/internal/cdp"
@@ -18,6 +19,17 @@ func actionWait(ctx context.Context) time.Duration {
 		return d
 	}
 	return driver.DefaultActionWait
+}
+
+// notYet reports whether err may go away by itself as the page goes on:
+// the element is not there yet, not rendered, disabled, moving or covered.
+func notYet(err error) bool {
+	var nt *driver.NotTypeableError
+	if errors.As(err, &nt) {
+		return nt.Why == driver.RefusedDisabled
+	}
+	return errors.Is(err, driver.ErrElementNotFound) || errors.Is(err, driver.ErrElementNotVisible) ||
+		errors.Is(err, driver.ErrElementDisabled) || errors.Is(err, driver.ErrElementCovered)
 }
 
 // actionable resolves ref or selector (see Tab.element) and runs check on
@@ -49,7 +61,7 @@ func (t *Tab) actionable(ctx context.Context, ref, selector string, check func(c
 			}
 			el.Release(ctx)
 		}
-		if !driver.NotYet(err) || ctx.Err() != nil {
+		if !notYet(err) || ctx.Err() != nil {
 			return nil, err
 		}
 		left := time.Until(deadline)

@@ -162,7 +162,7 @@ func (t *Tab) fillAtOnce(ctx context.Context, ref, selector, value string) (*dri
 	}
 	el, err := t.lookupElement(ctx, ref, selector, false)
 	if err != nil {
-		if driver.NotYet(err) {
+		if notYet(err) {
 			return nil, errNotReady
 		}
 		return nil, err

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -42,16 +41,3 @@ func (e *WaitError) Error() string {
 }
 
 func (e *WaitError) Unwrap() error { return e.Err }
-
-// NotYet reports whether an action's err may go away by itself as the
-// page goes on: the element is not there yet, not rendered, disabled,
-// covered, or a field refused as disabled. Both backends' actions wait
-// while it holds (see WithActionWait).
-func NotYet(err error) bool {
-	var nt *NotTypeableError
-	if errors.As(err, &nt) {
-		return nt.Why == RefusedDisabled
-	}
-	return errors.Is(err, ErrElementNotFound) || errors.Is(err, ErrElementNotVisible) ||
-		errors.Is(err, ErrElementDisabled) || errors.Is(err, ErrElementCovered)
-}

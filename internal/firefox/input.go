@@ -163,29 +163,15 @@ func (t *Tab) aimAt(ctx context.Context, ref, selector string) (x, y int, frame 
 	return x, y, frame, err
 }
 
-// aimElement is aimAt that also returns the element. It waits, as
-// Chromium's click does, for the element to be there, rendered, enabled,
-// at rest and uncovered (see actionable).
+// aimElement is aimAt that also returns the element.
 func (t *Tab) aimElement(ctx context.Context, ref, selector string) (x, y int, frame string, el *sharedRef, err error) {
-	err = t.actionable(ctx, func(ctx context.Context) error {
-		x, y, frame, el, err = t.aimOnce(ctx, ref, selector)
-		return err
-	})
-	if err != nil {
-		return 0, 0, "", nil, err
-	}
-	return x, y, frame, el, nil
-}
-
-// aimOnce is one look of aimElement.
-func (t *Tab) aimOnce(ctx context.Context, ref, selector string) (x, y int, frame string, el *sharedRef, err error) {
 	el, err = t.element(ctx, ref, selector)
 	if err != nil {
 		return 0, 0, "", nil, err
 	}
 	driver.Step(ctx, "finding where to click")
 	var a aim
-	if err := t.callJSONSandboxed(ctx, aimJS, el, &a, stableWait.Milliseconds()); err != nil {
+	if err := t.callJSON(ctx, aimJS, el, &a); err != nil {
 		return 0, 0, "", nil, elementErr(ref, selector, t.wrap(err))
 	}
 	fail := func(err error) error { return &driver.ElementError{Ref: ref, Selector: selector, Err: err} }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 )
 
@@ -36,18 +35,6 @@ func pointerSite(t *testing.T) string {
 		bin.addEventListener('dragover', e => e.preventDefault());
 		bin.addEventListener('drop', e => { e.preventDefault(); log.dataset.html5 = e.dataTransfer.getData('text/plain'); });
 		</script>`))
-	mux.HandleFunc("/slide.html", page(`
-		<style>
-		#save { position:absolute; left:0; top:40px; width:24px; height:24px; padding:0; transition:transform 400ms linear }
-		#save.in { transform:translateX(600px) }
-		#ok { position:absolute; left:320px; top:130px; width:60px; height:30px }
-		#veil { position:absolute; left:300px; top:120px; width:120px; height:60px; background:#888 }
-		</style>
-		<button id="save" onclick="window.saved = true">S</button>
-		<button id="ok" onclick="window.ok = true">OK</button>
-		<div id="veil"></div>
-		<button id="stuck" style="position:absolute; left:320px; top:260px; width:60px; height:30px">Stuck</button>
-		<div id="lid" style="position:absolute; left:300px; top:250px; width:120px; height:60px; background:#444"></div>`))
 	mux.HandleFunc("/tall.html", page(`<div style="height:5000px">top</div><button id="far">Far</button><div style="height:3000px"></div>`))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -185,33 +172,6 @@ func TestBackendsClickModifiers(t *testing.T) {
 		h.mustCall(t, "click", `{"selector":"#src","modifiers":["Shift","Alt"]}`)
 		if got := h.mustCall(t, "evaluate_script", `{"function":"() => seen.join()"}`)["value"]; got != "shift,shiftalt" {
 			t.Errorf("the clicks carried the modifiers %q, want shift, then shift and alt", got)
-		}
-	})
-}
-
-// TestBackendsClickWaitsForActionable: click waits for a button that is
-// still sliding across the page to come to rest, and for one under an
-// overlay to come clear, then lands on it; one that stays covered fails
-// with ELEMENT_NOT_CLICKABLE once the wait is over, on every backend.
-func TestBackendsClickWaitsForActionable(t *testing.T) {
-	t.Parallel()
-	site := pointerSite(t)
-	eachBackend(t, func(t *testing.T, backend string) {
-		h := backendHarness(t, backend)
-		h.mustCall(t, "navigate_page", `{"url":"`+site+`/slide.html"}`)
-		h.mustCall(t, "evaluate_script", `{"function":"() => { save.classList.add('in'); return true; }"}`)
-		h.mustCall(t, "click", `{"selector":"#save"}`)
-		if got := h.mustCall(t, "evaluate_script", `{"function":"() => window.saved === true"}`)["value"]; got != true {
-			t.Errorf("clicking the sliding button: its click handler ran = %v, want true", got)
-		}
-		h.mustCall(t, "evaluate_script", `{"function":"() => { setTimeout(() => veil.remove(), 300); return true; }"}`)
-		h.mustCall(t, "click", `{"selector":"#ok"}`)
-		if got := h.mustCall(t, "evaluate_script", `{"function":"() => window.ok === true"}`)["value"]; got != true {
-			t.Errorf("clicking the button under the overlay: its click handler ran = %v, want true", got)
-		}
-		_, err := h.result(t, "click", `{"selector":"#stuck","waitMs":200}`)
-		if e := AsError(err); err == nil || e.Code != ElementNotClickable || !strings.Contains(e.Message, "waited 200ms") {
-			t.Errorf("clicking a button that stays covered: %v; want ELEMENT_NOT_CLICKABLE after waiting 200ms", err)
 		}
 	})
 }

@@ -1,54 +1,19 @@
-async function(stableMs) {
+function() {
 	// Where a pointer would click the element: the centre of its first
-	// box in the viewport after scrolling it into view, once the box has
-	// come to rest (two reads a frame apart agree, or stableMs has passed,
-	// as Chromium's settledQuads), checked with a hit test (through open
-	// shadow roots) so that a covered element is refused rather than
-	// clicking what covers it.
+	// box in the viewport after scrolling it into view, checked with a hit
+	// test (through open shadow roots) so that a covered element is refused
+	// rather than clicking what covers it.
 	const el = this.nodeType === 1 ? this : this.parentElement;
 	if (!el || !el.isConnected) return {gone: true};
 	el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
 	if (el.matches(':disabled')) return {disabled: true};
 	const boxes = n => Array.from(n.getClientRects()).filter(r => r.width > 0 && r.height > 0);
+	let rects = boxes(el);
 	// A control without a box of its own (a zero-size checkbox drawn by
 	// its label) is clicked through its label, where a person clicks.
-	const read = () => {
-		let rs = boxes(el);
-		for (const l of Array.from(el.labels || [])) {
-			if (rs.length) break;
-			rs = boxes(l);
-		}
-		return rs;
-	};
-	const frame = () => new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, 100); });
-	const same = (a, b) => a.length === b.length && a.every((r, i) =>
-		Math.abs(r.left - b[i].left) < 0.01 && Math.abs(r.top - b[i].top) < 0.01 &&
-		Math.abs(r.width - b[i].width) < 0.01 && Math.abs(r.height - b[i].height) < 0.01);
-	// A finite animation of el or of what holds it that is running, or still
-	// pending (Firefox holds a new one at its start until it is painted,
-	// so two reads may agree before it moves anything), is not at rest.
-	const animated = () => {
-		if (!document.getAnimations) return false;
-		for (const a of document.getAnimations()) {
-			if (a.playState !== 'running' && !a.pending) continue;
-			// A spinner that never ends would hold every click the whole
-			// stableMs: such an animation is left to the box comparison.
-			if (!a.effect || a.effect.getComputedTiming().endTime === Infinity) continue;
-			for (let p = el; p; p = p.parentNode || (p.nodeType === 11 ? p.host : null)) {
-				if (a.effect && a.effect.target === p) return true;
-			}
-		}
-		return false;
-	};
-	const until = performance.now() + (stableMs || 0);
-	let rects = read();
-	// The count bounds the wait on a page whose clock stands still.
-	for (let i = 0; rects.length && i < 60 && performance.now() < until; i++) {
-		await frame();
-		if (!el.isConnected) return {gone: true};
-		const cur = read();
-		if (same(rects, cur) && !animated()) break;
-		rects = cur;
+	for (const l of Array.from(el.labels || [])) {
+		if (rects.length) break;
+		rects = boxes(l);
 	}
 	if (!rects.length) return {hidden: true};
 	const up = p => p.parentNode || (p.nodeType === 11 ? p.host : null);
