@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -85,7 +86,37 @@ func (t *Tab) performWith(ctx context.Context, ps, es *cdp.Session, fn func(ctx 
 		}
 		return t.awaitNavigation(ctx, ps, aw, true, w)
 	})
+	if err != nil && t.closedItself(ctx, ps, err) {
+		return false, nil
+	}
 	return dl != nil || frameDialog, err
+}
+
+// closedItself reports whether err, from input to the tab, is the tab
+// closing in reaction to it (a popup whose button calls window.close):
+// the page's session ps detached, and the browser reports the tab
+// destroyed, which it does right after (waited for at most closeTabWait).
+// The input then did what it was for, and the result reports the tab
+// closed. The close may beat the reply to the input's last event, more
+// often on a busy machine.
+func (t *Tab) closedItself(ctx context.Context, ps *cdp.Session, err error) bool {
+	if !errors.Is(err, cdp.ErrSessionClosed) {
+		return false
+	}
+	select {
+	case <-ps.Done():
+	default:
+		return false // another session closed: an iframe's
+	}
+	ctx, cancel := context.WithTimeout(ctx, closeTabWait)
+	defer cancel()
+	select {
+	case <-t.b.targets.destroyed(t.id):
+		return true
+	case <-t.b.conn.Done():
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // untilFrameDialog runs fn until it returns or a dialog opens in the

@@ -60,3 +60,47 @@ func TestTabOpenedSettled(t *testing.T) {
 		t.Errorf("changes = %v, want the popup %v reported closed", c, id)
 	}
 }
+
+// TestClickClosesItsOwnTab clicks, twenty times, a popup's button whose
+// handler closes the popup (a sign-in window that is done), at once or
+// from a timer: the click succeeds and reports the tab closed, however
+// the close races the click's input and waits. Before, on a busy machine
+// (2 cores, 22 busy loops), the click failed with TARGET_CLOSED (the
+// session detached before the reply to mouseReleased) in 5 of 6 runs.
+func TestClickClosesItsOwnTab(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a race reproduction, twenty runs")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Opener</title><button id=pop onclick="window.open('/popup', 'pop', 'popup')">sign in</button>`)
+	})
+	mux.HandleFunc("/popup", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<title>Popup</title><form onsubmit="event.preventDefault(); opener.postMessage('done', '*'); window.close()">
+<button id=done>Authorize</button></form>
+<button id=later onclick="setTimeout(() => window.close())">Close</button>`)
+	})
+	site := browsertest.ServerHandler(t, mux).URL
+	t.Parallel()
+	h := newHarness(t, nil)
+	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":"%s/"}`, site))
+	for i := range 20 {
+		h.mustCall(t, "select_page", `{"target":"title:Opener"}`)
+		c := h.mustCall(t, "click", `{"selector":"#pop"}`)["changes"].(map[string]any)
+		opened, _ := c["tabsOpened"].([]any)
+		if len(opened) != 1 {
+			t.Fatalf("run %d: changes = %v, want the popup opened", i, c)
+		}
+		id := opened[0].(map[string]any)["id"]
+		h.mustCall(t, "select_page", `{"target":"title:Popup"}`)
+		button := []string{"#done", "#later"}[i%2]
+		data, err := h.call(t, "click", fmt.Sprintf(`{"selector":%q}`, button))
+		if err != nil {
+			t.Fatalf("run %d: click on %s, which closes its tab: %v", i, button, err)
+		}
+		c, _ = data["changes"].(map[string]any)
+		if closed, _ := c["tabsClosed"].([]any); len(closed) != 1 || closed[0] != id {
+			t.Errorf("run %d: changes = %v, want the popup %v reported closed", i, c, id)
+		}
+	}
+}
