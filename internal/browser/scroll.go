@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -86,12 +87,35 @@ func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ..
 	if err := callJS(ctx, ps, jsCall{}, script, &r, args...); err != nil {
 		return nil, fmt.Errorf("browser: scrolling: %w", err)
 	}
+	awaitScrollSeen(ctx, ps)
 	res := &driver.ScrollResult{ScrollX: r.X, ScrollY: r.Y, PageWidth: r.W, PageHeight: r.H, ViewportWidth: r.VW, ViewportHeight: r.VH}
 	if r.Container != nil {
 		res.Container = r.Container.describe()
 	}
 	return res, nil
 }
+
+// awaitScrollSeen waits, at most busyWait (or half the time left), until
+// the page has reacted to a scroll: its IntersectionObservers and scroll
+// listeners learn of it only in the next rendering update, after the
+// scroll script has answered. Without this wait a feed that loads more
+// when its end comes into view showed the new items only in the next
+// call's result; and two scrolls with no rendering update between them
+// could skip an observer's change of state, so it never loaded again
+// (the page's end left view and came back unseen). Best effort: the
+// result reports the scroll either way.
+func awaitScrollSeen(ctx context.Context, ps *cdp.Session) {
+	d := busyWait
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl)/2)
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	callJS(ctx, ps, jsCall{}, scrollSeenJS, nil)
+}
+
+// scrollSeenJS resolves once the page's observers have seen a scroll.
+var scrollSeenJS = loadScript("scroll_seen")
 
 // scrollByJS scrolls by (ux, uy) × amount, where amount is pixels or 80%
 // of the visible size: the page when it can move that way, else the
