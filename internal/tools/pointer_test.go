@@ -240,7 +240,7 @@ func TestPointerTools(t *testing.T) {
 // observers learn of a scroll: the story showed only in the next call's
 // result, and two scrolls with no update between them could skip the
 // observer's change of state, so the feed never loaded again. On 2 cores
-// with 22 busy loops it failed in 15 of 30 runs before; 0 of 30 after.
+// with 16 busy loops it failed in 15 of 30 runs before; 0 of 30 after.
 func TestScrollSeesObservers(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -65,7 +65,7 @@ func TestTabOpenedSettled(t *testing.T) {
 // handler closes the popup (a sign-in window that is done), at once or
 // from a timer: the click succeeds and reports the tab closed, however
 // the close races the click's input and waits. Before, on a busy machine
-// (2 cores, 22 busy loops), the click failed with TARGET_CLOSED (the
+// (2 cores, 16 to 22 busy loops), the click failed with TARGET_CLOSED (the
 // session detached before the reply to mouseReleased) in 5 of 6 runs.
 func TestClickClosesItsOwnTab(t *testing.T) {
 	if testing.Short() {
