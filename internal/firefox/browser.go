@@ -37,7 +37,7 @@ type Browser struct {
 	// without one; guarded by mu.
 	collector string
 	// mocks are the mock rules (mock.go).
-	mocks mockTable
+	mocks driver.MockTable
 }
 
 // Launch starts a headless Firefox with a throwaway profile (see Options)
