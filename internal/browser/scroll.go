@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -17,17 +16,8 @@ import (
 // where it ended. Scrolling to an element that is not rendered is an
 // *ElementError wrapping ErrElementNotVisible.
 func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.ScrollResult, error) {
-	modes := 0
-	for _, set := range []bool{o.Direction != "", o.Ref != "" || o.Selector != "", o.X != nil || o.Y != nil} {
-		if set {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", driver.ErrInvalidArgument)
-	}
-	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
-		return nil, fmt.Errorf("%w: pixels must be positive", driver.ErrInvalidArgument)
+	if err := o.Check(); err != nil {
+		return nil, err
 	}
 	ps, err := t.session(ctx)
 	if err != nil {

@@ -333,41 +333,8 @@ func (t *Tab) NetworkRequests(ctx context.Context, q driver.RequestQuery) ([]dri
 	l := &t.net
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []driver.Request
-	total := 0
-	for _, e := range l.list {
-		if !matches(&q, e, l.nav) {
-			continue
-		}
-		total++
-		if total > q.Offset && (q.Limit == 0 || len(out) < q.Limit) {
-			out = append(out, e.Request)
-		}
-	}
+	out, total := driver.SelectRequests(&q, l.nav, l.list, func(e *netEntry) *driver.Request { return &e.Request })
 	return out, total, nil
-}
-
-func matches(q *driver.RequestQuery, e *netEntry, nav int) bool {
-	switch {
-	case !q.Preserved && e.Nav != nav:
-		return false
-	case len(q.Types) > 0 && !contains(q.Types, e.Type):
-		return false
-	case q.URL != "" && !strings.Contains(e.URL, q.URL):
-		return false
-	case len(q.Status) > 0 && !contains(q.Status, driver.StatusClass(e.Request)):
-		return false
-	}
-	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (t *Tab) netEntry(id int) (*netEntry, error) {
