@@ -48,7 +48,8 @@ type netLog struct {
 	lastID int                  // guarded by mu
 	nav    int                  // guarded by mu; the current navigation
 	// moved is closed and replaced when a request or a navigation of the
-	// main frame starts or ends, for the action's wait (settle.go).
+	// main frame starts or ends, or a prompt opens, for the action's
+	// wait (settle.go).
 	moved chan struct{} // guarded by mu
 	// navStarted and navEnded count the main frame's navigations started
 	// and ended (settle.go); guarded by mu.
