@@ -39,12 +39,12 @@ const (
 	downloadsKept = 200
 )
 
-// Download states.
+// Download states (driver's, the same on every backend).
 const (
-	DownloadInProgress = "in_progress"
-	DownloadCompleted  = "completed"
-	DownloadCanceled   = "canceled"
-	DownloadRefused    = "refused"
+	DownloadInProgress = driver.DownloadInProgress
+	DownloadCompleted  = driver.DownloadCompleted
+	DownloadCanceled   = driver.DownloadCanceled
+	DownloadRefused    = driver.DownloadRefused
 )
 
 // downloadUse is what one session's downloads hold.

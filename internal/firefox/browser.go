@@ -38,6 +38,9 @@ type Browser struct {
 	collector string
 	// mocks are the mock rules (mock.go).
 	mocks mockTable
+	// downloads is the download table; nil unless Options.DownloadDir is
+	// set (downloads.go). Set before the browser is returned.
+	downloads *downloads
 }
 
 // Launch starts a headless Firefox with a throwaway profile (see Options)
@@ -75,6 +78,9 @@ func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Brows
 	}
 	if err == nil {
 		err = b.followActivity(ctx)
+	}
+	if err == nil {
+		err = b.startDownloads(ctx)
 	}
 	if err == nil {
 		err = b.reconcile(ctx)

@@ -146,13 +146,21 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *driver.NavOptions
 	}
 	driver.Step(ctx, "navigating")
 	start := time.Now()
-	err = t.b.conn.Call(ctx, "browsingContext.navigate", map[string]any{"context": t.id, "url": url, "wait": wait}, nil)
+	var r struct {
+		Navigation string `json:"navigation"`
+	}
+	err = t.b.conn.Call(ctx, "browsingContext.navigate", map[string]any{"context": t.id, "url": url, "wait": wait}, &r)
 	if err != nil {
 		if b := t.b.blockSince(t.id, start); b != nil {
 			return nil, b
 		}
 	}
-	return t.navigated(ctx, url, err)
+	res, err := t.navigated(ctx, url, err)
+	if err == nil && t.b.navigationDownloaded(t.id, r.Navigation) {
+		// The URL answered with a file, being saved; the tab stayed where it was.
+		res.Download = true
+	}
+	return res, err
 }
 
 func readiness(o *driver.NavOptions) (string, error) {
