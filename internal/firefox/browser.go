@@ -171,6 +171,7 @@ func (b *Browser) onEvent(e bidi.Event) {
 		Message      string `json:"message"`
 		DefaultValue string `json:"defaultValue"`
 		Accepted     bool   `json:"accepted"`
+		Navigation   string `json:"navigation"`
 	}
 	if json.Unmarshal(e.Params, &p) != nil {
 		return
@@ -203,7 +204,7 @@ func (b *Browser) onEvent(e bidi.Event) {
 	case "browsingContext.contextDestroyed":
 		t.gone()
 	case "browsingContext.navigationStarted":
-		t.newDocument(p.URL)
+		t.newDocument(p.URL, p.Navigation)
 	case "browsingContext.load", "browsingContext.fragmentNavigated":
 		t.setURL(p.URL)
 	case "browsingContext.userPromptOpened":

@@ -97,10 +97,20 @@ func (b *Browser) startDownloads(ctx context.Context) error {
 		b.downloads = newDownloads(&b.o, b.ownerOfContext)
 	}
 	b.conn.On(func(e bidi.Event) {
+		var p downloadEvent
+		if json.Unmarshal(e.Params, &p) != nil {
+			return
+		}
 		if b.downloads != nil {
-			b.downloads.handle(e.Method, e.Params)
+			b.downloads.handle(e.Method, p)
 		}
 		if e.Method == "browsingContext.downloadWillBegin" {
+			b.mu.Lock()
+			t := b.tabs[p.Context]
+			b.mu.Unlock()
+			if t != nil && p.Navigation != nil {
+				t.stayed(*p.Navigation)
+			}
 			b.onNavigation(e)
 		}
 	}, downloadEvents...)
@@ -163,14 +173,23 @@ type downloadEvent struct {
 	Filepath          *string `json:"filepath"`
 }
 
-// handle updates the table from a download event. It runs on the
-// connection's reader and does not block but for removing a refused
-// file.
-func (d *downloads) handle(method string, params json.RawMessage) {
-	var p downloadEvent
-	if json.Unmarshal(params, &p) != nil {
+// stayed undoes what the start of navigation nav did to the tab, now
+// that it became a download: the document, its refs and its URL stay.
+func (t *Tab) stayed(nav string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if nav == "" || nav != t.startedNav {
 		return
 	}
+	t.startedNav = ""
+	t.curURL = t.prevURL
+	t.refs.restore()
+}
+
+// handle updates the table from a download event. It runs on the
+// connection's reader and does not block but for removing a file over a
+// limit.
+func (d *downloads) handle(method string, p downloadEvent) {
 	var nav string
 	if p.Navigation != nil {
 		nav = *p.Navigation

@@ -36,6 +36,10 @@ type Tab struct {
 	promptCh  chan struct{}       // guarded by mu; closed when a prompt opens
 	refs      *refTable           // guarded by mu
 	lastLines map[string][]string // guarded by mu; the last snapshot's lines, by kind
+	// startedNav is the last navigation that started, and prevURL the
+	// URL before it, for when it becomes a download (downloads.go);
+	// guarded by mu.
+	startedNav, prevURL string
 
 	emu      driver.Emulation // guarded by mu; what the tab emulates (emulate.go)
 	imgScale atomic.Uint64    // float64 bits: the last viewport screenshot's scale (pointer_at.go)
@@ -72,11 +76,12 @@ func (t *Tab) setURL(u string) {
 	}
 }
 
-// newDocument is a navigation starting: the refs of the old document go
-// stale.
-func (t *Tab) newDocument(u string) {
+// newDocument is navigation nav starting: the refs of the old document
+// go stale.
+func (t *Tab) newDocument(u, nav string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.startedNav, t.prevURL = nav, t.curURL
 	if u != "" {
 		t.curURL = u
 	}

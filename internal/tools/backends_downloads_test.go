@@ -67,6 +67,17 @@ func backendDownloadEnv(t *testing.T, backend string) *Env {
 	return &Env{Browsers: browsers, Artifacts: artifacts, Log: log, Timeout: 2 * time.Minute}
 }
 
+// downloadHarness is a harness on a browser of the backend of its own
+// whose downloads are on (backendDownloadEnv), in the unscoped view.
+func downloadHarness(t *testing.T, backend string) *harness {
+	t.Helper()
+	logs := &logBuffer{}
+	env := backendDownloadEnv(t, backend)
+	env.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	env.AllowEval = true
+	return &harness{env: env, logs: logs}
+}
+
 // session is env.Scoped(true, 0), closed when the test ends.
 func session(t *testing.T, env *Env) *Env {
 	s, closeScope := env.Scoped(true, 0)
@@ -127,8 +138,16 @@ func TestBackendsDownloads(t *testing.T) {
 		})
 		t.Run("link to an attachment", func(t *testing.T) {
 			s := session(t, env)
-			mustRun(t, s, "navigate_page", fmt.Sprintf(`{"url":"%s/?n=link"}`, site))
-			checkDownload(t, s, "click", mustRun(t, s, "click", `{"selector":"#get"}`), "link.csv", "id,name\n1,ada\n")
+			page := fmt.Sprintf("%s/?n=link", site)
+			mustRun(t, s, "navigate_page", fmt.Sprintf(`{"url":%q}`, page))
+			h := &harness{env: s}
+			ref := backendsRef(t, h, `link "report"`)
+			checkDownload(t, s, "click", mustRun(t, s, "click", `{"uid":"`+ref+`"}`), "link.csv", "id,name\n1,ada\n")
+			// The page stayed: its refs and its URL too.
+			mustRun(t, s, "hover", `{"uid":"`+ref+`"}`)
+			if pages := fmt.Sprint(mustRun(t, s, "list_pages", `{}`)["pages"]); !strings.Contains(pages, page) || strings.Contains(pages, "link.csv") {
+				t.Errorf("list_pages after the download = %s, want the tab on %s", pages, page)
+			}
 		})
 		t.Run("navigation to an attachment", func(t *testing.T) {
 			s := session(t, env)
