@@ -65,10 +65,6 @@ type downloads struct {
 	next    int                           // guarded by mu
 	changed chan struct{}                 // guarded by mu; closed and replaced on every change
 	use     map[*driver.Scope]downloadUse // guarded by mu
-	// expect holds the tabs whose last click looked like it set off a
-	// download (a link with a download attribute, which starts no
-	// navigation): DownloadsSince waits for it to begin. Guarded by mu.
-	expect map[string]bool
 }
 
 // download is one row of the table: GUID is the navigation Firefox
@@ -81,7 +77,7 @@ type download struct {
 func newDownloads(o *Options, ownerOf func(string) *driver.Scope) *downloads {
 	return &downloads{dir: o.DownloadDir, max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax),
 		maxFiles: cmp.Or(max(o.DownloadFiles, 0), DefaultDownloadFiles), maxTotal: cmp.Or(max(o.DownloadTotal, 0), DefaultDownloadTotal),
-		ownerOf: ownerOf, changed: make(chan struct{}), use: map[*driver.Scope]downloadUse{}, expect: map[string]bool{}}
+		ownerOf: ownerOf, changed: make(chan struct{}), use: map[*driver.Scope]downloadUse{}}
 }
 
 // startDownloads follows the download events, and with
@@ -213,7 +209,6 @@ func (d *downloads) handle(method string, p downloadEvent) {
 		if len(d.list) > downloadsKept {
 			d.list = d.list[1:]
 		}
-		delete(d.expect, p.Context)
 		use := d.use[owner]
 		if use.files >= d.maxFiles {
 			// Firefox saves it all the same: its file goes when it ends.
@@ -296,16 +291,6 @@ func (d *downloads) forget(s *driver.Scope) {
 	delete(d.use, s)
 }
 
-// expectDownload notes that the last click in tab looked like it set off
-// a download.
-func (b *Browser) expectDownload(tab string) {
-	if d := b.downloads; d != nil {
-		d.mu.Lock()
-		d.expect[tab] = true
-		d.mu.Unlock()
-	}
-}
-
 // navigationDownloaded says whether navigation nav of tab became a
 // download. Firefox sends downloadWillBegin before it answers the
 // navigate command.
@@ -364,10 +349,10 @@ func (b *Browser) DownloadsSince(ctx context.Context, mark int, tabID string) []
 	if d == nil {
 		return nil
 	}
-	d.mu.Lock()
-	waitBegin := d.expect[tabID]
-	delete(d.expect, tabID)
-	d.mu.Unlock()
+	b.mu.Lock()
+	t := b.tabs[tabID]
+	b.mu.Unlock()
+	waitBegin := t != nil && t.downloadLink.Swap(false)
 	bctx, cancel := context.WithTimeout(ctx, downloadBeginWait)
 	defer cancel()
 	for {

@@ -150,7 +150,7 @@ func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickRe
 		if t.callJSON(actx, afterClickJS, el, &after) == nil && after != nil {
 			res.NotSubmitted = after.NotSubmitted
 			if after.Download {
-				t.b.expectDownload(t.id)
+				t.downloadLink.Store(true)
 			}
 		}
 		cancel()

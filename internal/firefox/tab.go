@@ -40,6 +40,9 @@ type Tab struct {
 	// URL before it, for when it becomes a download (downloads.go);
 	// guarded by mu.
 	startedNav, prevURL string
+	// downloadLink says the last click was on a link that downloads
+	// without a navigation (downloads.go).
+	downloadLink atomic.Bool
 
 	emu      driver.Emulation // guarded by mu; what the tab emulates (emulate.go)
 	imgScale atomic.Uint64    // float64 bits: the last viewport screenshot's scale (pointer_at.go)
