@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +53,6 @@ type downloadUse struct {
 
 // downloads is a browser's download table.
 type downloads struct {
-	dir      string
 	max      int64
 	maxFiles int
 	maxTotal int64
@@ -75,7 +75,7 @@ type download struct {
 }
 
 func newDownloads(o *Options, ownerOf func(string) *driver.Scope) *downloads {
-	return &downloads{dir: o.DownloadDir, max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax),
+	return &downloads{max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax),
 		maxFiles: cmp.Or(max(o.DownloadFiles, 0), DefaultDownloadFiles), maxTotal: cmp.Or(max(o.DownloadTotal, 0), DefaultDownloadTotal),
 		ownerOf: ownerOf, changed: make(chan struct{}), use: map[*driver.Scope]downloadUse{}}
 }
@@ -83,45 +83,61 @@ func newDownloads(o *Options, ownerOf func(string) *driver.Scope) *downloads {
 // startDownloads follows the download events, and with
 // Options.DownloadDir set makes Firefox save downloads there and keeps
 // the table. A download that a navigation became also ends that
-// navigation for an action's wait (no load follows it). ctx bounds the
-// setup.
+// navigation for an action's wait (no load follows it), and gives the
+// tab back its refs. A Firefox that knows neither the events nor the
+// command (older than BiDi's downloads) runs without a table. ctx bounds
+// the setup.
 func (b *Browser) startDownloads(ctx context.Context) error {
+	var d *downloads
+	off := func() {}
 	if b.o.DownloadDir != "" {
-		if err := os.MkdirAll(b.o.DownloadDir, 0o700); err != nil {
-			return fmt.Errorf("firefox: making the downloads dir: %w", err)
-		}
-		b.downloads = newDownloads(&b.o, b.ownerOfContext)
+		d = newDownloads(&b.o, b.ownerOfContext)
+		// The table is updated first: the action's wait ends on the
+		// navigation's end, and its changes then read the table.
+		off = b.conn.On(func(e bidi.Event) {
+			var p downloadEvent
+			if json.Unmarshal(e.Params, &p) == nil {
+				d.handle(e.Method, p)
+			}
+		}, downloadEvents...)
 	}
 	b.conn.On(func(e bidi.Event) {
 		var p downloadEvent
 		if json.Unmarshal(e.Params, &p) != nil {
 			return
 		}
-		if b.downloads != nil {
-			b.downloads.handle(e.Method, p)
+		b.mu.Lock()
+		t := b.tabs[p.Context]
+		b.mu.Unlock()
+		if t != nil && p.Navigation != nil {
+			t.stayed(*p.Navigation)
 		}
-		if e.Method == "browsingContext.downloadWillBegin" {
-			b.mu.Lock()
-			t := b.tabs[p.Context]
-			b.mu.Unlock()
-			if t != nil && p.Navigation != nil {
-				t.stayed(*p.Navigation)
-			}
-			b.onNavigation(e)
-		}
-	}, downloadEvents...)
-	if err := b.conn.Subscribe(ctx, downloadEvents...); err != nil {
-		return err
+		b.onNavigation(e)
+	}, "browsingContext.downloadWillBegin")
+	err := b.conn.Subscribe(ctx, downloadEvents...)
+	if err == nil && d != nil {
+		err = b.allowDownloads(ctx, "", b.o.DownloadDir)
 	}
-	if b.downloads == nil {
+	if ce := (*bidi.CommandError)(nil); errors.As(err, &ce) {
+		b.o.logger().Warn("firefox: downloads are not tracked: this Firefox does not support them over BiDi", "err", err)
+		off()
 		return nil
 	}
-	return b.allowDownloads(ctx, "", b.o.DownloadDir)
+	if err != nil {
+		off()
+		return err
+	}
+	b.downloads = d
+	return nil
 }
 
 // allowDownloads makes Firefox save the downloads of a user context (""
 // for every one without its own) into dir.
 func (b *Browser) allowDownloads(ctx context.Context, userContext, dir string) error {
+	dir, err := filepath.Abs(dir) // Firefox wants an absolute path
+	if err != nil {
+		return fmt.Errorf("firefox: the downloads dir: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("firefox: making the downloads dir: %w", err)
 	}
