@@ -22,7 +22,7 @@ import (
 // downloadSite serves a page of download links for ?n=NAME: #get
 // navigates to an attachment, #attr is a link with a download attribute
 // to a plain page (no navigation at all), and /file/NAME answers an
-// attachment.
+// attachment (/file/big.bin one of 256 KiB).
 func downloadSite(t *testing.T) string {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -33,6 +33,10 @@ func downloadSite(t *testing.T) string {
 	mux.HandleFunc("/file/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Disposition", `attachment; filename="`+filepath.Base(r.URL.Path)+`"`)
 		w.Header().Set("Content-Type", "application/octet-stream")
+		if filepath.Base(r.URL.Path) == "big.bin" {
+			w.Write(make([]byte, 256<<10))
+			return
+		}
 		io.WriteString(w, "id,name\n1,ada\n")
 	})
 	mux.HandleFunc("/plain/", func(w http.ResponseWriter, r *http.Request) {
@@ -44,11 +48,13 @@ func downloadSite(t *testing.T) string {
 
 // backendDownloadEnv is an Env with a browser of the backend of its own
 // that saves downloads into the artifact dir's downloads/ (a session's
-// into its own, see Env.Scoped), as cdpkit's commands start it.
+// into its own, see Env.Scoped), as cdpkit's commands start it, and
+// refuses a download over 100 KiB.
 func backendDownloadEnv(t *testing.T, backend string) *Env {
 	t.Helper()
+	const max = 100 << 10
 	if backend == BackendChromium {
-		return downloadingEnv(t, browser.Options{})
+		return downloadingEnv(t, browser.Options{DownloadMax: max})
 	}
 	exe := browsertest.FirefoxPath(t)
 	log := slog.New(slog.DiscardHandler)
@@ -58,7 +64,7 @@ func backendDownloadEnv(t *testing.T, backend string) *Env {
 	}
 	t.Cleanup(func() { artifacts.Close() })
 	browsers := driver.NewManager(firefox.NewBackend(&firefox.Options{ExecPath: exe, Logger: log, LaunchTimeout: 2 * time.Minute,
-		DownloadDir: filepath.Join(artifacts.Dir(), "downloads")}), nil)
+		DownloadDir: filepath.Join(artifacts.Dir(), "downloads"), DownloadMax: max}), nil)
 	t.Cleanup(func() {
 		if err := browsers.Close(); err != nil {
 			t.Errorf("closing the browser: %v", err)
@@ -124,8 +130,8 @@ func listedNames(t *testing.T, env *Env) []string {
 // download attribute, a click on a link to an attachment and a navigation
 // to an attachment each report the file in changes.downloads (the
 // navigation also download: true, the tab staying put), saved under the
-// session's artifact dir; and list_downloads in one session does not list
-// another's.
+// session's artifact dir; one over the size limit is refused and its
+// file removed; and list_downloads in one session does not list another's.
 func TestBackendsDownloads(t *testing.T) {
 	t.Parallel()
 	site := downloadSite(t)
@@ -158,6 +164,19 @@ func TestBackendsDownloads(t *testing.T) {
 			if res["download"] != true || res["url"] != page {
 				t.Errorf("navigate_page to an attachment = %v, want download: true and the tab still on %s", res, page)
 			}
+		})
+		t.Run("over the limit", func(t *testing.T) {
+			s := session(t, env)
+			mustRun(t, s, "navigate_page", fmt.Sprintf(`{"url":"%s/?n=big"}`, site))
+			res := mustRun(t, s, "navigate_page", fmt.Sprintf(`{"url":"%s/file/big.bin"}`, site))
+			dls, _ := jsonPath(res, "changes.downloads").([]any)
+			if len(dls) != 1 || dls[0].(map[string]any)["state"] != "refused" || !strings.Contains(fmt.Sprint(dls[0]), "CDPKIT_DOWNLOAD_MAX") {
+				t.Fatalf("the oversize download: changes %v, want it refused", jsonPath(res, "changes"))
+			}
+			netEventually(t, "the file removed", func() bool {
+				entries, _ := os.ReadDir(filepath.Join(s.Artifacts.Dir(), "downloads"))
+				return len(entries) == 0
+			})
 		})
 		t.Run("sessions apart", func(t *testing.T) {
 			a, b := session(t, env), session(t, env)
