@@ -144,13 +144,20 @@ func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickRe
 	tx, ty := t.inTab(ctx, a.frame, a.x, a.y)
 	res := &driver.ClickResult{X: tx, Y: ty, Dialog: dialog}
 	if !dialog && button == 0 {
-		// A submit the browser refused shows only its bubble: ask the
-		// element, as Chromium's Click does. A navigation has taken it
-		// away, and the call fails harmlessly.
+		// A submit the browser refused shows only its bubble, and a
+		// download link starts no navigation: ask the element, as
+		// Chromium's Click does. A navigation has taken it away, and the
+		// call fails harmlessly.
 		actx, cancel := context.WithTimeout(ctx, time.Second)
-		var after *struct{ NotSubmitted *driver.Invalid }
+		var after *struct {
+			NotSubmitted *driver.Invalid
+			Download     bool
+		}
 		if t.callJSON(actx, afterClickJS, a.el, &after) == nil && after != nil {
 			res.NotSubmitted = after.NotSubmitted
+			if after.Download {
+				t.downloadLink.Store(true)
+			}
 		}
 		cancel()
 	}
