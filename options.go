@@ -35,7 +35,8 @@ func newManager(o *Options, backend string, log *slog.Logger, urls *policy.Polic
 	var be driver.Backend
 	if backend == tools.BackendFirefox {
 		be = firefox.NewBackend(&firefox.Options{ExecPath: o.ExecPath, Args: o.Args, Headful: o.Headful,
-			WSEndpoint: bo.WSEndpoint, CommandTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log, URLPolicy: urls})
+			WSEndpoint: bo.WSEndpoint, CommandTimeout: o.CDPTimeout, LaunchTimeout: o.LaunchTimeout, Logger: log, URLPolicy: urls,
+			DownloadDir: downloadDir, DownloadMax: o.DownloadMax})
 	} else {
 		be = browser.NewManager(&bo).Backend()
 	}

@@ -88,7 +88,7 @@ Environment:
   CDPKIT_MAX_SCREENSHOT_PIXELS  largest screenshot width × height; bigger ones are downscaled (default 16777216)
   CDPKIT_MAX_IMAGE_BYTES        largest encoded screenshot; bigger ones are shrunk to fit (default 5242880)
   CDPKIT_NETWORK_BUFFER requests each tab's network log keeps (default 1000)
-  CDPKIT_DOWNLOAD_MAX   largest download in bytes; bigger ones are cancelled (default 104857600)
+  CDPKIT_DOWNLOAD_MAX   largest download in bytes; bigger ones are cancelled (Firefox: removed once done) (default 104857600)
   CDPKIT_HEADED=1, CDPKIT_USER_DATA_DIR, CDPKIT_VIEWPORT, CDPKIT_DEVICE, CDPKIT_USER_AGENT,
   CDPKIT_PROXY_SERVER, CDPKIT_PROXY_BYPASS, CDPKIT_LANG, CDPKIT_TIMEZONE, CDPKIT_IGNORE_HTTPS_ERRORS=1
                         the launch options, as the flags of the same names

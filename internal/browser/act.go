@@ -46,12 +46,13 @@ const (
 // off. A JavaScript dialog that waits for an answer (see
 // [Tab.RunUntilDialog]; or any dialog of es, the session of an element in
 // an out-of-process frame) ends the call at once and sets dialog: the page
-// runs nothing more until it is answered. A navigation of the tab is
-// waited for until its new document loads, at most actionNavWait or half
-// the time left. Otherwise perform returns once the page has run the
-// tasks the input queued (see afterInputJS), by which time a navigation
-// the input requested has started, and what the input changed has
-// rendered; the next [Tab.Settle] then has nothing left to wait for.
+// runs nothing more until it is answered. Fetches the page started are
+// waited for, and then a navigation of the tab (by the input or by their
+// handlers) until its new document loads, as [driver.SettleAction] says.
+// Otherwise perform returns once the page has run the tasks the input
+// queued (see afterInputJS), by which time a navigation the input
+// requested has started, and what the input changed has rendered; the
+// next [Tab.Settle] then has nothing left to wait for.
 func (t *Tab) perform(ctx context.Context, ps, es *cdp.Session, fn func(ctx context.Context) error) (dialog bool, err error) {
 	return t.performWith(ctx, ps, es, func(ctx context.Context) (inputWait, error) { return waitAfterInput, fn(ctx) })
 }
@@ -138,20 +139,6 @@ func untilFrameDialog(ctx context.Context, es *cdp.Session, fn func(ctx context.
 	}
 }
 
-// eventsQuiet is how long awaitNavigation waits, when it cannot order
-// the page's events by a round trip, for one more event before deciding
-// that the input set off no navigation.
-const eventsQuiet = 5 * time.Millisecond
-
-// busyWait bounds the frame wait of awaitNavigation when it cannot order
-// the page's events (an answered dialog, input to another renderer), and
-// after the fetches an action set off: a renderer still running the task
-// the answer resumed (or busy on a loaded machine) answers late, and what
-// that task set off comes before its answer. A renderer that is not busy
-// answers within a frame; only a busy one makes the wait longer than
-// frameWait.
-const busyWait = 3 * time.Second
-
 // afterInputJS resolves once the page has run what input queued (and
 // rendered what it changed), true if the document mutated meanwhile.
 var afterInputJS = loadScript("after_input")
@@ -185,14 +172,6 @@ func watchAction(ps *cdp.Session, main cdpapi.FrameID) (*actionWatch, func()) {
 	return a, stop
 }
 
-// state reports whether a navigation started, whether it is over, and how
-// many of the page's fetches are in flight.
-func (a *actionWatch) state() (started, done bool, fetches int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.w.started, a.w.done(), len(a.w.fetches)
-}
-
 // uncommitted reports whether the navigation a saw stopped without a new
 // document: it was aborted, or it became a download.
 func (a *actionWatch) uncommitted() bool {
@@ -208,123 +187,62 @@ func (a *actionWatch) events() int {
 	return a.n
 }
 
-// awaitNavigation waits for a navigation that input set off, seen by a,
-// to load. With ordered, the input went to ps's renderer: one round trip
-// (afterInputJS) lets the page run what the input queued and brings every
-// event of it, and when nothing started there is nothing more to wait for.
-// w may spare that round trip (see inputWait).
-// Otherwise (an answered dialog, input to another renderer) it waits for
-// a frame and then a quiet spell of events.
+// awaitNavigation waits, by the rule shared with every backend
+// (driver.SettleAction), for what input set off, seen by a. With ordered,
+// the input went to ps's renderer: one round trip (afterInputJS) lets the
+// page run what the input queued and brings every event of it, so when
+// nothing started there is nothing more to wait for; w may spare that
+// round trip (see inputWait). Otherwise (an answered dialog, input to
+// another renderer) the rule lets the page run a frame and waits for a
+// quiet spell of events. A dialog ends ctx (see Tab.RunUntilDialog),
+// and so the wait.
 func (t *Tab) awaitNavigation(ctx context.Context, ps *cdp.Session, a *actionWatch, ordered bool, w inputWait) error {
-	settled := false
+	ran := false // the page ran what the input queued
 	switch {
 	case ordered && (w == waitDone || w == waitIfEvents && a.events() == 0):
-		settled = true
+		ran = true
 	case ordered:
 		ictx, cancel := context.WithTimeout(ctx, frameWait)
 		var mutated bool
-		settled = callJS(ictx, ps, jsCall{}, afterInputJS, &mutated) == nil
+		ran = callJS(ictx, ps, jsCall{}, afterInputJS, &mutated) == nil
 		cancel()
-	default:
-		// Let the page run what the input queued, such as a form
-		// submission; events may still be on their way after the reply.
-		awaitFrameWithin(ctx, ps, busyWait)
-		a.quiet(ctx)
 	}
-	if ctx.Err() != nil {
-		return nil
-	}
-	started, done, fetches := a.state()
-	if !started && fetches > 0 {
-		// The page is fetching in reaction to the input, and may navigate
-		// once the answer comes (fetch, then set location): wait for the
-		// fetches, then for what their handlers set off.
-		settled = false
-		if err := t.awaitFetches(ctx, ps, a); err != nil {
-			return err
-		}
-		started, done, _ = a.state()
-	}
-	if !started {
-		// The page ran what the input queued: Settle need not wait again.
-		t.settled.Store(settled)
-		return nil
-	}
-	if done {
-		t.noteUncommitted(a)
-		return nil
-	}
-	wait := actionNavWait
-	if d, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(d)/2)
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for {
-		if _, done, _ := a.state(); done {
-			t.noteUncommitted(a)
-			return nil
-		}
-		select {
-		case <-a.seen:
-		case <-timer.C:
-			return nil // still loading: the caller reports what it sees
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	idle, err := driver.SettleAction(ctx, settleWatch{a, ps}, ordered)
+	t.noteUncommitted(a)
+	// When the page ran what the input queued and started nothing,
+	// Settle need not wait again.
+	t.settled.Store(ran && idle)
+	return err
 }
 
-// actionFetchWait bounds the wait for the fetches an action set off; it
-// also never takes more than half the time left.
-const actionFetchWait = time.Second
-
-// awaitFetches waits, at most actionFetchWait, until the fetches a saw the
-// page start have ended or a navigation has started, and then for one more
-// frame and quiet spell, in which a handler of the last answer may start
-// one.
-func (t *Tab) awaitFetches(ctx context.Context, ps *cdp.Session, a *actionWatch) error {
-	wait := actionFetchWait
-	if d, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(d)/2)
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	for {
-		started, _, fetches := a.state()
-		if started {
-			return nil
-		}
-		if fetches == 0 {
-			break
-		}
-		select {
-		case <-a.seen:
-		case <-timer.C:
-			return nil // a slow or endless request: report what is there
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	awaitFrameWithin(ctx, ps, busyWait)
-	a.quiet(ctx)
-	return nil
+// settleWatch is an actionWatch as the shared settle rule sees it.
+type settleWatch struct {
+	*actionWatch
+	ps *cdp.Session
 }
 
-// quiet waits until a has seen no event for eventsQuiet.
-func (a *actionWatch) quiet(ctx context.Context) {
-	quiet := time.NewTimer(eventsQuiet)
-	defer quiet.Stop()
-	for {
-		select {
-		case <-a.seen:
-			quiet.Reset(eventsQuiet)
-		case <-quiet.C:
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
+// Activity implements driver.ActionWatch. Dialog stays false: a dialog
+// ends the context of the wait instead (see Tab.RunUntilDialog). The
+// channel gets a value after each later event, or holds one from an
+// earlier event.
+func (w settleWatch) Activity() (driver.Activity, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return driver.Activity{
+		NavStarted: w.w.started,
+		NavDone:    w.w.done(),
+		Fetches:    w.w.fetched,
+		InFlight:   len(w.w.fetches),
+	}, w.seen
+}
+
+// AwaitFrame implements driver.ActionWatch: the page runs what the input
+// queued, such as a form submission. The wait is not ordered after input
+// to another renderer or an answered dialog, so events may still be on
+// their way after the reply: the shortest quiet spell covers them.
+func (w settleWatch) AwaitFrame(ctx context.Context) time.Duration {
+	callJS(ctx, w.ps, jsCall{}, awaitFrameJS, nil)
+	return driver.EventsQuiet
 }
 
 // actionEvents are the events act watches on the page's session: the main
@@ -347,8 +265,9 @@ type navWatch struct {
 	loaded  bool
 	stopped bool
 	// fetches are the main frame's fetch and XHR requests in flight that
-	// began after the input.
+	// began after the input; fetched counts those that began.
 	fetches map[network.RequestID]bool
+	fetched int
 }
 
 func (w *navWatch) observe(ev cdp.Event) {
@@ -381,6 +300,9 @@ func (w *navWatch) observe(ev cdp.Event) {
 			(e.Type == network.ResourceTypeFetch || e.Type == network.ResourceTypeXHR) {
 			if w.fetches == nil {
 				w.fetches = map[network.RequestID]bool{}
+			}
+			if !w.fetches[e.RequestID] { // a redirect is the same request
+				w.fetched++
 			}
 			w.fetches[e.RequestID] = true
 		}

@@ -39,12 +39,12 @@ const (
 	downloadsKept = 200
 )
 
-// Download states.
+// Download states (driver's, the same on every backend).
 const (
-	DownloadInProgress = "in_progress"
-	DownloadCompleted  = "completed"
-	DownloadCanceled   = "canceled"
-	DownloadRefused    = "refused"
+	DownloadInProgress = driver.DownloadInProgress
+	DownloadCompleted  = driver.DownloadCompleted
+	DownloadCanceled   = driver.DownloadCanceled
+	DownloadRefused    = driver.DownloadRefused
 )
 
 // downloadUse is what one session's downloads hold.
@@ -72,6 +72,9 @@ type downloads struct {
 	changed chan struct{}                 // guarded by mu; closed and replaced on every change
 	dirs    map[string]*driver.Scope      // guarded by mu; the scopes' own dirs
 	use     map[*driver.Scope]downloadUse // guarded by mu
+	// contexts are the isolated scopes' browser contexts, which a
+	// download's cancel must name; guarded by mu.
+	contexts map[*driver.Scope]cdpapi.BrowserContextID
 }
 
 // startDownloads makes the default context save downloads into dir and
@@ -83,7 +86,8 @@ func (b *Browser) startDownloads(ctx context.Context, o *Options) error {
 	}
 	d := &downloads{dir: dir, max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax), maxFiles: cmp.Or(max(o.DownloadFiles, 0), DefaultDownloadFiles),
 		maxTotal: cmp.Or(max(o.DownloadTotal, 0), DefaultDownloadTotal), ownerOfTab: b.ownerOf, log: b.log, sess: b.conn.Browser(),
-		byGUID: map[string]*driver.Download{}, changed: make(chan struct{}), dirs: map[string]*driver.Scope{}, use: map[*driver.Scope]downloadUse{}}
+		byGUID: map[string]*driver.Download{}, changed: make(chan struct{}), dirs: map[string]*driver.Scope{}, use: map[*driver.Scope]downloadUse{},
+		contexts: map[*driver.Scope]cdpapi.BrowserContextID{}}
 	events, stop := d.sess.SubscribeEvents("Browser.downloadWillBegin", "Browser.downloadProgress")
 	if err := d.allow(ctx, "", nil); err != nil {
 		stop()
@@ -104,6 +108,11 @@ func (b *Browser) startDownloads(ctx context.Context, o *Options) error {
 // the browser's.
 func (d *downloads) allow(ctx context.Context, bctx cdpapi.BrowserContextID, s *driver.Scope) error {
 	dir := d.dir
+	if s != nil {
+		d.mu.Lock()
+		d.contexts[s] = bctx
+		d.mu.Unlock()
+	}
 	if s != nil && s.DownloadDir() != "" {
 		dir = s.DownloadDir()
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -127,6 +136,7 @@ func (d *downloads) forget(s *driver.Scope) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.use, s)
+	delete(d.contexts, s)
 	for dir, o := range d.dirs {
 		if o == s {
 			delete(d.dirs, dir)
@@ -210,11 +220,20 @@ func (d *downloads) handle(ev cdp.Event) {
 	d.changed = make(chan struct{})
 }
 
-// cancel stops a download over a limit and removes what it wrote.
+// cancel stops a download over a limit and removes what it wrote. It
+// names the download's browser context: without it, Chromium looks for
+// the download in the default context only, and one of an isolated
+// session ran to its end.
 func (d *downloads) cancel(guid string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := cdpapi.Call(ctx, d.sess, cdpbrowser.CancelDownload, cdpbrowser.CancelDownloadParams{GUID: guid}); err != nil {
+	var bctx cdpapi.BrowserContextID
+	d.mu.Lock()
+	if dl := d.byGUID[guid]; dl != nil {
+		bctx = d.contexts[dl.Owner]
+	}
+	d.mu.Unlock()
+	if _, err := cdpapi.Call(ctx, d.sess, cdpbrowser.CancelDownload, cdpbrowser.CancelDownloadParams{GUID: guid, BrowserContextID: bctx}); err != nil {
 		d.log.Debug("cancelling a download over a limit", "err", err)
 	}
 	d.mu.Lock()

@@ -3,8 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"slices"
 	"sync"
 	"time"
 
@@ -26,28 +24,19 @@ import (
 // a blocked URL reachable: a document request a rule would answer is
 // judged by the same policy here first, and refused the guard's way.
 const (
-
 	// mockWorkers bounds the paused requests answered at once per session.
 	mockWorkers = 64
 	// mockAnswerTimeout bounds answering one request, past its delay.
 	mockAnswerTimeout = 5 * time.Second
 )
 
-// mockRule is a kept rule.
-type mockRule struct {
-	driver.Mock
-	match   func(string) bool
-	context cdpapi.BrowserContextID // the tab's context
-	owner   *driver.Scope
-	rng     *rand.Rand // guarded by mockTable.mu
-}
-
 // mockTable is a browser's rules and the sessions armed for them. The
 // zero value is ready to use.
 type mockTable struct {
+	rules driver.MockTable
+	// mu guards armed; it may be held while rules' lock is taken, never
+	// the other way round.
 	mu    sync.Mutex
-	rules []*mockRule                // guarded by mu; in order of creation
-	next  int                        // guarded by mu; the last id issued
 	armed map[*cdp.Session]*armState // guarded by mu; tab sessions followed for paused requests
 }
 
@@ -65,10 +54,6 @@ func (t *Tab) AddMock(ctx context.Context, r driver.MockRule) (driver.Mock, erro
 	if err := r.Check(); err != nil {
 		return driver.Mock{}, err
 	}
-	match, err := driver.CompileURLPattern(r.URL)
-	if err != nil {
-		return driver.Mock{}, err
-	}
 	b := t.b
 	bctx, err := b.contextOf(ctx, t.id)
 	if err != nil {
@@ -81,41 +66,24 @@ func (t *Tab) AddMock(ctx context.Context, r driver.MockRule) (driver.Mock, erro
 			return driver.Mock{}, err
 		}
 		if n > 0 {
-			return driver.Mock{}, &sharedScopeError{others: n}
+			return driver.Mock{}, &driver.SharedScopeError{Others: n}
 		}
 	}
-	m := &b.mocks
-	m.mu.Lock()
-	live := 0
-	for _, x := range m.rules {
-		if !x.Expired {
-			live++
-		}
-	}
-	if len(m.rules) >= driver.MaxMockRules {
-		// Make room by forgetting expired rules, oldest first.
-		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x.Expired })
-	}
-	if len(m.rules) >= driver.MaxMockRules {
-		m.mu.Unlock()
-		return driver.Mock{}, fmt.Errorf("%w: %d mock rules are armed, the most there can be; clear some first", driver.ErrInvalidArgument, live)
-	}
-	m.next++
-	rule := &mockRule{match: match, context: bctx, owner: owner, rng: rand.New(rand.NewPCG(r.Seed, r.Seed^0x9e3779b97f4a7c15))}
-	rule.ID, rule.MockRule, rule.Tab, rule.DelayMs, rule.BodyBytes = m.next, r, string(t.id), r.Delay.Milliseconds(), len(r.Body)
-	rule.Scope = "tab"
-	if r.Context {
-		rule.Scope = "context"
-	}
-	m.rules = append(m.rules, rule)
-	m.mu.Unlock()
-	if err := b.armMocks(ctx, t, r.Context, bctx); err != nil {
-		m.mu.Lock()
-		m.rules = slices.DeleteFunc(m.rules, func(x *mockRule) bool { return x == rule })
-		m.mu.Unlock()
+	mock, err := b.mocks.rules.Add(r, mockTab(t.id, bctx, owner))
+	if err != nil {
 		return driver.Mock{}, err
 	}
-	return rule.Mock, nil
+	if err := b.armMocks(ctx, t, r.Context, bctx); err != nil {
+		b.mocks.rules.Remove(mock.ID)
+		return driver.Mock{}, err
+	}
+	return mock, nil
+}
+
+// mockTab is tab id, of browser context bctx and owned by owner, as the
+// mock table knows it.
+func mockTab(id target.ID, bctx cdpapi.BrowserContextID, owner *driver.Scope) driver.MockTab {
+	return driver.MockTab{ID: string(id), Context: string(bctx), Owner: owner}
 }
 
 // contextOf returns a tab's browser context.
@@ -125,29 +93,6 @@ func (b *Browser) contextOf(ctx context.Context, id target.ID) (cdpapi.BrowserCo
 		return "", fmt.Errorf("browser: reading the tab's context: %w", err)
 	}
 	return res.TargetInfo.BrowserContextID, nil
-}
-
-type sharedScopeError struct{ others int }
-
-func (e *sharedScopeError) Error() string {
-	return fmt.Sprintf("%s: scope context would cover %d tab(s) of other sessions in this browser context", driver.ErrInvalidArgument, e.others)
-}
-func (e *sharedScopeError) Unwrap() []error {
-	return []error{driver.ErrInvalidArgument, driver.ErrSharedScope}
-}
-
-// applies reports whether rule r applies to tab id, in context bctx and
-// owned by owner: a rule made in a scope applies only to the scope's own
-// tabs, whatever its reach, so one session's rules never answer another
-// session's requests in a context they share.
-func (r *mockRule) applies(id target.ID, bctx cdpapi.BrowserContextID, owner *driver.Scope) bool {
-	if r.owner != nil && r.owner != owner {
-		return false
-	}
-	if r.Context {
-		return r.context == bctx
-	}
-	return r.Tab == string(id)
 }
 
 // ownerOf returns the scope that owns tab id, adopting it first if it is
@@ -201,42 +146,25 @@ func (b *Browser) Mocks(ctx context.Context, q driver.MockQuery) (rules, pruned 
 	for _, p := range pages {
 		open[string(p.ID)] = true
 	}
-	var bctx cdpapi.BrowserContextID
-	var owner *driver.Scope
-	if q.Tab != "" {
-		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
-			return nil, nil, err
-		}
-		owner = b.ownerOf(target.ID(q.Tab))
+	mt, err := b.queryTab(ctx, q)
+	if err != nil {
+		return nil, nil, err
 	}
-	m := &b.mocks
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
-		if r.Context || open[r.Tab] {
-			return false
-		}
-		if q.Scope == nil || r.owner == q.Scope {
-			pruned = append(pruned, r.Mock)
-		}
-		return true
-	})
-	for _, r := range m.rules {
-		if mockSelects(&q, r, bctx, owner) {
-			rules = append(rules, r.Mock)
-		}
-	}
+	rules, pruned = b.mocks.rules.List(q, mt, func(tab string) bool { return open[tab] })
 	return rules, pruned, nil
 }
 
-func mockSelects(q *driver.MockQuery, r *mockRule, bctx cdpapi.BrowserContextID, owner *driver.Scope) bool {
-	if q.Scope != nil && r.owner != q.Scope {
-		return false
+// queryTab is q.Tab as the mock table knows it; zero when q names no tab.
+func (b *Browser) queryTab(ctx context.Context, q driver.MockQuery) (driver.MockTab, error) {
+	if q.Tab == "" {
+		return driver.MockTab{}, nil
 	}
-	if len(q.IDs) > 0 && !slices.Contains(q.IDs, r.ID) {
-		return false
+	id := target.ID(q.Tab)
+	bctx, err := b.contextOf(ctx, id)
+	if err != nil {
+		return driver.MockTab{}, err
 	}
-	return q.Tab == "" || r.applies(target.ID(q.Tab), bctx, owner)
+	return mockTab(id, bctx, b.ownerOf(id)), nil
 }
 
 // ClearMocks removes the rules q selects and returns them; the tabs no
@@ -244,31 +172,16 @@ func mockSelects(q *driver.MockQuery, r *mockRule, bctx cdpapi.BrowserContextID,
 // no rule the query could see is an error wrapping ErrInvalidArgument,
 // and then nothing is removed. The context bounds the disarming.
 func (b *Browser) ClearMocks(ctx context.Context, q driver.MockQuery) ([]driver.Mock, error) {
-	var bctx cdpapi.BrowserContextID
-	var owner *driver.Scope
-	if q.Tab != "" {
-		var err error
-		if bctx, err = b.contextOf(ctx, target.ID(q.Tab)); err != nil {
-			return nil, err
-		}
-		owner = b.ownerOf(target.ID(q.Tab))
+	mt, err := b.queryTab(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	gone, err := b.mocks.rules.Clear(q, mt)
+	if err != nil {
+		return nil, err
 	}
 	m := &b.mocks
 	m.mu.Lock()
-	for _, id := range q.IDs {
-		if !slices.ContainsFunc(m.rules, func(r *mockRule) bool { return r.ID == id && mockSelects(&q, r, bctx, owner) }) {
-			m.mu.Unlock()
-			return nil, fmt.Errorf("%w: no mock rule %d here", driver.ErrInvalidArgument, id)
-		}
-	}
-	var gone []driver.Mock
-	m.rules = slices.DeleteFunc(m.rules, func(r *mockRule) bool {
-		if mockSelects(&q, r, bctx, owner) {
-			gone = append(gone, r.Mock)
-			return true
-		}
-		return false
-	})
 	armed := make(map[*cdp.Session]target.ID, len(m.armed))
 	for s, st := range m.armed {
 		if st.enabled {
@@ -281,10 +194,10 @@ func (b *Browser) ClearMocks(ctx context.Context, q driver.MockQuery) ([]driver.
 		if err != nil {
 			continue
 		}
-		o := b.ownerOf(id)
+		mt := mockTab(id, c, b.ownerOf(id)) // read before m.mu, never under it
 		m.mu.Lock()
+		need := m.rules.Applies(mt)
 		st := m.armed[s]
-		need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(id, c, o) })
 		if !need && st != nil {
 			st.enabled = false
 		}

@@ -59,18 +59,18 @@ func (b *Browser) armMocks(ctx context.Context, t *Tab, all bool, bctx cdpapi.Br
 func (b *Browser) armSession(ctx context.Context, t *Tab, s *cdp.Session) error {
 	m := &b.mocks
 	m.mu.Lock()
-	if len(m.rules) == 0 || (m.armed[s] != nil && m.armed[s].enabled) {
-		m.mu.Unlock()
+	armed := m.armed[s] != nil && m.armed[s].enabled
+	m.mu.Unlock()
+	if armed || m.rules.Empty() {
 		return nil
 	}
-	m.mu.Unlock()
 	bctx, err := b.contextOf(ctx, t.id)
 	if err != nil {
 		return err
 	}
-	owner := b.ownerOf(t.id)
+	mt := mockTab(t.id, bctx, b.ownerOf(t.id)) // a tab's owner is read before m.mu, never under it
 	m.mu.Lock()
-	need := slices.ContainsFunc(m.rules, func(r *mockRule) bool { return !r.Expired && r.applies(t.id, bctx, owner) })
+	need := m.rules.Applies(mt)
 	st := m.armed[s]
 	if !need || (st != nil && st.enabled) {
 		m.mu.Unlock()
@@ -126,39 +126,17 @@ func (b *Browser) armSession(ctx context.Context, t *Tab, s *cdp.Session) error 
 func (b *Browser) answerMocked(s *cdp.Session, id target.ID, bctx cdpapi.BrowserContextID, p *fetch.EventRequestPaused) {
 	url := p.Request.URL + p.Request.URLFragment
 	rtype := strings.ToLower(string(p.ResourceType))
-	owner := b.ownerOf(id) // a tab's owner is read before m.mu, never under it
-	m := &b.mocks
-	m.mu.Lock()
-	var rule *mockRule
-	for _, r := range m.rules {
-		if r.Expired || !r.applies(id, bctx, owner) || (r.Method != "" && r.Method != p.Request.Method) ||
-			(r.ResourceType != "" && r.ResourceType != rtype) || !r.match(url) {
-			continue
-		}
-		rule = r
-		break
-	}
-	var act driver.MockRule
-	fail := false
-	if rule != nil {
-		rule.Hits++
-		if rule.Times > 0 && rule.Hits >= rule.Times {
-			rule.Expired = true
-		}
-		act = rule.MockRule
-		fail = act.FailRate > 0 && rule.rng.Float64() < act.FailRate
-	}
-	m.mu.Unlock()
-
+	owner := b.ownerOf(id)
+	act, fail, ok := b.mocks.rules.Take(mockTab(id, bctx, owner), driver.MockRequest{URL: url, Method: p.Request.Method, ResourceType: rtype})
 	ctx, cancel := context.WithTimeout(context.Background(), act.Delay+mockAnswerTimeout)
 	defer cancel()
-	if rule != nil && p.ResourceType == network.ResourceTypeDocument && b.guard != nil {
+	if ok && p.ResourceType == network.ResourceTypeDocument && b.guard != nil {
 		if err := b.guard.refuses(ctx, p); err != nil {
 			b.answer(ctx, s, "failing a blocked request", "Fetch.failRequest", fetch.FailRequestParams{RequestID: p.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 			return
 		}
 	}
-	if rule == nil {
+	if !ok {
 		b.answer(ctx, s, "continuing a request", "Fetch.continueRequest", fetch.ContinueRequestParams{RequestID: p.RequestID})
 		return
 	}

@@ -26,43 +26,8 @@ func (t *Tab) NetworkRequests(ctx context.Context, q driver.RequestQuery) ([]dri
 	}
 	t.net.mu.Lock()
 	defer t.net.mu.Unlock()
-	var out []driver.Request
-	total := 0
-	for _, e := range t.net.list {
-		if !requestMatches(&q, e, t.net.nav) {
-			continue
-		}
-		total++
-		if total > q.Offset && (q.Limit == 0 || len(out) < q.Limit) {
-			out = append(out, e.Request)
-		}
-	}
+	out, total := driver.SelectRequests(&q, t.net.nav, t.net.list, func(e *netEntry) *driver.Request { return &e.Request })
 	return out, total, nil
-}
-
-func requestMatches(q *driver.RequestQuery, e *netEntry, nav int) bool {
-	if !q.Preserved && e.Nav != nav {
-		return false
-	}
-	if len(q.Types) > 0 && !contains(q.Types, e.Type) {
-		return false
-	}
-	if q.URL != "" && !strings.Contains(e.URL, q.URL) {
-		return false
-	}
-	if len(q.Status) > 0 && !contains(q.Status, driver.StatusClass(e.Request)) {
-		return false
-	}
-	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // NetworkRequest returns one kept request with its headers (unredacted:

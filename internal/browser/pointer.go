@@ -21,9 +21,6 @@ const (
 	stableWait = 500 * time.Millisecond
 	// frameWait bounds the wait for one animation frame.
 	frameWait = 200 * time.Millisecond
-	// actionNavWait bounds the wait for a navigation an action started
-	// to load; it also never takes more than half the time left.
-	actionNavWait = 10 * time.Second
 	// dragSteps is how many moves a drag makes between its two points.
 	dragSteps = 10
 	// dragLateStart bounds the wait for a drag that starts on the last move.
@@ -54,7 +51,7 @@ const afterClickWait = time.Second
 //
 // A JavaScript dialog the click opens that waits for an answer ends the
 // call at once (Dialog is set); a navigation of the tab it starts is
-// waited for until the new document loads (at most actionNavWait), so the
+// waited for until the new document loads (at most driver.ActionNavWait), so the
 // caller sees the new page. The context bounds the whole call.
 func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickResult, error) {
 	button, buttons, err := mouseButton(o.Button)

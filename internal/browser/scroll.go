@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
@@ -18,17 +17,8 @@ import (
 // where it ended. Scrolling to an element that is not rendered is an
 // *ElementError wrapping ErrElementNotVisible.
 func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.ScrollResult, error) {
-	modes := 0
-	for _, set := range []bool{o.Direction != "", o.Ref != "" || o.Selector != "", o.X != nil || o.Y != nil} {
-		if set {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", driver.ErrInvalidArgument)
-	}
-	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
-		return nil, fmt.Errorf("%w: pixels must be positive", driver.ErrInvalidArgument)
+	if err := o.Check(); err != nil {
+		return nil, err
 	}
 	ps, err := t.session(ctx)
 	if err != nil {
@@ -95,17 +85,17 @@ func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ..
 	return res, nil
 }
 
-// awaitScrollSeen waits, at most busyWait (or half the time left), until
-// the page has reacted to a scroll: its IntersectionObservers and scroll
-// listeners learn of it only in the next rendering update, after the
-// scroll script has answered. Without this wait a feed that loads more
+// awaitScrollSeen waits, at most driver.ActionFrameWait (or half the time
+// left), until the page has reacted to a scroll: its IntersectionObservers
+// and scroll listeners learn of it only in the next rendering update,
+// after the scroll script has answered. Without this wait a feed that loads more
 // when its end comes into view showed the new items only in the next
 // call's result; and two scrolls with no rendering update between them
 // could skip an observer's change of state, so it never loaded again
 // (the page's end left view and came back unseen). Best effort: the
 // result reports the scroll either way.
 func awaitScrollSeen(ctx context.Context, ps *cdp.Session) {
-	d := busyWait
+	d := driver.ActionFrameWait
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(dl)/2)
 	}

@@ -27,19 +27,7 @@ func (t *Tab) SaveStorageState(ctx context.Context) (*driver.StorageState, error
 	if err != nil {
 		return nil, err
 	}
-	st := &driver.StorageState{Cookies: []driver.StateCookie{}, Origins: []driver.StateOrigin{}}
-	for _, c := range cookies {
-		exp := c.Expires
-		if exp == 0 {
-			exp = -1
-		}
-		ss := c.SameSite
-		if ss == "" {
-			ss = "Lax"
-		}
-		st.Cookies = append(st.Cookies, driver.StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: exp,
-			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: ss})
-	}
+	st := driver.NewStorageState(cookies)
 	bctx, err := t.b.contextOf(ctx, t.id)
 	if err != nil {
 		return nil, err

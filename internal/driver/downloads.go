@@ -15,3 +15,11 @@ type Download struct {
 	// Owner is the session whose tab began it; nil for the unscoped view.
 	Owner *Scope `json:"-"`
 }
+
+// Download states, the same strings on every backend.
+const (
+	DownloadInProgress = "in_progress"
+	DownloadCompleted  = "completed"
+	DownloadCanceled   = "canceled"
+	DownloadRefused    = "refused"
+)

@@ -9,15 +9,11 @@ import (
 	"time"
 )
 
-// The fake backend: rules that answer a tab's requests instead of the
-// network. A tab with rules that apply to it has Fetch enabled on its own
-// session for every request (request stage); each paused request is
-// answered by the first live rule that matches, or continued untouched.
-//
-// The URL guard (guard.go) judges document requests on the browser
-// session. Whichever interception Chromium runs first, a mock never makes
-// a blocked URL reachable: a document request a rule would answer is
-// judged by the same policy here first, and refused the guard's way.
+// Mock rules: the fake backend. Rules answer a tab's requests instead of
+// the network: each request a backend intercepts is answered by the first
+// live rule that matches it (see MockTable), or let go on untouched. A
+// backend judges a document request by the URL policy before any rule
+// answers it, so a mock never makes a blocked URL reachable.
 const (
 	// MaxMockDelay bounds a rule's delay.
 	MaxMockDelay = 60 * time.Second
@@ -58,7 +54,7 @@ type MockRule struct {
 	Context bool `json:"-"`
 }
 
-// Mock is a rule as the Chromium backend's Mocks reports it.
+// Mock is a kept rule, as MockTable reports it.
 type Mock struct {
 	ID int `json:"id"`
 	MockRule
@@ -81,7 +77,7 @@ func (r *MockRule) Check() error {
 	default:
 		return bad("action %q is not fulfill, fail or continue", r.Action)
 	}
-	if r.Method != "" && !regexp.MustCompile(`^[A-Z]{1,16}$`).MatchString(r.Method) {
+	if r.Method != "" && !methodRE.MatchString(r.Method) {
 		return bad("method %q is not an HTTP method", r.Method)
 	}
 	if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
@@ -119,6 +115,8 @@ func (r *MockRule) Check() error {
 	return nil
 }
 
+var methodRE = regexp.MustCompile(`^[A-Z]{1,16}$`)
+
 // isToken reports whether s is an HTTP token (RFC 9110), as a header name
 // must be.
 func isToken(s string) bool {
@@ -143,7 +141,7 @@ func isCTL(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f) }
 // ErrInvalidArgument.
 var ErrSharedScope = errors.New("browser: the scope is shared with other sessions")
 
-// MockQuery selects rules for the Chromium backend's Mocks and the Chromium backend's ClearMocks.
+// MockQuery selects rules for a backend's Mocks and ClearMocks.
 type MockQuery struct {
 	Scope *Scope // only rules made by this scope's tabs; nil means all
 	IDs   []int  // only these rules; all when empty

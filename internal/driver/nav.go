@@ -12,8 +12,8 @@ type NavResult struct {
 	Title  string `json:"title"`
 	Status int    `json:"status,omitempty"` // the main document's HTTP status; 0 when none (about:, same-document, back/forward cache)
 	// Download says the URL answered with a file, which the browser
-	// downloaded (see the Chromium backend's DownloadsSince): the tab stayed on the
-	// page URL and Title name.
+	// downloaded (see DownloadLog): the tab stayed on the page URL and
+	// Title name.
 	Download bool `json:"download,omitempty"`
 }
 

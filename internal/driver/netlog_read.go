@@ -1,6 +1,10 @@
 package driver
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // RequestQuery selects requests of the log.
 type RequestQuery struct {
@@ -22,4 +26,35 @@ func StatusClass(r Request) string {
 		return strconv.Itoa(r.Status/100) + "xx"
 	}
 	return "pending"
+}
+
+// SelectRequests returns the page of list's requests that q asks for,
+// oldest first, and how many match in all; nav is the tab's current
+// navigation and request finds an entry's request.
+func SelectRequests[E any](q *RequestQuery, nav int, list []E, request func(E) *Request) (page []Request, total int) {
+	for _, e := range list {
+		r := request(e)
+		if !q.matches(r, nav) {
+			continue
+		}
+		total++
+		if total > q.Offset && (q.Limit == 0 || len(page) < q.Limit) {
+			page = append(page, *r)
+		}
+	}
+	return page, total
+}
+
+func (q *RequestQuery) matches(r *Request, nav int) bool {
+	switch {
+	case !q.Preserved && r.Nav != nav:
+		return false
+	case len(q.Types) > 0 && !slices.Contains(q.Types, r.Type):
+		return false
+	case q.URL != "" && !strings.Contains(r.URL, q.URL):
+		return false
+	case len(q.Status) > 0 && !slices.Contains(q.Status, StatusClass(*r)):
+		return false
+	}
+	return true
 }

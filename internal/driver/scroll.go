@@ -1,5 +1,10 @@
 package driver
 
+import (
+	"fmt"
+	"math"
+)
+
 // ScrollOptions say where to scroll: by Direction, to an element (Ref or
 // Selector), or to X and Y; exactly one of the three.
 type ScrollOptions struct {
@@ -15,6 +20,24 @@ type ScrollOptions struct {
 	Selector string
 	// X and Y scroll the page to a position; a nil one keeps its axis.
 	X, Y *float64
+}
+
+// Check reports options that do not name exactly one way to scroll, or a
+// bad Pixels, as an error wrapping ErrInvalidArgument.
+func (o *ScrollOptions) Check() error {
+	modes := 0
+	for _, set := range []bool{o.Direction != "", o.Ref != "" || o.Selector != "", o.X != nil || o.Y != nil} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return fmt.Errorf("%w: give one of direction, an element, or x and y", ErrInvalidArgument)
+	}
+	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
+		return fmt.Errorf("%w: pixels must be positive", ErrInvalidArgument)
+	}
+	return nil
 }
 
 // ScrollResult is where a scroll ended.

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -26,6 +27,22 @@ type StateCookie struct {
 	HTTPOnly bool    `json:"httpOnly"`
 	Secure   bool    `json:"secure"`
 	SameSite string  `json:"sameSite"` // Strict, Lax or None
+}
+
+// NewStorageState is a state holding cookies (a session cookie's expires
+// becomes -1, an unset SameSite Lax, as browsers treat it) and no origin
+// yet.
+func NewStorageState(cookies []Cookie) *StorageState {
+	st := &StorageState{Cookies: make([]StateCookie, 0, len(cookies)), Origins: []StateOrigin{}}
+	for _, c := range cookies {
+		exp := c.Expires
+		if exp == 0 {
+			exp = -1
+		}
+		st.Cookies = append(st.Cookies, StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: exp,
+			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: cmp.Or(c.SameSite, "Lax")})
+	}
+	return st
 }
 
 // StateOrigin is an origin's localStorage.

@@ -37,7 +37,10 @@ type Browser struct {
 	// without one; guarded by mu.
 	collector string
 	// mocks are the mock rules (mock.go).
-	mocks mockTable
+	mocks driver.MockTable
+	// downloads is the download table; nil unless Options.DownloadDir is
+	// set (downloads.go). Set before the browser is returned.
+	downloads *downloads
 }
 
 // Launch starts a headless Firefox with a throwaway profile (see Options)
@@ -75,6 +78,9 @@ func start(ctx context.Context, conn *bidi.Conn, p *process, o *Options) (*Brows
 	}
 	if err == nil {
 		err = b.followActivity(ctx)
+	}
+	if err == nil {
+		err = b.startDownloads(ctx)
 	}
 	if err == nil {
 		err = b.reconcile(ctx)
@@ -165,6 +171,7 @@ func (b *Browser) onEvent(e bidi.Event) {
 		Message      string `json:"message"`
 		DefaultValue string `json:"defaultValue"`
 		Accepted     bool   `json:"accepted"`
+		Navigation   string `json:"navigation"`
 	}
 	if json.Unmarshal(e.Params, &p) != nil {
 		return
@@ -197,7 +204,7 @@ func (b *Browser) onEvent(e bidi.Event) {
 	case "browsingContext.contextDestroyed":
 		t.gone()
 	case "browsingContext.navigationStarted":
-		t.newDocument(p.URL)
+		t.newDocument(p.URL, p.Navigation)
 	case "browsingContext.load", "browsingContext.fragmentNavigated":
 		t.setURL(p.URL)
 	case "browsingContext.userPromptOpened":

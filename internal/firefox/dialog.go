@@ -19,6 +19,10 @@ func (t *Tab) promptOpened(d driver.Dialog) {
 	close(t.promptCh)
 	policy := t.policy
 	t.mu.Unlock()
+	// An action's wait ends when a prompt waits for the agent (settle.go).
+	t.net.mu.Lock()
+	t.net.movedLocked()
+	t.net.mu.Unlock()
 	accept, auto := autoAnswer(policy, d.Type)
 	if !auto {
 		return

@@ -2,10 +2,12 @@ package firefox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
 
+	"github.com/cdpkit/cdpkit/internal/bidi"
 	"github.com/cdpkit/cdpkit/internal/driver"
 	"github.com/cdpkit/cdpkit/internal/input"
 )
@@ -14,7 +16,10 @@ var aimJS = ownScript("aim")
 
 // aim is where js/aim.js says a pointer would land on an element.
 type aim struct {
-	X, Y      int
+	X, Y int
+	// Offset is the point's offset from the element's in-view centre,
+	// when the point is on the element's own box (not its label's).
+	Offset    *struct{ X, Y int }
 	Gone      bool
 	Disabled  bool
 	Hidden    bool
@@ -65,11 +70,12 @@ func (t *Tab) perform(ctx context.Context, context string, actions []any) (dialo
 	for {
 		select {
 		case err := <-done:
+			// Key and pointer state must not leak into the next call,
+			// even from actions Firefox refused part way.
+			t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": context}, nil)
 			if err != nil {
 				return false, t.wrap(err)
 			}
-			// Key and pointer state must not leak into the next call.
-			t.b.conn.Call(ctx, "input.releaseActions", map[string]any{"context": context}, nil)
 			t.settleAction(ctx, before)
 			return false, nil
 		case <-opened:
@@ -92,7 +98,7 @@ func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickRe
 	if o.Force {
 		return nil, unsupported("force")
 	}
-	x, y, frame, el, err := t.aimElement(ctx, o.Ref, o.Selector)
+	a, err := t.aimElement(ctx, o.Ref, o.Selector)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +110,7 @@ func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickRe
 			keysUp = append(keysUp, map[string]any{"type": "keyUp", "value": m.key})
 		}
 	}
-	pointer := []any{map[string]any{"type": "pointerMove", "x": x, "y": y}}
+	pointer := []any{a.move}
 	clicks := 1
 	if o.Double {
 		clicks = 2
@@ -131,20 +137,27 @@ func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickRe
 	}
 	actions = append(actions, map[string]any{"type": "pointer", "id": "cdpkit-mouse",
 		"parameters": map[string]any{"pointerType": "mouse"}, "actions": pointer})
-	dialog, err := t.perform(ctx, frame, actions)
+	dialog, err := t.perform(ctx, a.frame, actions)
 	if err != nil {
-		return nil, elementErr(o.Ref, o.Selector, err)
+		return nil, t.pointerErr(ctx, o.Ref, o.Selector, err)
 	}
-	tx, ty := t.inTab(ctx, frame, x, y)
+	tx, ty := t.inTab(ctx, a.frame, a.x, a.y)
 	res := &driver.ClickResult{X: tx, Y: ty, Dialog: dialog}
 	if !dialog && button == 0 {
-		// A submit the browser refused shows only its bubble: ask the
-		// element, as Chromium's Click does. A navigation has taken it
-		// away, and the call fails harmlessly.
+		// A submit the browser refused shows only its bubble, and a
+		// download link starts no navigation: ask the element, as
+		// Chromium's Click does. A navigation has taken it away, and the
+		// call fails harmlessly.
 		actx, cancel := context.WithTimeout(ctx, time.Second)
-		var after *struct{ NotSubmitted *driver.Invalid }
-		if t.callJSON(actx, afterClickJS, el, &after) == nil && after != nil {
+		var after *struct {
+			NotSubmitted *driver.Invalid
+			Download     bool
+		}
+		if t.callJSON(actx, afterClickJS, a.el, &after) == nil && after != nil {
 			res.NotSubmitted = after.NotSubmitted
+			if after.Download {
+				t.downloadLink.Store(true)
+			}
 		}
 		cancel()
 	}
@@ -154,40 +167,78 @@ func (t *Tab) Click(ctx context.Context, o driver.ClickOptions) (*driver.ClickRe
 // afterClickJS is Chromium's js/after_click.js.
 var afterClickJS = sharedScript("after_click")
 
+// aimed is where a pointer goes to act on an element.
+type aimed struct {
+	x, y  int    // in frame's viewport, when aimed
+	frame string // the browsing context holding the element
+	el    *sharedRef
+	// move is the pointerMove action that reaches the point: relative to
+	// the element when the point is on its own box, so that Firefox
+	// places it where the element is when the pointer moves, not where it
+	// was when aimed (a layout shift in between, such as a list filtering
+	// as it is clicked, would make the click land on something else).
+	move map[string]any
+}
+
 // aimAt scrolls the element into view and returns where to click it: a
 // point in the viewport of the browsing context holding it (the tab's, or
 // a frame's), which it returns too. Pointer actions are performed in that
 // context: Firefox routes those of the tab into out-of-process frames.
 func (t *Tab) aimAt(ctx context.Context, ref, selector string) (x, y int, frame string, err error) {
-	x, y, frame, _, err = t.aimElement(ctx, ref, selector)
-	return x, y, frame, err
+	a, err := t.aimElement(ctx, ref, selector)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	return a.x, a.y, a.frame, nil
 }
 
-// aimElement is aimAt that also returns the element.
-func (t *Tab) aimElement(ctx context.Context, ref, selector string) (x, y int, frame string, el *sharedRef, err error) {
-	el, err = t.element(ctx, ref, selector)
+// aimElement is aimAt that also returns the element and the pointer move
+// that reaches it.
+func (t *Tab) aimElement(ctx context.Context, ref, selector string) (*aimed, error) {
+	el, err := t.element(ctx, ref, selector)
 	if err != nil {
-		return 0, 0, "", nil, err
+		return nil, err
 	}
 	driver.Step(ctx, "finding where to click")
 	var a aim
 	if err := t.callJSON(ctx, aimJS, el, &a); err != nil {
-		return 0, 0, "", nil, elementErr(ref, selector, t.wrap(err))
+		return nil, elementErr(ref, selector, t.wrap(err))
 	}
 	fail := func(err error) error { return &driver.ElementError{Ref: ref, Selector: selector, Err: err} }
 	switch {
 	case a.Gone:
-		return 0, 0, "", nil, fail(driver.ErrRefStale)
+		return nil, fail(driver.ErrRefStale)
 	case a.Disabled:
-		return 0, 0, "", nil, fail(driver.ErrElementDisabled)
+		return nil, fail(driver.ErrElementDisabled)
 	case a.Hidden:
-		return 0, 0, "", nil, fail(driver.ErrElementNotVisible)
+		return nil, fail(driver.ErrElementNotVisible)
 	case a.Offscreen:
-		return 0, 0, "", nil, fail(driver.ErrElementOffscreen)
+		return nil, fail(driver.ErrElementOffscreen)
 	case a.Covered != "":
-		return 0, 0, "", nil, fail(&driver.CoveredError{By: a.Covered})
+		return nil, fail(&driver.CoveredError{By: a.Covered})
 	}
-	return a.X, a.Y, el.Context, el, nil
+	move := map[string]any{"type": "pointerMove", "x": a.X, "y": a.Y}
+	if a.Offset != nil {
+		move = map[string]any{"type": "pointerMove", "x": a.Offset.X, "y": a.Offset.Y,
+			"origin": map[string]any{"type": "element", "element": el}}
+	}
+	return &aimed{x: a.X, y: a.Y, frame: el.Context, el: el, move: move}, nil
+}
+
+// pointerErr is an error of pointer actions aimed at an element. When
+// Firefox refused the move because the element was no longer where a
+// pointer reaches (detached, hidden, out of the viewport) it aims again
+// to say why: REF_STALE for an element rendered anew, as frameworks do,
+// rather than a click on whatever took its place.
+func (t *Tab) pointerErr(ctx context.Context, ref, selector string, err error) error {
+	var be *bidi.CommandError
+	if !errors.As(err, &be) || be.Code != "move target out of bounds" {
+		return elementErr(ref, selector, err)
+	}
+	if _, aerr := t.aimElement(ctx, ref, selector); aerr != nil {
+		return aerr
+	}
+	return &driver.ElementError{Ref: ref, Selector: selector, Err: driver.ErrElementOffscreen}
 }
 
 // inTab turns a point in frame's viewport into the tab's, for results;
@@ -205,16 +256,16 @@ func (t *Tab) inTab(ctx context.Context, frame string, x, y int) (float64, float
 
 // Hover implements driver.TabDriver: the pointer moved to the element.
 func (t *Tab) Hover(ctx context.Context, ref, selector string) (*driver.HoverResult, error) {
-	x, y, frame, err := t.aimAt(ctx, ref, selector)
+	a, err := t.aimElement(ctx, ref, selector)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.perform(ctx, frame, []any{map[string]any{"type": "pointer", "id": "cdpkit-mouse",
+	if _, err := t.perform(ctx, a.frame, []any{map[string]any{"type": "pointer", "id": "cdpkit-mouse",
 		"parameters": map[string]any{"pointerType": "mouse"},
-		"actions":    []any{map[string]any{"type": "pointerMove", "x": x, "y": y}}}}); err != nil {
-		return nil, elementErr(ref, selector, err)
+		"actions":    []any{a.move}}}); err != nil {
+		return nil, t.pointerErr(ctx, ref, selector, err)
 	}
-	tx, ty := t.inTab(ctx, frame, x, y)
+	tx, ty := t.inTab(ctx, a.frame, a.x, a.y)
 	return &driver.HoverResult{X: tx, Y: ty}, nil
 }
 

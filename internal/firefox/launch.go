@@ -57,6 +57,18 @@ type Options struct {
 	// in the browser (see guard.go); nil means the defaults of
 	// policy.Policy.
 	URLPolicy *policy.Policy
+	// DownloadDir is where downloads are saved, in every user context
+	// (an isolated scope's own DownloadDir for its); empty leaves
+	// Firefox's download behaviour alone and keeps no download table (see
+	// downloads.go).
+	DownloadDir string
+	// DownloadMax caps one download's bytes, DownloadFiles the downloads
+	// one session (scope) keeps and DownloadTotal the bytes they hold;
+	// zero means DefaultDownloadMax, DefaultDownloadFiles and
+	// DefaultDownloadTotal. Firefox applies them when a download ends.
+	DownloadMax   int64
+	DownloadFiles int
+	DownloadTotal int64
 }
 
 func (o *Options) logger() *slog.Logger {

@@ -48,7 +48,8 @@ type netLog struct {
 	lastID int                  // guarded by mu
 	nav    int                  // guarded by mu; the current navigation
 	// moved is closed and replaced when a request or a navigation of the
-	// main frame starts or ends, for the action's wait (settle.go).
+	// main frame starts or ends, or a prompt opens, for the action's
+	// wait (settle.go).
 	moved chan struct{} // guarded by mu
 	// navStarted and navEnded count the main frame's navigations started
 	// and ended (settle.go); guarded by mu.
@@ -333,41 +334,8 @@ func (t *Tab) NetworkRequests(ctx context.Context, q driver.RequestQuery) ([]dri
 	l := &t.net
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []driver.Request
-	total := 0
-	for _, e := range l.list {
-		if !matches(&q, e, l.nav) {
-			continue
-		}
-		total++
-		if total > q.Offset && (q.Limit == 0 || len(out) < q.Limit) {
-			out = append(out, e.Request)
-		}
-	}
+	out, total := driver.SelectRequests(&q, l.nav, l.list, func(e *netEntry) *driver.Request { return &e.Request })
 	return out, total, nil
-}
-
-func matches(q *driver.RequestQuery, e *netEntry, nav int) bool {
-	switch {
-	case !q.Preserved && e.Nav != nav:
-		return false
-	case len(q.Types) > 0 && !contains(q.Types, e.Type):
-		return false
-	case q.URL != "" && !strings.Contains(e.URL, q.URL):
-		return false
-	case len(q.Status) > 0 && !contains(q.Status, driver.StatusClass(e.Request)):
-		return false
-	}
-	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (t *Tab) netEntry(id int) (*netEntry, error) {

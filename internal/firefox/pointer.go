@@ -152,17 +152,8 @@ func (r *scrollReport) result() *driver.ScrollResult {
 // direction (the page, or the scrollable element in the middle of the
 // viewport), to a position, or an element into view.
 func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.ScrollResult, error) {
-	modes := 0
-	for _, set := range []bool{o.Direction != "", o.Ref != "" || o.Selector != "", o.X != nil || o.Y != nil} {
-		if set {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return nil, fmt.Errorf("%w: give one of direction, an element, or x and y", driver.ErrInvalidArgument)
-	}
-	if o.Pixels < 0 || math.IsNaN(o.Pixels) || math.IsInf(o.Pixels, 0) {
-		return nil, fmt.Errorf("%w: pixels must be positive", driver.ErrInvalidArgument)
+	if err := o.Check(); err != nil {
+		return nil, err
 	}
 	var r scrollReport
 	switch {

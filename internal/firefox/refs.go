@@ -14,13 +14,17 @@ import (
 // shared id, which Firefox keeps for the node's life in its document:
 // the same node gets the same ref in every snapshot. When a navigation
 // starts, every ref issued so far is retired: using one is ErrRefStale,
-// and numbers are never reused, so an old ref cannot name a new node.
-// The owning Tab's mu guards it.
+// and numbers are never reused, so an old ref cannot name a new node
+// (unless the navigation became a download and no ref was issued since:
+// see restore). The owning Tab's mu guards it.
 type refTable struct {
 	byShared map[string]int // key → number, current document
 	byNum    map[int]string // number → key, current document
 	next     int            // the next number
 	firstCur int            // numbers below it belong to retired documents
+	// retired is the document's table the last retire dropped, kept
+	// until a ref is issued, for restore.
+	retired *refTable
 }
 
 func newRefTable() *refTable {
@@ -32,6 +36,7 @@ func (r *refTable) ref(shared string) string {
 	if !ok {
 		n = r.next
 		r.next++
+		r.retired = nil
 		r.byShared[shared] = n
 		r.byNum[n] = shared
 	}
@@ -39,9 +44,19 @@ func (r *refTable) ref(shared string) string {
 }
 
 func (r *refTable) retire() {
-	clear(r.byShared)
-	clear(r.byNum)
+	r.retired = &refTable{byShared: r.byShared, byNum: r.byNum, next: r.next, firstCur: r.firstCur}
+	r.byShared, r.byNum = make(map[string]int), make(map[int]string)
 	r.firstCur = r.next
+}
+
+// restore undoes the last retire, when no ref was issued since: the
+// navigation that retired them became a download, and the document
+// stayed.
+func (r *refTable) restore() {
+	if p := r.retired; p != nil && p.next == r.next {
+		r.byShared, r.byNum, r.firstCur = p.byShared, p.byNum, p.firstCur
+	}
+	r.retired = nil
 }
 
 // refKey is a node's key in a refTable.

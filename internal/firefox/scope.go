@@ -77,6 +77,10 @@ func (b *Browser) userContext(ctx context.Context, s *driver.Scope) (string, err
 		b.conn.Call(ctx, "browser.removeUserContext", map[string]any{"userContext": r.UserContext}, nil)
 		return "", err
 	}
+	if err := b.allowScopeDownloads(ctx, r.UserContext, s); err != nil {
+		b.conn.Call(ctx, "browser.removeUserContext", map[string]any{"userContext": r.UserContext}, nil)
+		return "", err
+	}
 	b.mu.Lock()
 	st := b.stateLocked(s)
 	if st.userContext == "" {
@@ -172,6 +176,9 @@ func (b *Browser) forgetLocked(id string) {
 // calls.
 func (b *Browser) CloseScope(ctx context.Context, s *driver.Scope) {
 	s.End()
+	if b.downloads != nil {
+		b.downloads.forget(s)
+	}
 	b.mu.Lock()
 	var tabs []*Tab
 	for id, owner := range b.owner {

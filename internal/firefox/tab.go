@@ -36,6 +36,13 @@ type Tab struct {
 	promptCh  chan struct{}       // guarded by mu; closed when a prompt opens
 	refs      *refTable           // guarded by mu
 	lastLines map[string][]string // guarded by mu; the last snapshot's lines, by kind
+	// startedNav is the last navigation that started, and prevURL the
+	// URL before it, for when it becomes a download (downloads.go);
+	// guarded by mu.
+	startedNav, prevURL string
+	// downloadLink says the last click was on a link that downloads
+	// without a navigation (downloads.go).
+	downloadLink atomic.Bool
 
 	emu      driver.Emulation // guarded by mu; what the tab emulates (emulate.go)
 	imgScale atomic.Uint64    // float64 bits: the last viewport screenshot's scale (pointer_at.go)
@@ -72,11 +79,12 @@ func (t *Tab) setURL(u string) {
 	}
 }
 
-// newDocument is a navigation starting: the refs of the old document go
-// stale.
-func (t *Tab) newDocument(u string) {
+// newDocument is navigation nav starting: the refs of the old document
+// go stale.
+func (t *Tab) newDocument(u, nav string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.startedNav, t.prevURL = nav, t.curURL
 	if u != "" {
 		t.curURL = u
 	}
@@ -146,13 +154,21 @@ func (t *Tab) NavigateWith(ctx context.Context, url string, o *driver.NavOptions
 	}
 	driver.Step(ctx, "navigating")
 	start := time.Now()
-	err = t.b.conn.Call(ctx, "browsingContext.navigate", map[string]any{"context": t.id, "url": url, "wait": wait}, nil)
+	var r struct {
+		Navigation string `json:"navigation"`
+	}
+	err = t.b.conn.Call(ctx, "browsingContext.navigate", map[string]any{"context": t.id, "url": url, "wait": wait}, &r)
 	if err != nil {
 		if b := t.b.blockSince(t.id, start); b != nil {
 			return nil, b
 		}
 	}
-	return t.navigated(ctx, url, err)
+	res, err := t.navigated(ctx, url, err)
+	if err == nil && t.b.navigationDownloaded(t.id, r.Navigation) {
+		// The URL answered with a file, being saved; the tab stayed where it was.
+		res.Download = true
+	}
+	return res, err
 }
 
 func readiness(o *driver.NavOptions) (string, error) {

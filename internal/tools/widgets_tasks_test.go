@@ -2,23 +2,19 @@ package tools
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/cdpkit/cdpkit/internal/browser"
 )
 
 // widgetTask is one task of the widget suite: a page, the library it is
 // built on, and the scripted policy that does it and checks the result.
 type widgetTask struct {
 	name, library, page string
-	// ownBrowser runs the task in a Chromium of its own started with
-	// these options (downloads need a download dir); such a task needs a
-	// firefoxGap too.
-	ownBrowser func(t *testing.T) *browser.Options
+	// downloads runs the task in a browser of its own whose downloads
+	// are on (they need a download dir, set at launch).
+	downloads bool
 	// firefoxGap, if set, says what the Firefox backend lacks for this
 	// task (a tool it does not implement, or what its snapshot or click
 	// does differently); the task is skipped there, with this reason.
@@ -171,10 +167,7 @@ var widgetTasks = []widgetTask{
 		a.wantSaid(a.snapshot(), "Shipped on 2 March.")
 		a.wantState(`document.title`, "Order 1042")
 	}},
-	{name: "download in the click's result", library: "none (download link)", page: "shop.html", firefoxGap: "downloads are not tracked",
-		ownBrowser: func(t *testing.T) *browser.Options {
-			return &browser.Options{DownloadDir: filepath.Join(t.TempDir(), "downloads")}
-		},
+	{name: "download in the click's result", library: "none (download link)", page: "shop.html", downloads: true,
 		run: func(a *widgetAgent) {
 			got := a.do("click", uid(a.find(a.snapshot(), "link", "Download invoice")))
 			a.wantSaid(got, "invoice.csv")
@@ -249,8 +242,8 @@ func TestWidgets(t *testing.T) {
 					t.Skipf("Firefox backend: %s", task.firefoxGap)
 				}
 				var h *harness
-				if task.ownBrowser != nil {
-					h = newHarness(t, &harnessOptions{Browser: task.ownBrowser(t)})
+				if task.downloads {
+					h = downloadHarness(t, backend)
 				} else {
 					h = backendHarness(t, backend)
 				}

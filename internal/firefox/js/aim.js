@@ -9,6 +9,7 @@ function() {
 	if (el.matches(':disabled')) return {disabled: true};
 	const boxes = n => Array.from(n.getClientRects()).filter(r => r.width > 0 && r.height > 0);
 	let rects = boxes(el);
+	const own = rects.length > 0;
 	// A control without a box of its own (a zero-size checkbox drawn by
 	// its label) is clicked through its label, where a person clicks.
 	for (const l of Array.from(el.labels || [])) {
@@ -28,6 +29,16 @@ function() {
 		for (let p = b; p; p = up(p)) if (p.localName === 'label' && (p.control === a || within(p, a))) return true;
 		return false;
 	};
+	// The point's offset from the centre of the visible part of the
+	// element's first box, where a pointer action with the element as its
+	// origin starts (WebDriver's in-view centre point): the click goes
+	// there, so that it follows the element if the layout moves it before
+	// the pointer does.
+	const offset = (x, y) => {
+		const r = el.getClientRects()[0];
+		const mid = (a, b, max) => Math.floor((Math.max(0, Math.min(a, b)) + Math.min(max, Math.max(a, b))) / 2);
+		return {x: x - mid(r.left, r.right, innerWidth), y: y - mid(r.top, r.bottom, innerHeight)};
+	};
 	let covered = '';
 	for (const r of rects) {
 		const x0 = Math.max(r.left, 0), x1 = Math.min(r.right, innerWidth);
@@ -40,7 +51,7 @@ function() {
 			if (!d || d === h) break;
 			h = d;
 		}
-		if (h && holds(el, h)) return {x, y};
+		if (h && holds(el, h)) return own ? {x, y, offset: offset(x, y)} : {x, y};
 		if (h && !covered) {
 			covered = h.localName + (h.id ? '#' + h.id : '') + Array.from(h.classList || []).slice(0, 3).map(c => '.' + c).join('');
 			const t = String(h.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 60);
