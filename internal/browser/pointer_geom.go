@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/dom"
-
-	"github.com/cdpkit/cdpkit/internal/driver"
 )
 
 // point is a position in CSS pixels.
@@ -150,19 +148,4 @@ func (n nodeInfo) describe() string {
 		fmt.Fprintf(&b, " %q", t)
 	}
 	return b.String()
-}
-
-// scrollAxis returns the unit vector of a scroll direction.
-func scrollAxis(direction string) (ux, uy float64, err error) {
-	switch direction {
-	case "down":
-		return 0, 1, nil
-	case "up":
-		return 0, -1, nil
-	case "right":
-		return 1, 0, nil
-	case "left":
-		return -1, 0, nil
-	}
-	return 0, 0, fmt.Errorf("%w: direction %q is not up, down, left or right", driver.ErrInvalidArgument, direction)
 }

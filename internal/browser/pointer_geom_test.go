@@ -98,18 +98,6 @@ func TestDescribeNode(t *testing.T) {
 	}
 }
 
-func TestScrollAxis(t *testing.T) {
-	for dir, want := range map[string][2]float64{"up": {0, -1}, "down": {0, 1}, "left": {-1, 0}, "right": {1, 0}} {
-		x, y, err := scrollAxis(dir)
-		if err != nil || x != want[0] || y != want[1] {
-			t.Errorf("scrollAxis(%s) = %v, %v, %v; want %v", dir, x, y, err, want)
-		}
-	}
-	if _, _, err := scrollAxis("Down"); !errors.Is(err, driver.ErrInvalidArgument) {
-		t.Errorf("scrollAxis(Down) = %v, want ErrInvalidArgument", err)
-	}
-}
-
 func TestMouseButton(t *testing.T) {
 	for name, want := range map[string]int64{"": 1, "left": 1, "right": 2, "middle": 4} {
 		if _, bits, err := mouseButton(name); err != nil || bits != want {

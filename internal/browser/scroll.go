@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	cdpapi "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -26,7 +25,7 @@ func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.Scrol
 	}
 	switch {
 	case o.Direction != "":
-		ux, uy, err := scrollAxis(o.Direction)
+		ux, uy, err := o.Axis()
 		if err != nil {
 			return nil, err
 		}
@@ -95,11 +94,7 @@ func scrollPage(ctx context.Context, ps *cdp.Session, script pageScript, args ..
 // (the page's end left view and came back unseen). Best effort: the
 // result reports the scroll either way.
 func awaitScrollSeen(ctx context.Context, ps *cdp.Session) {
-	d := driver.ActionFrameWait
-	if dl, ok := ctx.Deadline(); ok {
-		d = min(d, time.Until(dl)/2)
-	}
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithTimeout(ctx, driver.HalfLeft(ctx, driver.ActionFrameWait))
 	defer cancel()
 	callJS(ctx, ps, jsCall{}, scrollSeenJS, nil)
 }

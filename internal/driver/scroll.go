@@ -40,6 +40,21 @@ func (o *ScrollOptions) Check() error {
 	return nil
 }
 
+// Axis is Direction as a unit step: (0, 1) for down.
+func (o *ScrollOptions) Axis() (ux, uy float64, err error) {
+	switch o.Direction {
+	case "down":
+		return 0, 1, nil
+	case "up":
+		return 0, -1, nil
+	case "right":
+		return 1, 0, nil
+	case "left":
+		return -1, 0, nil
+	}
+	return 0, 0, fmt.Errorf("%w: direction %q is not up, down, left or right", ErrInvalidArgument, o.Direction)
+}
+
 // ScrollResult is where a scroll ended.
 type ScrollResult struct {
 	ScrollX        float64 `json:"scrollX"`

@@ -114,7 +114,7 @@ func SettleAction(ctx context.Context, w ActionWatch, ordered bool) (idle bool, 
 // awaitFrame runs w.AwaitFrame, at most ActionFrameWait and half the
 // time ctx has left.
 func awaitFrame(ctx context.Context, w ActionWatch) time.Duration {
-	ctx, cancel := context.WithTimeout(ctx, halfLeft(ctx, ActionFrameWait))
+	ctx, cancel := context.WithTimeout(ctx, HalfLeft(ctx, ActionFrameWait))
 	defer cancel()
 	return max(w.AwaitFrame(ctx), EventsQuiet)
 }
@@ -144,7 +144,7 @@ func awaitQuiet(ctx context.Context, w ActionWatch, quiet time.Duration) {
 // have ended or a navigation has started, and then for a frame and a
 // quiet spell, in which a handler of the last answer may start one.
 func awaitFetches(ctx context.Context, w ActionWatch) error {
-	timer := time.NewTimer(halfLeft(ctx, ActionFetchWait))
+	timer := time.NewTimer(HalfLeft(ctx, ActionFetchWait))
 	defer timer.Stop()
 	for {
 		a, changed := w.Activity()
@@ -169,7 +169,7 @@ func awaitFetches(ctx context.Context, w ActionWatch) error {
 // awaitNavigation waits, at most ActionNavWait, until the navigations w
 // saw start have ended.
 func awaitNavigation(ctx context.Context, w ActionWatch) error {
-	timer := time.NewTimer(halfLeft(ctx, ActionNavWait))
+	timer := time.NewTimer(HalfLeft(ctx, ActionNavWait))
 	defer timer.Stop()
 	for {
 		a, changed := w.Activity()
@@ -186,8 +186,8 @@ func awaitNavigation(ctx context.Context, w ActionWatch) error {
 	}
 }
 
-// halfLeft is d, or half the time ctx has left if that is less.
-func halfLeft(ctx context.Context, d time.Duration) time.Duration {
+// HalfLeft is d, or half the time ctx has left if that is less.
+func HalfLeft(ctx context.Context, d time.Duration) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(dl)/2)
 	}

@@ -148,6 +148,26 @@ func (r *scrollReport) result() *driver.ScrollResult {
 	return res
 }
 
+// scrollPage runs a scroll script, then waits (at most
+// driver.ActionFrameWait, or half the time left) until the page's
+// observers have seen the scroll, as Chromium's Scroll does: a feed that
+// loads more when its end comes into view has done so in the result, and
+// two scrolls never pass without a rendering update between them that an
+// observer needs to fire again.
+func (t *Tab) scrollPage(ctx context.Context, script string, args ...any) (*driver.ScrollResult, error) {
+	var r scrollReport
+	if err := t.callJSON(ctx, script, nil, &r, args...); err != nil {
+		return nil, fmt.Errorf("firefox: scrolling: %w", t.wrap(err))
+	}
+	wctx, cancel := context.WithTimeout(ctx, driver.HalfLeft(ctx, driver.ActionFrameWait))
+	t.callJSON(wctx, scrollSeenJS, nil, nil)
+	cancel()
+	return r.result(), nil
+}
+
+// scrollSeenJS resolves once the page's observers have seen a scroll.
+var scrollSeenJS = sharedScript("scroll_seen")
+
 // Scroll implements driver.TabDriver with Chromium's page scripts: by a
 // direction (the page, or the scrollable element in the middle of the
 // viewport), to a position, or an element into view.
@@ -155,37 +175,21 @@ func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.Scrol
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	var r scrollReport
 	switch {
 	case o.Direction != "":
-		var ux, uy int
-		switch o.Direction {
-		case "up":
-			uy = -1
-		case "down":
-			uy = 1
-		case "left":
-			ux = -1
-		case "right":
-			ux = 1
-		default:
-			return nil, fmt.Errorf("%w: direction %q is not up, down, left or right", driver.ErrInvalidArgument, o.Direction)
+		ux, uy, err := o.Axis()
+		if err != nil {
+			return nil, err
 		}
 		if err := t.CheckDialog(); err != nil {
 			return nil, err
 		}
-		if err := t.callJSON(ctx, scrollByJS, nil, &r, ux, uy, o.Pixels); err != nil {
-			return nil, fmt.Errorf("firefox: scrolling: %w", t.wrap(err))
-		}
-		return r.result(), nil
+		return t.scrollPage(ctx, scrollByJS, ux, uy, o.Pixels)
 	case o.X != nil || o.Y != nil:
 		if err := t.CheckDialog(); err != nil {
 			return nil, err
 		}
-		if err := t.callJSON(ctx, scrollToJS, nil, &r, o.X, o.Y); err != nil {
-			return nil, fmt.Errorf("firefox: scrolling: %w", t.wrap(err))
-		}
-		return r.result(), nil
+		return t.scrollPage(ctx, scrollToJS, o.X, o.Y)
 	}
 	el, err := t.element(ctx, o.Ref, o.Selector)
 	if err != nil {
@@ -198,10 +202,10 @@ func (t *Tab) Scroll(ctx context.Context, o driver.ScrollOptions) (*driver.Scrol
 	if fit == nil {
 		return nil, &driver.ElementError{Ref: o.Ref, Selector: o.Selector, Err: driver.ErrElementNotVisible}
 	}
-	if err := t.callJSON(ctx, scrollToJS, nil, &r, nil, nil); err != nil {
-		return nil, fmt.Errorf("firefox: scrolling: %w", t.wrap(err))
+	res, err := t.scrollPage(ctx, scrollToJS, nil, nil)
+	if err != nil {
+		return nil, err
 	}
-	res := r.result()
 	res.InViewport, res.FullyInViewport = &fit.In, &fit.Fully
 	return res, nil
 }

@@ -258,17 +258,19 @@ new IntersectionObserver(es => {
 	})
 	site := browsertest.ServerHandler(t, mux).URL
 	t.Parallel()
-	h := newHarness(t, nil)
-	h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":"%s/"}`, site))
-	// The first story loads with the page, whose sentinel is in view.
-	h.mustCall(t, "wait_for", `{"text":["Save story 1"]}`)
-	h.mustCall(t, "take_snapshot", `{}`)
-	for i := 2; i <= 11; i++ {
-		data := h.mustCall(t, "scroll", `{"direction":"bottom"}`)
-		c, _ := data["changes"].(map[string]any)
-		want := fmt.Sprintf(`button "Save story %d"`, i)
-		if got := fmt.Sprint(c["elements"]); !strings.Contains(got, want) {
-			t.Fatalf("scroll %d: changes.elements = %q, want %s", i-1, got, want)
+	eachBackend(t, func(t *testing.T, backend string) {
+		h := backendHarness(t, backend)
+		h.mustCall(t, "navigate_page", fmt.Sprintf(`{"url":"%s/"}`, site))
+		// The first story loads with the page, whose sentinel is in view.
+		h.mustCall(t, "wait_for", `{"text":["Save story 1"]}`)
+		h.mustCall(t, "take_snapshot", `{}`)
+		for i := 2; i <= 11; i++ {
+			data := h.mustCall(t, "scroll", `{"direction":"bottom"}`)
+			c, _ := data["changes"].(map[string]any)
+			want := fmt.Sprintf(`button "Save story %d"`, i)
+			if got := fmt.Sprint(c["elements"]); !strings.Contains(got, want) {
+				t.Fatalf("scroll %d: changes.elements = %q, want %s", i-1, got, want)
+			}
 		}
-	}
+	})
 }
