@@ -1,10 +1,12 @@
 package firefox
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cdpkit/cdpkit/internal/browsertest"
 	"github.com/cdpkit/cdpkit/internal/driver"
@@ -65,5 +67,37 @@ func TestHiddenFilterIgnoresPageFunctions(t *testing.T) {
 				t.Errorf("%s shows %s:\n%s", what, bad, got)
 			}
 		}
+	}
+}
+
+// TestClickIgnoresPageFunctions: click's aim (its wait for the element to
+// come to rest and come clear, and its hit tests) runs in the sandbox, so
+// a page that stops its own frames and timers, and lies about boxes and
+// hits, neither stalls nor misleads it.
+func TestClickIgnoresPageFunctions(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.ServerHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>stubs</title>
+<button id="b" style="margin:40px" onclick="document.title = 'clicked'">Go</button>
+<script>
+window.requestAnimationFrame = () => 0;
+window.setTimeout = () => 0;
+Element.prototype.getClientRects = () => [];
+Document.prototype.elementFromPoint = () => document.body;
+</script>`)
+	}))
+	tab := newTab(t)
+	// A bound on a hang, not on speed: the stall this guards against
+	// lasts as long as the call's context.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if _, err := tab.Navigate(ctx, srv.URL); err != nil {
+		t.Fatalf("Navigate: %v", err)
+	}
+	if _, err := tab.Click(ctx, driver.ClickOptions{Selector: "#b"}); err != nil {
+		t.Fatalf("Click: %v", err)
+	}
+	if got, err := tab.Evaluate(ctx, "() => document.title", nil, driver.EvalLimits{Depth: 2, Items: 10, Chars: 100}); err != nil || string(got.Value) != `"clicked"` {
+		t.Errorf("after the click the title is %v, %v; want clicked", got, err)
 	}
 }

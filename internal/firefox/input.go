@@ -193,7 +193,9 @@ func (t *Tab) aimAt(ctx context.Context, ref, selector string) (x, y int, frame 
 }
 
 // aimElement is aimAt that also returns the element and the pointer move
-// that reaches it.
+// that reaches it. Like Chromium's, it waits (see aimWait) in one script
+// call for an element still moving to come to rest and for one covered
+// to come clear, then aims where the element is or refuses.
 func (t *Tab) aimElement(ctx context.Context, ref, selector string) (*aimed, error) {
 	el, err := t.element(ctx, ref, selector)
 	if err != nil {
@@ -201,7 +203,7 @@ func (t *Tab) aimElement(ctx context.Context, ref, selector string) (*aimed, err
 	}
 	driver.Step(ctx, "finding where to click")
 	var a aim
-	if err := t.callJSON(ctx, aimJS, el, &a); err != nil {
+	if err := t.callJSONSandboxed(ctx, aimJS, el, &a, aimWait(ctx).Milliseconds()); err != nil {
 		return nil, elementErr(ref, selector, t.wrap(err))
 	}
 	fail := func(err error) error { return &driver.ElementError{Ref: ref, Selector: selector, Err: err} }
@@ -223,6 +225,23 @@ func (t *Tab) aimElement(ctx context.Context, ref, selector string) (*aimed, err
 			"origin": map[string]any{"type": "element", "element": el}}
 	}
 	return &aimed{x: a.X, y: a.Y, frame: el.Context, el: el, move: move}, nil
+}
+
+// stableWait bounds, in page time, how long one aim waits for an element
+// to stop moving and come clear, as Chromium's stableWait does. It is
+// short: a menu or suggestion that closes by itself must still be there
+// when the click lands.
+const stableWait = 500 * time.Millisecond
+
+// aimWait returns how long an aim may wait: stableWait, but no more than
+// a quarter of what is left of ctx, so that the click itself and its
+// report keep their time.
+func aimWait(ctx context.Context) time.Duration {
+	w := stableWait
+	if dl, ok := ctx.Deadline(); ok {
+		w = min(w, time.Until(dl)/4)
+	}
+	return max(w, 0)
 }
 
 // pointerErr is an error of pointer actions aimed at an element. When

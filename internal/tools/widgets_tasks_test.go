@@ -35,13 +35,12 @@ var widgetTasks = []widgetTask{
 		a.do("click", uid(a.find(typed, "option", "Germany")))
 		a.wantState(`document.getElementById('country').value`, "DE")
 	}},
-	{name: "web component dialog", library: "shoelace", page: "shoelace.html",
-		firefoxGap: "its click does not wait for an element to stop moving: the Save button of the dialog, still animating in, is missed in about 1 run of 3", run: func(a *widgetAgent) {
-			dialog := a.do("click", uid(a.find(a.snapshot(), "button", "Rename account")))
-			a.do("fill", uid(a.find(dialog, "textbox", "Account name"), "value", `"Acme Ltd"`))
-			a.do("click", uid(a.find(dialog, "button", "Save name")))
-			a.wantState(`window.result`, "saved:Acme Ltd")
-		}},
+	{name: "web component dialog", library: "shoelace", page: "shoelace.html", run: func(a *widgetAgent) {
+		dialog := a.do("click", uid(a.find(a.snapshot(), "button", "Rename account")))
+		a.do("fill", uid(a.find(dialog, "textbox", "Account name"), "value", `"Acme Ltd"`))
+		a.do("click", uid(a.find(dialog, "button", "Save name")))
+		a.wantState(`window.result`, "saved:Acme Ltd")
+	}},
 	{name: "web component select", library: "shoelace", page: "shoelace.html", run: func(a *widgetAgent) {
 		open := a.do("click", uid(a.find(a.snapshot(), "combobox", "Plan")))
 		a.do("click", uid(a.find(open, "option", "Team")))
@@ -97,12 +96,11 @@ var widgetTasks = []widgetTask{
 		a.do("click", uid(a.find(menu, "link", "Duplicate")))
 		a.wantState(`window.result`, "duplicate")
 	}},
-	{name: "accordion", library: "bootstrap", page: "accordion.html",
-		firefoxGap: "its click does not wait out the collapse animation: ELEMENT_NOT_CLICKABLE covered by the header button", run: func(a *widgetAgent) {
-			opened := a.do("click", uid(a.find(a.snapshot(), "button", "Shipping")))
-			a.do("click", uid(a.find(opened, "button", "Track my order")))
-			a.wantState(`window.result`, "track")
-		}},
+	{name: "accordion", library: "bootstrap", page: "accordion.html", run: func(a *widgetAgent) {
+		opened := a.do("click", uid(a.find(a.snapshot(), "button", "Shipping")))
+		a.do("click", uid(a.find(opened, "button", "Track my order")))
+		a.wantState(`window.result`, "track")
+	}},
 	{name: "toast", library: "bootstrap", page: "toast.html", run: func(a *widgetAgent) {
 		snap := a.snapshot()
 		a.do("select_option", uid(a.find(snap, "combobox", "Language"), "values", `["Deutsch"]`))
