@@ -101,8 +101,8 @@ func (t *Tab) performWith(ctx context.Context, ps, es *cdp.Session, fn func(ctx 
 // closed. The close may beat the reply to the input's last event, more
 // often on a busy machine.
 func (t *Tab) closedItself(ctx context.Context, ps *cdp.Session, err error) bool {
-	if !errors.Is(err, cdp.ErrSessionClosed) {
-		return false
+	if !errors.Is(err, cdp.ErrSessionClosed) || t.closeAsked.Load() {
+		return false // not closed, or closed by cdpkit (close_page, the session's end)
 	}
 	select {
 	case <-ps.Done():

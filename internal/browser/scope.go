@@ -175,6 +175,7 @@ func (b *Browser) CloseScope(ctx context.Context, s *driver.Scope) {
 		if owner == s {
 			ids = append(ids, id)
 			delete(b.owner, id)
+			b.closingLocked(id)
 		}
 	}
 	var bctx cdpapi.BrowserContextID

@@ -49,6 +49,7 @@ type Tab struct {
 	queue opQueue // state-changing calls run one at a time; see queue.go
 
 	crashed     atomic.Bool  // the renderer crashed; a successful navigation clears it
+	closeAsked  atomic.Bool  // cdpkit asked the browser to close the tab (close_page, a session's end)
 	loopStopped atomic.Bool  // cdpkit is stopping the renderer of a dialog loop (dialog.go)
 	blockSeen   atomic.Int64 // unix ns of the last guard refusal reported for the tab (blocknote.go)
 	settled     atomic.Bool  // the last action waited for what its input set off; the next Settle need not (act.go)

@@ -110,6 +110,7 @@ func (b *Browser) CloseTab(ctx context.Context, t *Tab) error {
 		t.HandleDialog(ctx, false, "")
 	}
 	gone := b.targets.destroyed(t.id)
+	t.closeAsked.Store(true)
 	if _, err := cdpapi.Call(ctx, b.conn.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: t.id}); err != nil {
 		return fmt.Errorf("browser: closing tab: %w", err)
 	}
@@ -129,4 +130,13 @@ func (b *Browser) CloseTab(ctx context.Context, t *Tab) error {
 	b.forgetLocked(t.id)
 	b.mu.Unlock()
 	return nil
+}
+
+// closingLocked notes that cdpkit is closing tab id, if it handed the tab
+// out: input to it that fails as it goes is then not taken for the page
+// closing itself (see Tab.closedItself). b.mu must be held.
+func (b *Browser) closingLocked(id target.ID) {
+	if t := b.tabs[id]; t != nil {
+		t.closeAsked.Store(true)
+	}
 }
