@@ -28,13 +28,7 @@ func browserPID(t *testing.T, c *child) int {
 // process and no profile.
 func waitExit(t *testing.T, c *child) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("cdpkit did not exit within 10s")
-	}
+	waitExited(t, c)
 	browsertest.WaitNoProcesses(t, c.tmp, browsertest.ProcWait)
 	if left := profiles(t, c.tmp); len(left) > 0 {
 		t.Errorf("profiles left behind: %v", left)

@@ -63,6 +63,7 @@ func startMCPEnv(t *testing.T, env []string, args ...string) *child {
 	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	cmd.WaitDelay = 10 * time.Second // see waitExited
 	client := mcp.NewClient(&mcp.Implementation{Name: "cdpkit-test", Version: "0"}, nil)
 	// Closing waits for cdpkit to exit by itself before any signal (the
 	// SDK's default is 5 s): shutting down may encode a screen recording,
