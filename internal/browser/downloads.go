@@ -28,16 +28,6 @@ import (
 // is cancelled and its partial file removed. Each session (scope) may keep
 // DownloadFiles downloads (in progress or saved) of DownloadTotal bytes in
 // all: a page cannot fill the disk with many files under the per-file cap.
-const (
-	// DefaultDownloadMax caps a download when Options.DownloadMax is 0.
-	DefaultDownloadMax = 100 << 20
-	// DefaultDownloadFiles bounds the downloads one session may keep.
-	DefaultDownloadFiles = 100
-	// DefaultDownloadTotal bounds the bytes one session's downloads hold.
-	DefaultDownloadTotal = 1 << 30
-	// downloadsKept bounds the table.
-	downloadsKept = 200
-)
 
 // Download states (driver's, the same on every backend).
 const (
@@ -84,8 +74,8 @@ func (b *Browser) startDownloads(ctx context.Context, o *Options) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("browser: making the downloads dir: %w", err)
 	}
-	d := &downloads{dir: dir, max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax), maxFiles: cmp.Or(max(o.DownloadFiles, 0), DefaultDownloadFiles),
-		maxTotal: cmp.Or(max(o.DownloadTotal, 0), DefaultDownloadTotal), ownerOfTab: b.ownerOf, log: b.log, sess: b.conn.Browser(),
+	d := &downloads{dir: dir, max: cmp.Or(max(o.DownloadMax, 0), driver.DefaultDownloadMax), maxFiles: cmp.Or(max(o.DownloadFiles, 0), driver.DefaultDownloadFiles),
+		maxTotal: cmp.Or(max(o.DownloadTotal, 0), driver.DefaultDownloadTotal), ownerOfTab: b.ownerOf, log: b.log, sess: b.conn.Browser(),
 		byGUID: map[string]*driver.Download{}, changed: make(chan struct{}), dirs: map[string]*driver.Scope{}, use: map[*driver.Scope]downloadUse{},
 		contexts: map[*driver.Scope]cdpapi.BrowserContextID{}}
 	events, stop := d.sess.SubscribeEvents("Browser.downloadWillBegin", "Browser.downloadProgress")
@@ -162,7 +152,7 @@ func (d *downloads) handle(ev cdp.Event) {
 		dl := &driver.Download{ID: d.next, URL: cut(p.URL, netURLChars), Name: safeName(p.SuggestedFilename), State: DownloadInProgress, Frame: string(p.FrameID), GUID: p.GUID, Owner: owner}
 		d.list = append(d.list, dl)
 		d.byGUID[p.GUID] = dl
-		if len(d.list) > downloadsKept {
+		if len(d.list) > driver.DownloadsKept {
 			delete(d.byGUID, d.list[0].GUID)
 			d.list = d.list[1:]
 		}

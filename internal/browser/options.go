@@ -64,12 +64,12 @@ type Options struct {
 	// empty leaves downloads as the browser handles them (headless: refused).
 	DownloadDir string
 	// DownloadMax caps one download's bytes; bigger ones are cancelled.
-	// Zero means DefaultDownloadMax.
+	// Zero means driver.DefaultDownloadMax.
 	DownloadMax int64
 	// DownloadFiles bounds the downloads one session (scope) keeps (in
 	// progress or saved), and DownloadTotal the bytes they hold; past them
-	// a download is cancelled, its file removed, and reported refused. Zero means DefaultDownloadFiles
-	// and DefaultDownloadTotal.
+	// a download is cancelled, its file removed, and reported refused. Zero means driver.DefaultDownloadFiles
+	// and driver.DefaultDownloadTotal.
 	DownloadFiles int
 	DownloadTotal int64
 

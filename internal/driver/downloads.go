@@ -1,5 +1,18 @@
 package driver
 
+// Download limits a backend applies when its options leave them zero, and
+// how many downloads its table keeps.
+const (
+	// DefaultDownloadMax caps one download.
+	DefaultDownloadMax = 100 << 20
+	// DefaultDownloadFiles bounds the downloads one session may keep.
+	DefaultDownloadFiles = 100
+	// DefaultDownloadTotal bounds the bytes one session's downloads hold.
+	DefaultDownloadTotal = 1 << 30
+	// DownloadsKept bounds a backend's download table.
+	DownloadsKept = 200
+)
+
 // Download is one download the browser began.
 type Download struct {
 	ID    int    `json:"id"`

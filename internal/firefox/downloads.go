@@ -20,8 +20,8 @@ import (
 // every download there (an isolated scope with a DownloadDir of its own
 // saves into that, set on its user context), and the
 // browsingContext.downloadWillBegin and downloadEnd events fill a table
-// of the last downloadsKept. Firefox names the file itself (the suggested
-// name, made safe, "name(1).ext" when taken).
+// of the last driver.DownloadsKept. Firefox names the file itself (the
+// suggested name, made safe, "name(1).ext" when taken).
 //
 // BiDi reports no progress and has no command to cancel a download, so
 // the limits (Options.DownloadMax per file, DownloadFiles and
@@ -29,14 +29,6 @@ import (
 // a limit is reported refused and its file removed then, where Chromium
 // stops it as soon as it crosses the limit.
 const (
-	// DefaultDownloadMax caps a download when Options.DownloadMax is 0.
-	DefaultDownloadMax = 100 << 20
-	// DefaultDownloadFiles bounds the downloads one session may keep.
-	DefaultDownloadFiles = 100
-	// DefaultDownloadTotal bounds the bytes one session's downloads hold.
-	DefaultDownloadTotal = 1 << 30
-	// downloadsKept bounds the table.
-	downloadsKept = 200
 	// downloadBeginWait bounds DownloadsSince's wait for a download that a
 	// click on a download link set off to begin.
 	downloadBeginWait = 3 * time.Second
@@ -75,8 +67,8 @@ type download struct {
 }
 
 func newDownloads(o *Options, ownerOf func(string) *driver.Scope) *downloads {
-	return &downloads{max: cmp.Or(max(o.DownloadMax, 0), DefaultDownloadMax),
-		maxFiles: cmp.Or(max(o.DownloadFiles, 0), DefaultDownloadFiles), maxTotal: cmp.Or(max(o.DownloadTotal, 0), DefaultDownloadTotal),
+	return &downloads{max: cmp.Or(max(o.DownloadMax, 0), driver.DefaultDownloadMax),
+		maxFiles: cmp.Or(max(o.DownloadFiles, 0), driver.DefaultDownloadFiles), maxTotal: cmp.Or(max(o.DownloadTotal, 0), driver.DefaultDownloadTotal),
 		ownerOf: ownerOf, changed: make(chan struct{}), use: map[*driver.Scope]downloadUse{}}
 }
 
@@ -222,7 +214,7 @@ func (d *downloads) handle(method string, p downloadEvent) {
 		}
 		dl := &download{Download: driver.Download{ID: d.next, URL: url, Name: name, State: driver.DownloadInProgress, Frame: p.Context, GUID: nav, Owner: owner}}
 		d.list = append(d.list, dl)
-		if len(d.list) > downloadsKept {
+		if len(d.list) > driver.DownloadsKept {
 			d.list = d.list[1:]
 		}
 		use := d.use[owner]

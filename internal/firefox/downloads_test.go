@@ -93,15 +93,15 @@ func TestDownloadTable(t *testing.T) {
 	}
 }
 
-// TestDownloadTableBounded keeps the last downloadsKept downloads.
+// TestDownloadTableBounded keeps the last driver.DownloadsKept downloads.
 func TestDownloadTableBounded(t *testing.T) {
 	d := downloadTable(Options{DownloadFiles: 1000}, nil)
-	for i := range downloadsKept + 50 {
+	for i := range driver.DownloadsKept + 50 {
 		began(d, "tab", fmt.Sprint(i), "http://h/f", "f")
 	}
 	list := (&Browser{downloads: d}).Downloads(nil)
-	if len(list) != downloadsKept || list[0].ID != 51 {
-		t.Errorf("kept %d downloads from #%d, want %d from #51", len(list), list[0].ID, downloadsKept)
+	if len(list) != driver.DownloadsKept || list[0].ID != 51 {
+		t.Errorf("kept %d downloads from #%d, want %d from #51", len(list), list[0].ID, driver.DownloadsKept)
 	}
 }
 

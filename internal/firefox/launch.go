@@ -64,8 +64,8 @@ type Options struct {
 	DownloadDir string
 	// DownloadMax caps one download's bytes, DownloadFiles the downloads
 	// one session (scope) keeps and DownloadTotal the bytes they hold;
-	// zero means DefaultDownloadMax, DefaultDownloadFiles and
-	// DefaultDownloadTotal. Firefox applies them when a download ends.
+	// zero means driver.DefaultDownloadMax, driver.DefaultDownloadFiles and
+	// driver.DefaultDownloadTotal. Firefox applies them when a download ends.
 	DownloadMax   int64
 	DownloadFiles int
 	DownloadTotal int64
