@@ -94,9 +94,13 @@ func (a *app) close() {
 		a.closeTelemetry()
 	}()
 	for _, b := range append([]*cdpkit.Browser{a.browser}, a.pool...) {
+		start := time.Now()
 		if err := b.Close(); err != nil {
 			a.log.Warn("stopping the browser", "err", err)
 		}
+		a.log.Debug("browser stopped", "duration_ms", time.Since(start).Milliseconds())
 	}
+	start := time.Now()
 	<-flushed
+	a.log.Debug("telemetry flushed", "waited_ms", time.Since(start).Milliseconds())
 }

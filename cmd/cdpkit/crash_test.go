@@ -40,7 +40,8 @@ func waitExit(t *testing.T, c *child) {
 // still leaves nothing behind.
 func TestMCPBrowserCrash(t *testing.T) {
 	t.Parallel()
-	c := startMCP(t)
+	// Debug logs say what the shutdown waited on, should it be slow.
+	c := startMCP(t, "--log-level", "debug")
 	if res := c.call(t, "list_pages", nil); res.IsError {
 		t.Fatalf("list_pages: %s", text(t, res))
 	}
